@@ -1,0 +1,88 @@
+/**
+ * Webhook delivery attempts: one signed POST per activity try, recorded on the delivery.
+ */
+import { request } from 'undici';
+import type { Services } from '../lib/services';
+import { decryptSecret } from '../lib/crypto';
+import { deliveryHeaders } from '../lib/webhook-signature';
+import { WebhookDelivery } from '../models/webhook-delivery';
+import { WebhookSubscription } from '../models/webhook-subscription';
+
+export interface AttemptInput {
+  deliveryId: string;
+  attempt: number;
+  /** Delay before the next attempt if this one fails; null on the last attempt. */
+  retryInMs: number | null;
+}
+
+type Outcome = 'delivered' | 'failed' | 'retry';
+
+export function createWebhookActivities(s: Services) {
+  async function send(url: string, headers: Record<string, string>, body: string) {
+    const started = Date.now();
+    try {
+      const res = await request(url, {
+        method: 'POST',
+        headers,
+        body,
+        signal: AbortSignal.timeout(s.config.WEBHOOK_TIMEOUT_MS),
+      });
+      await res.body.dump(); // the receiver's body is not needed; free the socket
+      return { statusCode: res.statusCode, error: null, durationMs: Date.now() - started };
+    } catch (err) {
+      const error = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${s.config.WEBHOOK_TIMEOUT_MS} ms` : (err as Error).message;
+      return { statusCode: null, error, durationMs: Date.now() - started };
+    }
+  }
+
+  return {
+    async attemptWebhookDelivery({ deliveryId, attempt, retryInMs }: AttemptInput): Promise<Outcome> {
+      const delivery = await WebhookDelivery.findById(deliveryId);
+      if (!delivery || delivery.status !== 'pending') return delivery?.status === 'delivered' ? 'delivered' : 'failed';
+      const subscription = await WebhookSubscription.findById(delivery.subscription_id);
+      if (!subscription || !subscription.active) {
+        await WebhookDelivery.updateOne({ _id: delivery._id }, { status: 'failed', last_error: 'subscription removed or disabled', next_attempt_at: null });
+        return 'failed';
+      }
+
+      const headers = deliveryHeaders({
+        secret: decryptSecret(s.config, subscription.secret_encrypted),
+        deliveryId,
+        event: delivery.event,
+        timestamp: Math.floor(Date.now() / 1000),
+        body: delivery.body,
+      });
+      const result = await send(subscription.url, headers, delivery.body);
+      const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+      const gone = result.statusCode === 410;
+      const error = ok ? null : (result.error ?? `receiver answered ${result.statusCode}`);
+      const outcome: Outcome = ok ? 'delivered' : gone || retryInMs === null ? 'failed' : 'retry';
+
+      await WebhookDelivery.updateOne(
+        { _id: delivery._id },
+        {
+          $set: {
+            attempts: attempt,
+            last_status_code: result.statusCode,
+            last_error: error,
+            status: outcome === 'retry' ? 'pending' : outcome,
+            next_attempt_at: outcome === 'retry' ? new Date(Date.now() + retryInMs!) : null,
+            ...(ok ? { delivered_at: new Date() } : {}),
+          },
+          $push: { attempt_log: { attempt, at: new Date(), status_code: result.statusCode, error, duration_ms: result.durationMs } },
+        },
+      );
+      if (gone) {
+        // 410 Gone: the receiver asks never to be called again.
+        await WebhookSubscription.updateOne({ _id: subscription._id }, { active: false, disabled_reason: 'receiver answered 410 Gone' });
+      }
+      return outcome;
+    },
+
+    async failWebhookDelivery({ deliveryId }: { deliveryId: string }): Promise<void> {
+      await WebhookDelivery.updateOne({ _id: deliveryId, status: 'pending' }, { status: 'failed', next_attempt_at: null });
+    },
+  };
+}
+
+export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

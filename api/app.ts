@@ -1,0 +1,49 @@
+/**
+ * The Express application: security headers, CORS, request ids and logs, JSON bodies,
+ * the health check at the host root and the versioned API under /api/v1.
+ */
+import express from 'express';
+import helmet from 'helmet';
+import cors from 'cors';
+import { randomUUID } from 'node:crypto';
+import { pinoHttp } from 'pino-http';
+import type { Services } from '../lib/services';
+import { errorHandler, notFoundRoute } from './errors';
+import { healthRouter } from './routes/health';
+import { apiRouter } from './routes';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function createApp(s: Services): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.set('query parser', 'simple');
+
+  app.use(
+    pinoHttp({
+      logger: s.logger,
+      genReqId: (req, res) => {
+        const incoming = req.headers['x-request-id'];
+        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      autoLogging: { ignore: (req) => req.url === '/health' },
+    }),
+  );
+  app.use(helmet());
+  app.use(
+    cors({
+      origin: s.config.corsOrigins.length ? s.config.corsOrigins : false,
+      exposedHeaders: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'],
+    }),
+  );
+  app.use(express.json({ limit: s.config.BODY_LIMIT }));
+
+  app.use(healthRouter(s));
+  app.use('/api/v1', apiRouter(s));
+  app.use(notFoundRoute);
+  app.use(errorHandler(s.logger));
+  return app;
+}

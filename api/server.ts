@@ -1,0 +1,33 @@
+/** API entry point: connect the engines, serve HTTP, shut down gracefully on SIGTERM/SIGINT. */
+import { getConfig } from '../lib/config';
+import { createLogger } from '../lib/logger';
+import { closeServices, createServices } from '../lib/services';
+import { createApp } from './app';
+
+async function main() {
+  const config = getConfig();
+  const logger = createLogger(config, 'api');
+  const services = await createServices(config, logger);
+  const server = createApp(services).listen(config.PORT, config.HOST, () => {
+    logger.info({ url: `http://localhost:${config.PORT}`, temporalUi: config.TEMPORAL_UI_URL }, 'API listening');
+  });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    server.close(() => {
+      void closeServices(services).then(() => process.exit(0));
+    });
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(1), 15000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,101 @@
+/**
+ * The service's whole configuration, read once from environment variables and validated.
+ * Defaults run the local stack started by `npm start`; production sets the engine URLs
+ * and the secrets. No other module reads `process.env`.
+ */
+import { z } from 'zod';
+import { version } from '../package.json';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const positiveInt = z.coerce.number().int().positive();
+
+/** Development-only secrets: refused when NODE_ENV=production. */
+const DEV_JWT_SECRET = 'dev-only-jwt-secret-change-me-in-production-0123456789';
+const DEV_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    HOST: z.string().default('0.0.0.0'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    PUBLIC_BASE_URL: z.url().default('http://localhost:8080'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    BODY_LIMIT: z.string().default('1mb'),
+    CORS_ORIGINS: z.string().default(''),
+
+    MONGODB_URI: z.string().default('mongodb://127.0.0.1:27017/contracts'),
+    REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+    ELASTICSEARCH_URL: z.url().default('http://127.0.0.1:9200'),
+    /** Prepended to every index name, so several deployments (or test runs) share a cluster. */
+    ELASTICSEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9_-]*$/).default(''),
+    TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+    TEMPORAL_NAMESPACE: z.string().default('default'),
+    TEMPORAL_TASK_QUEUE: z.string().default('contract-service'),
+    TEMPORAL_UI_URL: z.url().default('http://localhost:8233'),
+
+    JWT_SECRET: z.string().min(32).default(DEV_JWT_SECRET),
+    JWT_ISSUER: z.string().default('contract-service'),
+    JWT_AUDIENCE: z.string().default('contract-service-api'),
+    ACCESS_TOKEN_TTL_SECONDS: positiveInt.default(1800),
+    REFRESH_TOKEN_TTL_SECONDS: positiveInt.default(604800),
+    MFA_TOKEN_TTL_SECONDS: positiveInt.default(300),
+    INVITE_TTL_SECONDS: positiveInt.default(7 * 24 * 3600),
+    PASSWORD_RESET_TTL_SECONDS: positiveInt.default(3600),
+    /** 32 bytes, base64: the AES-256-GCM key for secrets at rest (TOTP, webhook and integration secrets). */
+    ENCRYPTION_KEY: z
+      .string()
+      .default(DEV_ENCRYPTION_KEY)
+      .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes encoded as base64'),
+    /** Ed25519 private key (PKCS#8 PEM) that signs signature certificates; generated when empty. */
+    SIGNING_PRIVATE_KEY: z.string().default(''),
+
+    RATE_LIMIT_DEFAULT_PER_MINUTE: positiveInt.default(60),
+    ALLOW_PRIVATE_WEBHOOK_URLS: bool.default(false),
+    WEBHOOK_TIMEOUT_MS: positiveInt.default(10000),
+    UPLOAD_DIR: z.string().default('.stack/uploads'),
+    UPLOAD_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
+    SIGNATURE_REMINDER_INTERVAL: z.string().default('3 days'),
+
+    GEMINI_API_KEY: z.string().default(''),
+    GEMINI_BASE_URL: z.string().default(''),
+    GEMINI_MODEL_PRIMARY: z.string().default('gemini-2.5-pro'),
+    GEMINI_MODEL_MINI: z.string().default('gemini-2.5-flash-lite'),
+    GEMINI_MODEL_PREMIUM: z.string().default('gemini-2.5-pro'),
+    GEMINI_MODEL_FALLBACK: z.string().default('gemini-2.5-flash'),
+    GEMINI_MODEL_EMBEDDING: z.string().default('gemini-embedding-001'),
+    GEMINI_TIMEOUT_MS: positiveInt.default(60000),
+  })
+  .superRefine((c, ctx) => {
+    if (c.NODE_ENV !== 'production') return;
+    if (c.JWT_SECRET === DEV_JWT_SECRET) ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'must be set in production' });
+    if (c.ENCRYPTION_KEY === DEV_ENCRYPTION_KEY) ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'must be set in production' });
+  });
+
+export type Env = z.input<typeof schema>;
+
+export function loadConfig(env: Record<string, string | undefined> = process.env) {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const c = parsed.data;
+  return {
+    ...c,
+    version,
+    aiProvider: c.GEMINI_API_KEY ? ('gemini' as const) : ('local' as const),
+    corsOrigins: c.CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean),
+  };
+}
+
+export type Config = ReturnType<typeof loadConfig>;
+
+let cached: Config | undefined;
+/** The process-wide configuration (entry points call this; libraries take a Config argument). */
+export function getConfig(): Config {
+  cached ??= loadConfig();
+  return cached;
+}

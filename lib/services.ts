@@ -1,0 +1,41 @@
+/**
+ * The engines a process talks to, created once at start-up and closed on shutdown.
+ * The API and the worker both build one; tests build one per run.
+ */
+import mongoose from 'mongoose';
+import type { Redis } from 'ioredis';
+import type { Client as ElasticsearchClient } from '@elastic/elasticsearch';
+import type { Client as TemporalClient, Connection as TemporalConnection } from '@temporalio/client';
+import type { Config } from './config';
+import type { Logger } from './logger';
+import { connectMongo } from './mongo';
+import { createRedis } from './redis';
+import { createElasticsearch } from './elasticsearch';
+import { createTemporalClient } from './temporal';
+
+export interface Services {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  es: ElasticsearchClient;
+  temporal: TemporalClient;
+  temporalConnection: TemporalConnection;
+}
+
+export async function createServices(config: Config, logger: Logger): Promise<Services> {
+  await connectMongo(config, logger);
+  const { client, connection } = createTemporalClient(config);
+  return {
+    config,
+    logger,
+    redis: createRedis(config, logger),
+    es: createElasticsearch(config),
+    temporal: client,
+    temporalConnection: connection,
+  };
+}
+
+export async function closeServices(s: Services): Promise<void> {
+  s.redis.disconnect();
+  await Promise.allSettled([s.es.close(), s.temporalConnection.close(), mongoose.disconnect()]);
+}

@@ -1,0 +1,45 @@
+import { Schema, model, type InferSchemaType } from 'mongoose';
+import { basePlugin, tenantFields } from './base';
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+
+const attemptSchema = new Schema(
+  {
+    attempt: { type: Number, required: true },
+    at: { type: Date, required: true },
+    status_code: { type: Number, default: null },
+    error: { type: String, default: null },
+    duration_ms: { type: Number, required: true },
+  },
+  { _id: false },
+);
+
+/**
+ * One event for one subscription. Its id is the `X-Service-Delivery` / `webhook-id` value,
+ * the same on every attempt; (event_id, subscription_id, redelivery_of) is unique so a
+ * replayed relay never creates a second delivery of one event.
+ */
+const schema = new Schema({
+  ...tenantFields,
+  subscription_id: { type: Schema.Types.ObjectId, required: true },
+  event_id: { type: Schema.Types.ObjectId, required: true },
+  event: { type: String, required: true },
+  /** The exact bytes sent on every attempt (signed as they are). */
+  body: { type: String, required: true },
+  status: { type: String, enum: DELIVERY_STATUSES, default: 'pending' },
+  attempts: { type: Number, default: 0 },
+  attempt_log: { type: [attemptSchema], default: [] },
+  last_status_code: { type: Number, default: null },
+  last_error: { type: String, default: null },
+  next_attempt_at: { type: Date, default: null },
+  delivered_at: { type: Date, default: null },
+  /** Set on a manual redelivery: the failed delivery it repeats. */
+  redelivery_of: { type: Schema.Types.ObjectId, default: null },
+  workflow_id: { type: String, default: null },
+});
+schema.plugin(basePlugin, { hidden: ['body', 'attempt_log'] });
+schema.index({ event_id: 1, subscription_id: 1, redelivery_of: 1 }, { unique: true });
+schema.index({ organization_id: 1, status: 1, created_at: -1 });
+
+export type WebhookDeliveryDoc = InferSchemaType<typeof schema>;
+export const WebhookDelivery = model('WebhookDelivery', schema, 'webhook_deliveries');

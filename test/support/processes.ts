@@ -1,0 +1,116 @@
+/**
+ * Throwaway engine processes and a TCP cut-off for fault tests: a test that stops an
+ * engine stops its own instance, never the shared one the rest of the run depends on.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export const repoRoot = path.resolve(__dirname, '..', '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+export const portOpen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const sock = net.connect(port, '127.0.0.1');
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', () => resolve(false));
+  });
+
+export interface EngineProcess {
+  port: number;
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function startProcess(cmd: string, args: string[], port: number, url: string, env?: NodeJS.ProcessEnv): Promise<EngineProcess> {
+  const child: ChildProcess = spawn(cmd, args, { stdio: 'ignore', env: env ?? process.env });
+  await waitFor(() => portOpen(port), 30000, `${cmd} on :${port}`);
+  return {
+    port,
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
+  };
+}
+
+export async function startRedis(): Promise<EngineProcess> {
+  const port = await freePort();
+  return startProcess('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], port, `redis://127.0.0.1:${port}`);
+}
+
+export async function startFerretDb(): Promise<EngineProcess> {
+  const port = await freePort();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ferretdb-'));
+  return startProcess(path.join(repoRoot, '.stack/bin/ferretdb'), ['-listen', `127.0.0.1:${port}`, '-data', dir], port, `mongodb://127.0.0.1:${port}/health_check`);
+}
+
+/** A TCP relay to a real engine whose link can be cut and restored, like a network fault. */
+export async function startTcpProxy(target: { host: string; port: number }) {
+  const sockets = new Set<net.Socket>();
+  let open = true;
+  const server = net.createServer((client) => {
+    if (!open) return client.destroy();
+    const upstream = net.connect(target.port, target.host);
+    sockets.add(client).add(upstream);
+    client.pipe(upstream).pipe(client);
+    const close = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('error', close).on('close', close);
+    upstream.on('error', close).on('close', close);
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    port,
+    cut() {
+      open = false;
+      for (const s of sockets) s.destroy();
+    },
+    restore() {
+      open = true;
+    },
+    close: () => new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/** Runs the real API entry point (api/server.ts) as its own process. */
+export async function startApiProcess(env: Record<string, string | undefined>): Promise<EngineProcess> {
+  const port = await freePort();
+  const args = ['--import', 'tsx', path.join(repoRoot, 'api/server.ts')];
+  return startProcess(process.execPath, args, port, `http://127.0.0.1:${port}`, { ...env, PORT: String(port), HOST: '127.0.0.1' });
+}

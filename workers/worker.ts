@@ -1,0 +1,39 @@
+/**
+ * Worker entry point: one Temporal worker on the configured task queue running every
+ * workflow in workflows/ and every activity in activities/. SIGTERM/SIGINT drain it.
+ */
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { Services } from '../lib/services';
+import { getConfig } from '../lib/config';
+import { createLogger } from '../lib/logger';
+import { closeServices, createServices } from '../lib/services';
+import { createActivities } from '../activities';
+
+export async function createWorker(s: Services, connection: NativeConnection, taskQueue = s.config.TEMPORAL_TASK_QUEUE) {
+  return Worker.create({
+    connection,
+    namespace: s.config.TEMPORAL_NAMESPACE,
+    taskQueue,
+    workflowsPath: require.resolve('../workflows'),
+    activities: createActivities(s),
+  });
+}
+
+async function main() {
+  const config = getConfig();
+  const logger = createLogger(config, 'worker');
+  const services = await createServices(config, logger);
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const worker = await createWorker(services, connection);
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporalUi: config.TEMPORAL_UI_URL }, 'worker running');
+  await worker.run();
+  await connection.close();
+  await closeServices(services);
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

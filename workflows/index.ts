@@ -1,0 +1,2 @@
+/** The workflow bundle: every workflow type the worker runs. */
+export { webhookDeliveryWorkflow } from './webhook-delivery';
