@@ -1,0 +1,36 @@
+import { Schema, model, type InferSchemaType } from 'mongoose';
+import { basePlugin, tenantFields } from './base';
+
+export const EVENT_TYPES = [
+  'contract.created', 'contract.updated', 'contract.deleted', 'contract.analyzed',
+  'signature.requested', 'signature.viewed', 'signature.completed', 'signature.declined', 'signature.expired',
+  'compliance.alert', 'vendor.created', 'vendor.risk_assessed', 'team.member_joined',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * The outbox: every domain event, written with the change that caused it. The relay turns
+ * unrelayed rows into workflow starts (webhook deliveries, notifications, syncs); the
+ * activity feed reads the same rows.
+ */
+const schema = new Schema({
+  ...tenantFields,
+  type: { type: String, enum: EVENT_TYPES, required: true },
+  data: { type: Schema.Types.Mixed, required: true },
+  actor: {
+    type: { type: String, enum: ['user', 'api_key', 'system', 'signer'], required: true },
+    id: { type: String, default: null },
+    name: { type: String, default: null },
+  },
+  resource_type: { type: String, required: true },
+  resource_id: { type: String, required: true },
+  summary: { type: String, required: true },
+  occurred_at: { type: Date, required: true },
+  relayed_at: { type: Date, default: null },
+});
+schema.plugin(basePlugin);
+schema.index({ relayed_at: 1, occurred_at: 1 });
+schema.index({ organization_id: 1, occurred_at: -1 });
+
+export type EventDoc = InferSchemaType<typeof schema>;
+export const Event = model('Event', schema, 'events');
