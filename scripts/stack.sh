@@ -92,7 +92,9 @@ provision_redis() {
 provision_node() {
   if [ ! -f "$ROOT/node_modules/.package-lock.json" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
     log "installing npm dependencies"
-    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+    # `npm install` with the committed lock, not `npm ci`: the registry reachable here lacks
+    # other platforms' optional builds (e.g. @swc/core-darwin-*), which `npm ci` insists on.
+    (cd "$ROOT" && npm install --no-audit --no-fund --loglevel=error)
   fi
 }
 
