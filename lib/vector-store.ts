@@ -1,0 +1,265 @@
+/**
+ * The three RAG collections on Elasticsearch: `contracts_kb` (contract texts),
+ * `knowledge_base` (policy and template uploads) and `user_documents` (contract and other
+ * uploads). Every chunk carries its organization, and every search filters on it inside
+ * the kNN clause (a post-filter would leak neighbours' slots and return fewer hits).
+ * Chunk ids are `<sourceId>:<chunkIndex>`, so indexing a source again overwrites it.
+ */
+import { errors, type Client } from '@elastic/elasticsearch';
+import type { estypes } from '@elastic/elasticsearch';
+import { EMBEDDING_DIM } from './ai/port';
+import type { Config } from './config';
+
+export const COLLECTIONS = ['contracts_kb', 'knowledge_base', 'user_documents'] as const;
+export type Collection = (typeof COLLECTIONS)[number];
+
+/** The relevance floor, as raw cosine similarity (not ES's `_score` of (1 + cos) / 2). */
+export const MIN_RELEVANCE = 0.35;
+
+export interface VectorStore {
+  es: Client;
+  config: Pick<Config, 'ELASTICSEARCH_INDEX_PREFIX'>;
+}
+
+export interface ChunkRecord {
+  organizationId: string;
+  sourceType: 'contract' | 'document';
+  sourceId: string;
+  title: string;
+  page: number;
+  section: string;
+  startOffset: number;
+  endOffset: number;
+  text: string;
+  chunkIndex: number;
+  vector: number[];
+}
+
+export interface SearchHit {
+  collection: Collection;
+  sourceType: string;
+  sourceId: string;
+  title: string;
+  page: number;
+  section: string;
+  startOffset: number;
+  endOffset: number;
+  text: string;
+  chunkIndex: number;
+  /** Cosine similarity in [-1, 1]. */
+  relevance: number;
+}
+
+interface StoredChunk {
+  organization_id: string;
+  source_type: string;
+  source_id: string;
+  title: string;
+  page: number;
+  section: string;
+  start_offset: number;
+  end_offset: number;
+  text: string;
+  chunk_index: number;
+  indexed_at: string;
+}
+
+export const indexName = (store: VectorStore, c: Collection) => `${store.config.ELASTICSEARCH_INDEX_PREFIX}${c}`;
+const collectionOf = (store: VectorStore, index: string): Collection =>
+  COLLECTIONS.find((c) => index === indexName(store, c)) ?? 'user_documents';
+
+const MAPPINGS: estypes.MappingTypeMapping = {
+  dynamic: 'strict',
+  properties: {
+    organization_id: { type: 'keyword' },
+    source_type: { type: 'keyword' },
+    source_id: { type: 'keyword' },
+    title: { type: 'text', fields: { raw: { type: 'keyword', ignore_above: 512 } } },
+    page: { type: 'integer' },
+    section: { type: 'text', fields: { raw: { type: 'keyword', ignore_above: 512 } } },
+    start_offset: { type: 'integer' },
+    end_offset: { type: 'integer' },
+    text: { type: 'text' },
+    chunk_index: { type: 'integer' },
+    indexed_at: { type: 'date' },
+    // int8_hnsw set explicitly: 4x less memory than float at 3072 dims with near-equal
+    // recall, and independent of the version-dependent default.
+    embedding: { type: 'dense_vector', dims: EMBEDDING_DIM, index: true, similarity: 'cosine', index_options: { type: 'int8_hnsw' } },
+  },
+};
+
+const ensured = new WeakMap<Client, Map<string, Promise<void>>>();
+
+/** Creates the three indices if missing; safe to call concurrently and repeatedly. */
+export function ensureCollections(store: VectorStore): Promise<void> {
+  let byPrefix = ensured.get(store.es);
+  if (!byPrefix) ensured.set(store.es, (byPrefix = new Map<string, Promise<void>>()));
+  const prefix = store.config.ELASTICSEARCH_INDEX_PREFIX;
+  let pending = byPrefix.get(prefix);
+  if (!pending) {
+    pending = Promise.all(COLLECTIONS.map((c) => createIndex(store, indexName(store, c)))).then(() => undefined);
+    // A failure (cluster down) is not remembered: the next call tries again.
+    pending.catch(() => byPrefix.delete(prefix));
+    byPrefix.set(prefix, pending);
+  }
+  return pending;
+}
+
+async function createIndex(store: VectorStore, index: string): Promise<void> {
+  try {
+    await store.es.indices.create({
+      index,
+      settings: { number_of_shards: 1, auto_expand_replicas: '0-1' },
+      mappings: MAPPINGS,
+    });
+  } catch (err) {
+    if (err instanceof errors.ResponseError && (err.body as { error?: { type?: string } } | undefined)?.error?.type === 'resource_already_exists_exception') return;
+    throw err;
+  }
+}
+
+export const chunkId = (sourceId: string, chunkIndex: number) => `${sourceId}:${chunkIndex}`;
+
+/** Writes chunks (overwriting same-id chunks) and makes them searchable at once. */
+export async function indexChunks(store: VectorStore, collection: Collection, chunks: readonly ChunkRecord[]): Promise<void> {
+  if (!chunks.length) return;
+  await ensureCollections(store);
+  const index = indexName(store, collection);
+  const indexedAt = new Date().toISOString();
+  const operations = chunks.flatMap((c) => [
+    { index: { _index: index, _id: chunkId(c.sourceId, c.chunkIndex) } },
+    {
+      organization_id: c.organizationId,
+      source_type: c.sourceType,
+      source_id: c.sourceId,
+      title: c.title,
+      page: c.page,
+      section: c.section,
+      start_offset: c.startOffset,
+      end_offset: c.endOffset,
+      text: c.text,
+      chunk_index: c.chunkIndex,
+      indexed_at: indexedAt,
+      embedding: c.vector,
+    },
+  ]);
+  const res = await store.es.bulk({ operations, refresh: 'wait_for' });
+  if (res.errors) {
+    const failed = res.items.find((i) => i.index?.error)?.index?.error;
+    throw new Error(`bulk indexing failed: ${failed?.type ?? 'unknown'}: ${failed?.reason ?? ''}`);
+  }
+}
+
+/**
+ * Deletes every chunk matching `query` by search-then-bulk-delete, in pages. Not
+ * `_delete_by_query`: it lives in the reindex module, which minimal distributions (the
+ * local integ-test build) do not ship, and a page loop works the same everywhere.
+ */
+async function deleteMatching(store: VectorStore, indices: string[], query: estypes.QueryDslQueryContainer): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const page = await store.es.search({ index: indices, query, size: 1000, _source: false, ignore_unavailable: true });
+    if (!page.hits.hits.length) return deleted;
+    const res = await store.es.bulk({ operations: page.hits.hits.map((h) => ({ delete: { _index: h._index, _id: h._id! } })), refresh: 'wait_for' });
+    deleted += res.items.filter((i) => i.delete?.result === 'deleted').length;
+  }
+}
+
+/**
+ * Removes a source's chunks from one collection (or all): every chunk, or only those
+ * from `fromChunk` on (what is left of a longer earlier version after re-indexing).
+ */
+export async function deleteSource(
+  store: VectorStore,
+  organizationId: string,
+  sourceId: string,
+  opts: { collections?: readonly Collection[]; fromChunk?: number } = {},
+): Promise<number> {
+  await ensureCollections(store);
+  const filter: estypes.QueryDslQueryContainer[] = [{ term: { organization_id: organizationId } }, { term: { source_id: sourceId } }];
+  if (opts.fromChunk !== undefined) filter.push({ range: { chunk_index: { gte: opts.fromChunk } } });
+  return deleteMatching(store, (opts.collections ?? COLLECTIONS).map((c) => indexName(store, c)), { bool: { filter } });
+}
+
+/** Removes an organization's chunks in one collection indexed before `before` (stale after a full re-index). */
+export async function deleteIndexedBefore(store: VectorStore, collection: Collection, organizationId: string, before: Date): Promise<number> {
+  await ensureCollections(store);
+  return deleteMatching(store, [indexName(store, collection)], {
+    bool: { filter: [{ term: { organization_id: organizationId } }, { range: { indexed_at: { lt: before.toISOString() } } }] },
+  });
+}
+
+export interface SearchOptions {
+  k: number;
+  /** Raw cosine floor handed to Elasticsearch as the kNN `similarity`. */
+  minRelevance: number;
+}
+
+/** kNN over the three collections, restricted to one organization, best first. */
+export async function searchChunks(store: VectorStore, organizationId: string, vector: number[], opts: SearchOptions): Promise<SearchHit[]> {
+  await ensureCollections(store);
+  const res = await store.es.search<StoredChunk>({
+    index: COLLECTIONS.map((c) => indexName(store, c)),
+    size: opts.k,
+    knn: {
+      field: 'embedding',
+      query_vector: vector,
+      k: opts.k,
+      num_candidates: Math.max(100, opts.k * 4),
+      similarity: opts.minRelevance,
+      filter: { term: { organization_id: organizationId } },
+    },
+    _source: { excludes: ['embedding'] },
+  });
+  return res.hits.hits.flatMap((h) => {
+    const c = h._source;
+    if (!c) return [];
+    return [
+      {
+        collection: collectionOf(store, h._index),
+        sourceType: c.source_type,
+        sourceId: c.source_id,
+        title: c.title,
+        page: c.page,
+        section: c.section,
+        startOffset: c.start_offset,
+        endOffset: c.end_offset,
+        text: c.text,
+        chunkIndex: c.chunk_index,
+        // For cosine, _score = (1 + cos) / 2.
+        relevance: 2 * (h._score ?? 0) - 1,
+      },
+    ];
+  });
+}
+
+export interface CollectionStats {
+  vectors: number;
+  status: string;
+}
+
+/** Vector counts and index health per collection. */
+export async function collectionStats(store: VectorStore): Promise<Record<Collection, CollectionStats>> {
+  await ensureCollections(store);
+  const entries = await Promise.all(
+    COLLECTIONS.map(async (c) => {
+      const index = indexName(store, c);
+      const [count, health] = await Promise.all([
+        store.es.count({ index }),
+        store.es.cluster.health({ index, timeout: '2s' }),
+      ]);
+      return [c, { vectors: count.count, status: health.status.toLowerCase() }] as const;
+    }),
+  );
+  return Object.fromEntries(entries) as Record<Collection, CollectionStats>;
+}
+
+/** The cluster is down or unreachable (an outage for the caller, not a bug). */
+export function isVectorStoreDown(err: unknown): boolean {
+  return (
+    err instanceof errors.ConnectionError ||
+    err instanceof errors.TimeoutError ||
+    err instanceof errors.NoLivingConnectionsError ||
+    (err instanceof errors.ResponseError && err.statusCode === 503)
+  );
+}
