@@ -1,0 +1,106 @@
+/**
+ * Team: members, invitations and roles. Only an owner grants or takes away `owner`, and
+ * an organization always keeps at least one owner.
+ */
+import { Router } from 'express';
+import { trusted } from 'mongoose';
+import { z } from 'zod';
+import type { Services } from '../../lib/services';
+import type { Principal } from '../../lib/principal';
+import { ROLES, type Role } from '../../lib/rbac';
+import { sha256Hex } from '../../lib/crypto';
+import { opaqueToken } from '../../lib/tokens';
+import { inOrg, orgFilter } from '../../models/base';
+import { User, teamMember, type UserDoc } from '../../models/user';
+import { Invite, inviteView } from '../../models/invite';
+import { ApiKey } from '../../models/api-key';
+import { RefreshToken } from '../../models/refresh-token';
+import { OutgoingMail } from '../../models/outgoing-mail';
+import { authorize, principalOf } from '../middleware/auth';
+import { conflict, forbidden, notFound } from '../errors';
+
+const role = z.enum(ROLES);
+const inviteBody = z.object({ email: z.email().max(254).transform((e) => e.toLowerCase()), role });
+const roleBody = z.object({ role });
+
+function assertMayTouchOwner(p: Principal, ...roles: Role[]) {
+  if (roles.includes('owner') && p.role !== 'owner') throw forbidden('Only an owner may grant or remove the owner role');
+}
+
+async function assertNotLastOwner(target: UserDoc) {
+  if (target.role !== 'owner') return;
+  const owners = await User.countDocuments({ ...orgFilter(target.organization_id.toHexString()), role: 'owner' });
+  if (owners <= 1) throw conflict('The organization must keep at least one owner');
+}
+
+async function memberOf(p: Principal, id: unknown): Promise<UserDoc> {
+  const filter = inOrg(p.organizationId, id);
+  const user = filter && (await User.findOne(filter));
+  if (!user) throw notFound('Member');
+  return user;
+}
+
+export function teamRouter(s: Services): Router {
+  const router = Router();
+
+  router.get('/team/members', authorize('team:read'), async (req, res) => {
+    const members = await User.find(orgFilter(principalOf(req).organizationId)).sort({ joined_at: 1 });
+    res.json({ members: members.map(teamMember), total: members.length });
+  });
+
+  router.post('/team/invite', authorize('team:manage'), async (req, res) => {
+    const p = principalOf(req);
+    const body = inviteBody.parse(req.body);
+    assertMayTouchOwner(p, body.role);
+    if (await User.exists({ email: body.email })) throw conflict('email: already a member');
+    // A new invitation to the same address replaces the previous one (its token stops working).
+    await Invite.updateMany({ ...orgFilter(p.organizationId), email: body.email, status: 'pending' }, { $set: { status: 'replaced' } });
+    const token = opaqueToken();
+    const invite = await Invite.create({
+      organization_id: p.organizationId,
+      email: body.email,
+      role: body.role,
+      token_hash: sha256Hex(token),
+      invited_by: p.userId,
+      expires_at: new Date(Date.now() + s.config.INVITE_TTL_SECONDS * 1000),
+    });
+    await OutgoingMail.create({
+      organization_id: p.organizationId,
+      to: body.email,
+      kind: 'team_invite',
+      subject: `${p.name} invited you to join their team`,
+      body: `You have been invited as ${body.role}. Register with this invitation code: ${token}`,
+      data: { invite_id: invite.id, token },
+    });
+    res.status(201).json({ id: invite.id, email: invite.email, role: invite.role, status: invite.status, expires_at: invite.expires_at.toISOString(), invite_token: token });
+  });
+
+  router.get('/team/invites', authorize('team:read'), async (req, res) => {
+    const invites = await Invite.find({ ...orgFilter(principalOf(req).organizationId), status: 'pending', expires_at: trusted({ $gt: new Date() }) }).sort({ created_at: -1 });
+    res.json({ invites: invites.map(inviteView), total: invites.length });
+  });
+
+  router.put('/team/members/:id/role', authorize('team:manage'), async (req, res) => {
+    const p = principalOf(req);
+    const body = roleBody.parse(req.body);
+    const target = await memberOf(p, req.params.id);
+    assertMayTouchOwner(p, target.role, body.role);
+    if (body.role !== 'owner') await assertNotLastOwner(target);
+    target.role = body.role;
+    await target.save();
+    res.json(teamMember(target));
+  });
+
+  router.delete('/team/members/:id', authorize('team:manage'), async (req, res) => {
+    const p = principalOf(req);
+    const target = await memberOf(p, req.params.id);
+    assertMayTouchOwner(p, target.role);
+    await assertNotLastOwner(target);
+    // Their access tokens fail at once (authenticate re-reads the user); sessions and keys go too.
+    await User.deleteOne({ _id: target._id });
+    await Promise.all([RefreshToken.deleteMany({ user_id: target._id }), ApiKey.deleteMany({ created_by: target._id })]);
+    res.status(204).end();
+  });
+
+  return router;
+}

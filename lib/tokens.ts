@@ -1,0 +1,67 @@
+/**
+ * JWTs: HS256 only (pinned on verify, so `alg: none` and other algorithms fail), with
+ * issuer, audience, expiry and a `jti` for the blacklist. Access and MFA tokens use
+ * different audiences, so one can never stand in for the other. Refresh tokens, invite
+ * and reset tokens are opaque random strings stored as SHA-256.
+ */
+import jwt from 'jsonwebtoken';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Config } from './config';
+import { randomBase62 } from './crypto';
+
+type TokenConfig = Pick<Config, 'JWT_SECRET' | 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'ACCESS_TOKEN_TTL_SECONDS' | 'MFA_TOKEN_TTL_SECONDS'>;
+
+export type TokenKind = 'access' | 'mfa';
+
+const claimsSchema = z.object({
+  sub: z.string(),
+  org: z.string(),
+  jti: z.string(),
+  exp: z.number(),
+  iat: z.number(),
+  /** The user's session epoch at issue time (a password reset bumps it). */
+  sev: z.number().int(),
+});
+export type TokenClaims = z.infer<typeof claimsSchema>;
+
+const audience = (c: TokenConfig, kind: TokenKind) => (kind === 'access' ? c.JWT_AUDIENCE : `${c.JWT_AUDIENCE}:mfa`);
+const lifetime = (c: TokenConfig, kind: TokenKind) => (kind === 'access' ? c.ACCESS_TOKEN_TTL_SECONDS : c.MFA_TOKEN_TTL_SECONDS);
+
+export interface SignedToken {
+  token: string;
+  jti: string;
+  expiresIn: number;
+}
+
+export function signToken(c: TokenConfig, kind: TokenKind, subject: { userId: string; organizationId: string; sessionEpoch: number }): SignedToken {
+  const jti = randomUUID();
+  const expiresIn = lifetime(c, kind);
+  const token = jwt.sign({ org: subject.organizationId, sev: subject.sessionEpoch }, c.JWT_SECRET, {
+    algorithm: 'HS256',
+    expiresIn,
+    issuer: c.JWT_ISSUER,
+    audience: audience(c, kind),
+    subject: subject.userId,
+    jwtid: jti,
+  });
+  return { token, jti, expiresIn };
+}
+
+/** The claims of a valid token of that kind, or null (bad signature, algorithm, issuer, audience, expiry, shape). */
+export function verifyToken(c: TokenConfig, kind: TokenKind, token: string): TokenClaims | null {
+  try {
+    const payload = jwt.verify(token, c.JWT_SECRET, { algorithms: ['HS256'], issuer: c.JWT_ISSUER, audience: audience(c, kind) });
+    const parsed = claimsSchema.safeParse(payload);
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** An opaque bearer secret (refresh, invite, password reset); stored only as its SHA-256. */
+export const opaqueToken = () => randomBase62(48);
+
+export const API_KEY_PREFIX = 'clk_';
+export const newApiKey = () => `${API_KEY_PREFIX}${randomBase62(40)}`;
+export const isApiKey = (bearer: string) => bearer.startsWith(API_KEY_PREFIX);

@@ -1,0 +1,13 @@
+import { Schema, model, type InferSchemaType } from 'mongoose';
+import { basePlugin } from './base';
+
+/** A tenant: every tenant-owned record carries its id. */
+const schema = new Schema({
+  name: { type: String, required: true },
+  /** Every member must pass a TOTP check at login. */
+  mfa_required: { type: Boolean, default: false },
+});
+schema.plugin(basePlugin);
+
+export type OrganizationDoc = InferSchemaType<typeof schema>;
+export const Organization = model('Organization', schema, 'organizations');

@@ -1,0 +1,68 @@
+/** Test users made through the real HTTP API: a new organization's owner, and invited members. */
+import { randomBytes } from 'node:crypto';
+import type { Role } from '../../lib/rbac';
+import { api } from './http';
+
+export interface TestUser {
+  token: string;
+  refreshToken: string;
+  user: { id: string; email: string; full_name: string; organization_id: string; role: Role };
+  organizationId: string;
+  email: string;
+  password: string;
+  /** The client address this user's requests come from (X-Forwarded-For). */
+  ip: string;
+}
+
+export interface LoginBody {
+  access_token: string;
+  refresh_token: string;
+  token_type: string;
+  expires_in: number;
+  refresh_expires_in: number;
+  user: TestUser['user'];
+}
+
+/**
+ * A fresh client address: the per-address limits of register and login would otherwise
+ * throttle a test run (all requests come from 127.0.0.1; the app trusts loopback proxies).
+ * Random, so runs sharing one Redis do not share counters either.
+ */
+export const uniqueIp = () => `10.${[...randomBytes(3)].join('.')}`;
+
+export const fromIp = (ip: string) => ({ 'x-forwarded-for': ip });
+
+const uniqueEmail = (label: string) => `${label}-${randomBytes(5).toString('hex')}@example.test`;
+
+async function registerUser(body: Record<string, unknown>, ip: string, password: string): Promise<TestUser> {
+  const res = await api<LoginBody>('POST', '/auth/register', { body, headers: fromIp(ip) });
+  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.text}`);
+  return {
+    token: res.body.access_token,
+    refreshToken: res.body.refresh_token,
+    user: res.body.user,
+    organizationId: res.body.user.organization_id,
+    email: res.body.user.email,
+    password,
+    ip,
+  };
+}
+
+export async function signUp(opts: { organizationName?: string } = {}): Promise<TestUser> {
+  const password = `pw-${randomBytes(8).toString('hex')}`;
+  const email = uniqueEmail('owner');
+  return registerUser(
+    { email, password, full_name: 'Test Owner', organization_name: opts.organizationName ?? `Org ${email}` },
+    uniqueIp(),
+    password,
+  );
+}
+
+/** A new member of the owner's organization with that role: invited, then registered with the invite token. */
+export async function addMember(owner: TestUser, role: Role): Promise<TestUser> {
+  const email = uniqueEmail(role);
+  const invite = await api<{ invite_token: string }>('POST', '/team/invite', { token: owner.token, body: { email, role } });
+  if (invite.status !== 201) throw new Error(`invite failed: ${invite.status} ${invite.text}`);
+  const password = `pw-${randomBytes(8).toString('hex')}`;
+  return registerUser({ email, password, full_name: `Test ${role}`, invite_token: invite.body.invite_token }, uniqueIp(), password);
+}
