@@ -1,9 +1,12 @@
 /**
  * Webhook delivery attempts: one signed POST per activity try, recorded on the delivery.
+ * Connections go through the URL policy's agent, so the address actually connected to
+ * is checked (not only the URL's text) and redirects are never followed.
  */
 import { request } from 'undici';
 import type { Services } from '../lib/services';
 import { decryptSecret } from '../lib/crypto';
+import { createPolicyAgent, urlRefusal } from '../lib/url-policy';
 import { deliveryHeaders } from '../lib/webhook-signature';
 import { WebhookDelivery } from '../models/webhook-delivery';
 import { WebhookSubscription } from '../models/webhook-subscription';
@@ -18,13 +21,19 @@ export interface AttemptInput {
 type Outcome = 'delivered' | 'failed' | 'retry';
 
 export function createWebhookActivities(s: Services) {
+  const policy = { allowPrivate: s.config.ALLOW_PRIVATE_WEBHOOK_URLS };
+  const dispatcher = createPolicyAgent(policy);
+
   async function send(url: string, headers: Record<string, string>, body: string) {
     const started = Date.now();
+    const refused = urlRefusal(url, policy);
+    if (refused) return { statusCode: null, error: `url refused: ${refused}`, durationMs: 0 };
     try {
       const res = await request(url, {
         method: 'POST',
         headers,
         body,
+        dispatcher,
         signal: AbortSignal.timeout(s.config.WEBHOOK_TIMEOUT_MS),
       });
       await res.body.dump(); // the receiver's body is not needed; free the socket

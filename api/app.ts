@@ -11,10 +11,13 @@ import type { Services } from '../lib/services';
 import { errorHandler, notFoundRoute } from './errors';
 import { healthRouter } from './routes/health';
 import { apiRouter } from './routes';
+import { relayOnRecord } from '../lib/relay';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function createApp(s: Services): express.Express {
+  // Events recorded by this process are relayed to their consumers at once.
+  relayOnRecord(s);
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');

@@ -24,6 +24,14 @@ export interface NewEvent {
   summary: string;
 }
 
+type RecordedListener = (eventId: string) => void;
+let recordedListener: RecordedListener | undefined;
+
+/** Set by the relay (lib/relay.ts `relayOnRecord`) so a recorded event is relayed at once. */
+export function setEventRecordedListener(listener: RecordedListener | undefined): void {
+  recordedListener = listener;
+}
+
 export async function recordEvent(e: NewEvent, session?: ClientSession) {
   const [doc] = await Event.create(
     [
@@ -40,5 +48,7 @@ export async function recordEvent(e: NewEvent, session?: ClientSession) {
     ],
     { session },
   );
+  // Inside a transaction the row is not visible until commit; the relay loop picks it up.
+  if (!session?.inTransaction()) recordedListener?.(doc!._id.toHexString());
   return doc!;
 }

@@ -13,6 +13,7 @@ import { createLogger } from '../../lib/logger';
 import { closeServices, createServices, type Services } from '../../lib/services';
 import { createApp } from '../../api/app';
 import { createWorker } from '../../workers/worker';
+import { startRelayLoop } from '../../lib/relay';
 
 export interface TestEnv {
   config: Config;
@@ -44,6 +45,7 @@ let server: Server | undefined;
 let worker: Worker | undefined;
 let workerRun: Promise<void> | undefined;
 let workerConnection: NativeConnection | undefined;
+let relayLoop: ReturnType<typeof startRelayLoop> | undefined;
 
 export async function startTestEnv(): Promise<TestEnv> {
   const config = loadConfig(testEnvironment());
@@ -54,12 +56,14 @@ export async function startTestEnv(): Promise<TestEnv> {
   workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   worker = await createWorker(services, workerConnection);
   workerRun = worker.run();
+  relayLoop = startRelayLoop(services);
   env = { config, services, hostUrl: `http://127.0.0.1:${port}`, baseUrl: `http://127.0.0.1:${port}/api/v1` };
   return env;
 }
 
 export async function stopTestEnv(): Promise<void> {
   if (!env) return;
+  await relayLoop?.stop();
   worker?.shutdown();
   await workerRun;
   await workerConnection?.close();

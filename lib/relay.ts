@@ -1,0 +1,119 @@
+/**
+ * The event relay: turns outbox rows (models/event.ts) into work for each consumer
+ * (webhook deliveries now; chat notifications and CRM/storage syncs attach here too).
+ *
+ * Two paths run the same idempotent `relayEvent`:
+ * - right after `recordEvent` writes a row, the process relays it at once in the
+ *   background (low latency; failures are only logged);
+ * - a loop in the worker picks up rows still unrelayed after a short grace period, so an
+ *   event recorded while Temporal was down is delivered once it is back.
+ * Consumers must be idempotent (derive workflow ids from the event): a row may be relayed
+ * by both paths, or again after a crash between the starts and `relayed_at`.
+ */
+import { trusted, type HydratedDocument } from 'mongoose';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { Services } from './services';
+import { setEventRecordedListener } from './events';
+import { Event, type EventDoc } from '../models/event';
+import { webhookConsumer } from './webhooks';
+import { recordSearchAttributes } from '../workflows/search-attributes';
+
+export type EventRecord = HydratedDocument<EventDoc>;
+
+export interface EventConsumer {
+  name: string;
+  /** Idempotent: called at least once per event. */
+  consume(s: Services, event: EventRecord): Promise<void>;
+}
+
+/** Every consumer of the event stream; the integrations piece appends its own. */
+export const EVENT_CONSUMERS: EventConsumer[] = [webhookConsumer];
+
+/** How long one relay step may wait for Temporal before the event is left for the loop. */
+const TEMPORAL_DEADLINE_MS = 5000;
+
+/**
+ * Starts a workflow whose id names the work, so a repeated start is a no-op (also after
+ * the first run completed: REJECT_DUPLICATE). Returns false when it already existed.
+ */
+export async function startOnce(
+  s: Services,
+  opts: { workflowType: string; workflowId: string; args: unknown[]; kind: string; organizationId: string; recordId: string },
+): Promise<boolean> {
+  try {
+    await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+      s.temporal.workflow.start(opts.workflowType, {
+        taskQueue: s.config.TEMPORAL_TASK_QUEUE,
+        workflowId: opts.workflowId,
+        args: opts.args,
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: recordSearchAttributes(opts.kind, opts.organizationId, opts.recordId),
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw err;
+  }
+}
+
+/** Hands one event to every consumer, then marks it relayed. Throws when a consumer fails. */
+export async function relayEvent(s: Services, eventId: string): Promise<void> {
+  const event = await Event.findById(eventId);
+  if (!event || event.relayed_at) return;
+  for (const consumer of EVENT_CONSUMERS) await consumer.consume(s, event);
+  await Event.updateOne({ _id: event._id, relayed_at: null }, { $set: { relayed_at: new Date() } });
+}
+
+/** Relays rows older than `olderThanMs` that are still unrelayed; stops at the first failure. */
+export async function relayPending(s: Services, { olderThanMs = 1500, limit = 100 } = {}): Promise<number> {
+  const due = await Event.find({ relayed_at: null, occurred_at: trusted({ $lte: new Date(Date.now() - olderThanMs) }) }, { _id: 1 })
+    .sort({ occurred_at: 1 })
+    .limit(limit)
+    .lean();
+  let relayed = 0;
+  for (const { _id } of due) {
+    await relayEvent(s, _id.toHexString());
+    relayed++;
+  }
+  return relayed;
+}
+
+/** Makes this process relay every event it records at once, in the background. */
+export function relayOnRecord(s: Services): void {
+  setEventRecordedListener((eventId) => {
+    relayEvent(s, eventId).catch((err: unknown) =>
+      s.logger.warn({ err: (err as Error).message, eventId }, 'immediate relay failed; the relay loop will retry'),
+    );
+  });
+}
+
+/** The catch-up loop (run by the worker): every `intervalMs`, relay what is pending. */
+export function startRelayLoop(s: Services, { intervalMs = 1000, olderThanMs = 1500 } = {}): { stop(): Promise<void> } {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let pass: Promise<void> = Promise.resolve();
+  let failing = false;
+  const tick = () => {
+    pass = relayPending(s, { olderThanMs })
+      .then((n) => {
+        if (failing) s.logger.info({ relayed: n }, 'event relay recovered');
+        failing = false;
+      })
+      .catch((err: unknown) => {
+        if (!failing) s.logger.warn({ err: (err as Error).message }, 'event relay failing; retrying');
+        failing = true;
+      })
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, intervalMs);
+      });
+  };
+  timer = setTimeout(tick, intervalMs);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await pass;
+    },
+  };
+}
