@@ -12,6 +12,8 @@ import { connectMongo } from './mongo';
 import { createRedis } from './redis';
 import { createElasticsearch } from './elasticsearch';
 import { createTemporalClient } from './temporal';
+import { createAi } from './ai';
+import type { AiPort } from './ai/port';
 
 export interface Services {
   config: Config;
@@ -20,6 +22,7 @@ export interface Services {
   es: ElasticsearchClient;
   temporal: TemporalClient;
   temporalConnection: TemporalConnection;
+  ai: AiPort;
 }
 
 export async function createServices(config: Config, logger: Logger): Promise<Services> {
@@ -32,6 +35,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     es: createElasticsearch(config),
     temporal: client,
     temporalConnection: connection,
+    ai: createAi(config, logger),
   };
 }
 

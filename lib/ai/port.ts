@@ -43,7 +43,8 @@ export const DocumentAnalysis = z.object({
 export type DocumentAnalysis = z.infer<typeof DocumentAnalysis>;
 
 export interface DraftRequest {
-  type: ContractType | string;
+  /** One of CONTRACT_TYPES; other types are drafted as a service agreement. */
+  type: string;
   title: string;
   partyName: string;
   counterparty: string;
