@@ -53,6 +53,11 @@ const schema = z
     SIGNING_PRIVATE_KEY: z.string().default(''),
 
     RATE_LIMIT_DEFAULT_PER_MINUTE: positiveInt.default(60),
+    RATE_LIMIT_LOGIN_PER_MINUTE: positiveInt.default(5),
+    RATE_LIMIT_REGISTER_PER_MINUTE: positiveInt.default(3),
+    RATE_LIMIT_PASSWORD_RESET_PER_5_MINUTES: positiveInt.default(3),
+    /** Namespace of the counters in Redis (test runs sharing one Redis use their own). */
+    RATE_LIMIT_KEY_PREFIX: z.string().default('rl'),
     ALLOW_PRIVATE_WEBHOOK_URLS: bool.default(false),
     WEBHOOK_TIMEOUT_MS: positiveInt.default(10000),
     UPLOAD_DIR: z.string().default('.stack/uploads'),

@@ -26,7 +26,7 @@ export function bearerOf(req: Request): string | undefined {
 const lower = (a: Role, b: Role): Role => (roleAtLeast(a, b) ? b : a);
 
 async function apiKeyPrincipal(key: string): Promise<Principal | null> {
-  const found = await ApiKey.findOneAndUpdate({ key_hash: sha256Hex(key) }, { $set: { last_used_at: new Date() } }, { new: true });
+  const found = await ApiKey.findOneAndUpdate({ key_hash: sha256Hex(key) }, { $set: { last_used_at: new Date() } }, { returnDocument: 'after' });
   if (!found) return null;
   // A key never outranks its creator as they are now; a removed creator's keys stop.
   const creator = await User.findOne({ _id: found.created_by, organization_id: found.organization_id });

@@ -6,14 +6,18 @@ import { Router, type Request } from 'express';
 import { Types, trusted } from 'mongoose';
 import { z } from 'zod';
 import type { Services } from '../../lib/services';
-import { sha256Hex } from '../../lib/crypto';
+import { decryptSecret, encryptSecret, sha256Hex } from '../../lib/crypto';
 import { hashPassword, verifyPassword, DECOY_HASH_PROMISE } from '../../lib/passwords';
-import { opaqueToken, signToken } from '../../lib/tokens';
+import { opaqueToken, signToken, verifyToken } from '../../lib/tokens';
+import { checkTotp, newTotpSecret, otpauthUrl } from '../../lib/totp';
+import { revokeTokenId } from '../../lib/revoked-token';
 import { recordEvent } from '../../lib/events';
 import { Organization } from '../../models/organization';
 import { User, publicUser, type UserDoc } from '../../models/user';
 import { Invite } from '../../models/invite';
 import { RefreshToken } from '../../models/refresh-token';
+import { OutgoingMail } from '../../models/outgoing-mail';
+import { authorize, bearerOf, principalOf } from '../middleware/auth';
 import { badRequest, conflict, unauthorized } from '../errors';
 
 const email = z.email().max(254).transform((e) => e.toLowerCase());
@@ -27,6 +31,13 @@ const registerBody = z.object({
   invite_token: z.string().min(1).max(200).optional(),
 });
 const loginBody = z.object({ email, password: z.string().min(1).max(256) });
+const token = z.string().min(1).max(2048);
+const refreshBody = z.object({ refresh_token: token });
+const logoutBody = z.object({ refresh_token: token.optional() }).optional();
+const mfaVerifyBody = z.object({ mfa_token: token, code: z.string().max(16) });
+const mfaEnableBody = z.object({ code: z.string().max(16) });
+const resetRequestBody = z.object({ email });
+const resetBody = z.object({ token, password });
 
 const isDuplicateKey = (err: unknown) => (err as { code?: number }).code === 11000;
 
@@ -100,13 +111,104 @@ async function register(s: Services, req: Request) {
   return { ...(await issueSession(s, user)), user: publicUser(user) };
 }
 
+/** A new TOTP secret awaiting its first code (kept sealed until then). */
+async function startEnrollment(s: Services, user: UserDoc) {
+  const secret = newTotpSecret();
+  user.mfa_pending_secret_encrypted = encryptSecret(s.config, secret);
+  await user.save();
+  return { secret, otpauth_url: otpauthUrl(s.config.JWT_ISSUER, user.email, secret) };
+}
+
+/** Checks a code against the enrolled secret, or else the pending one (which it then enrolls). */
+async function passTotp(s: Services, user: UserDoc, code: string): Promise<boolean> {
+  const sealed = user.mfa_secret_encrypted ?? user.mfa_pending_secret_encrypted;
+  if (!sealed) return false;
+  const step = await checkTotp(decryptSecret(s.config, sealed), code, user.mfa_last_step ?? null);
+  if (step === null) return false;
+  // Only a later step is accepted next time; the update is conditional so two requests cannot both use one code.
+  const enrolled = await User.findOneAndUpdate(
+    { _id: user._id, mfa_last_step: user.mfa_last_step ?? null },
+    { $set: { mfa_last_step: step, mfa_enabled: true, mfa_secret_encrypted: sealed, mfa_pending_secret_encrypted: null } },
+    { returnDocument: 'after' },
+  );
+  return enrolled !== null;
+}
+
 async function login(s: Services, req: Request) {
   const body = loginBody.parse(req.body);
   const user = await User.findOne({ email: body.email });
   // Always run scrypt, so an unknown email takes as long as a wrong password.
   const ok = await verifyPassword(body.password, user?.password_hash ?? (await DECOY_HASH_PROMISE));
   if (!user || !ok) throw unauthorized('Invalid email or password');
+  const org = await Organization.findById(user.organization_id);
+  if (org?.mfa_required || user.mfa_enabled) {
+    const mfa = signToken(s.config, 'mfa', { userId: user.id, organizationId: user.organization_id.toHexString(), sessionEpoch: user.session_epoch });
+    const enrollment = user.mfa_secret_encrypted ? {} : { mfa_enrollment: await startEnrollment(s, user) };
+    return { mfa_required: true, mfa_token: mfa.token, expires_in: mfa.expiresIn, ...enrollment };
+  }
   return { ...(await issueSession(s, user)), user: publicUser(user) };
+}
+
+async function verifyMfa(s: Services, req: Request) {
+  const body = mfaVerifyBody.parse(req.body);
+  const claims = verifyToken(s.config, 'mfa', body.mfa_token);
+  if (!claims) throw unauthorized('Invalid or expired mfa_token');
+  // Single use: spent by this attempt whatever the code, so guesses need a new password login each.
+  if (!(await revokeTokenId(s.redis, claims.jti, new Date(claims.exp * 1000), 'mfa_used'))) throw unauthorized('mfa_token already used');
+  const user = await User.findOne({ _id: claims.sub, organization_id: claims.org });
+  if (!user || user.session_epoch !== claims.sev) throw unauthorized('Invalid or expired mfa_token');
+  if (!(await passTotp(s, user, body.code))) throw unauthorized('Invalid code');
+  return { ...(await issueSession(s, user)), user: publicUser(user) };
+}
+
+async function refresh(s: Services, req: Request) {
+  const body = refreshBody.parse(req.body);
+  const now = new Date();
+  const presented = await RefreshToken.findOne({ token_hash: sha256Hex(body.refresh_token) });
+  if (!presented || presented.expires_at <= now) throw unauthorized('Invalid or expired refresh token');
+  // Atomic claim: of two requests with one token, one wins and the other counts as reuse.
+  const claimed = await RefreshToken.findOneAndUpdate({ _id: presented._id, used_at: null, revoked_at: null }, { $set: { used_at: now } });
+  if (!claimed) {
+    await RefreshToken.updateMany({ family_id: presented.family_id, revoked_at: null }, { $set: { revoked_at: now } });
+    throw unauthorized('Refresh token reuse detected; the session has been revoked');
+  }
+  const user = await User.findOne({ _id: presented.user_id, organization_id: presented.organization_id });
+  if (!user) throw unauthorized('Invalid or expired refresh token');
+  return issueSession(s, user, { id: presented.family_id, expiresAt: presented.expires_at });
+}
+
+async function requestPasswordReset(s: Services, req: Request) {
+  const body = resetRequestBody.parse(req.body);
+  const user = await User.findOne({ email: body.email });
+  if (user) {
+    const resetToken = opaqueToken();
+    user.password_reset_hash = sha256Hex(resetToken);
+    user.password_reset_expires_at = new Date(Date.now() + s.config.PASSWORD_RESET_TTL_SECONDS * 1000);
+    await user.save();
+    await OutgoingMail.create({
+      organization_id: user.organization_id,
+      to: user.email,
+      kind: 'password_reset',
+      subject: 'Reset your password',
+      body: `Use this code to choose a new password within ${Math.round(s.config.PASSWORD_RESET_TTL_SECONDS / 60)} minutes: ${resetToken}`,
+      data: { token: resetToken },
+    });
+  }
+}
+
+async function resetPassword(req: Request) {
+  const body = resetBody.parse(req.body);
+  const user = await User.findOneAndUpdate(
+    { password_reset_hash: sha256Hex(body.token), password_reset_expires_at: trusted({ $gt: new Date() }) },
+    { $set: { password_reset_hash: null, password_reset_expires_at: null } },
+    { returnDocument: 'after' },
+  );
+  if (!user) throw badRequest('token: invalid or expired');
+  // A new password ends every existing session: access tokens carry the old epoch.
+  user.password_hash = await hashPassword(body.password);
+  user.session_epoch += 1;
+  await user.save();
+  await RefreshToken.updateMany({ user_id: user._id, revoked_at: null }, { $set: { revoked_at: new Date() } });
 }
 
 /** The public auth routes (no bearer credential). */
@@ -118,5 +220,65 @@ export function publicAuthRouter(s: Services): Router {
   router.post('/auth/login', async (req, res) => {
     res.json(await login(s, req));
   });
+  router.post('/auth/mfa/verify', async (req, res) => {
+    res.json(await verifyMfa(s, req));
+  });
+  router.post('/auth/refresh', async (req, res) => {
+    res.json(await refresh(s, req));
+  });
+  router.post('/auth/password/reset-request', async (req, res) => {
+    await requestPasswordReset(s, req);
+    res.status(202).json({ detail: 'If the address is registered, a reset code has been sent to it' });
+  });
+  router.post('/auth/password/reset', async (req, res) => {
+    await resetPassword(req);
+    res.status(204).end();
+  });
+  return router;
+}
+
+/** Auth routes for a signed-in user (mounted after `authenticate`). */
+export function authRouter(s: Services): Router {
+  const router = Router();
+
+  router.post('/auth/logout', async (req, res) => {
+    const p = principalOf(req);
+    if (p.kind !== 'user') throw badRequest('API keys are revoked with DELETE /settings/api-keys/:id');
+    const body = logoutBody.parse(req.body);
+    const claims = verifyToken(s.config, 'access', bearerOf(req) ?? '');
+    if (!claims) throw unauthorized();
+    await revokeTokenId(s.redis, claims.jti, new Date(claims.exp * 1000), 'logout');
+    if (body?.refresh_token) {
+      const presented = await RefreshToken.findOne({ token_hash: sha256Hex(body.refresh_token), user_id: p.userId });
+      if (presented) await RefreshToken.updateMany({ family_id: presented.family_id, revoked_at: null }, { $set: { revoked_at: new Date() } });
+    }
+    res.status(204).end();
+  });
+
+  router.post('/auth/mfa/setup', authorize('profile:manage'), async (req, res) => {
+    const p = principalOf(req);
+    if (p.kind !== 'user') throw badRequest('MFA is enrolled by a signed-in user, not an API key');
+    const user = await User.findOne({ _id: p.userId, organization_id: p.organizationId });
+    if (!user) throw unauthorized();
+    res.json(await startEnrollment(s, user));
+  });
+
+  router.post('/auth/mfa/enable', authorize('profile:manage'), async (req, res) => {
+    const p = principalOf(req);
+    if (p.kind !== 'user') throw badRequest('MFA is enrolled by a signed-in user, not an API key');
+    const body = mfaEnableBody.parse(req.body);
+    const user = await User.findOne({ _id: p.userId, organization_id: p.organizationId });
+    if (!user) throw unauthorized();
+    if (!user.mfa_pending_secret_encrypted) throw badRequest('code: call POST /auth/mfa/setup first');
+    const sealed = user.mfa_pending_secret_encrypted;
+    const step = await checkTotp(decryptSecret(s.config, sealed), body.code, null);
+    if (step === null) throw badRequest('code: invalid');
+    await User.updateOne(
+      { _id: user._id },
+      { $set: { mfa_secret_encrypted: sealed, mfa_pending_secret_encrypted: null, mfa_enabled: true, mfa_last_step: step } },
+    );
+    res.json({ mfa_enabled: true });
+  });
+
   return router;
 }

@@ -1,15 +1,22 @@
 import { Router } from 'express';
 import type { Services } from '../../lib/services';
 import { authenticate } from '../middleware/auth';
-import { publicAuthRouter } from './auth';
+import { rateLimits } from '../middleware/rate-limit';
+import { authRouter, publicAuthRouter } from './auth';
+import { apiKeysRouter } from './api-keys';
+import { organizationRouter } from './organization';
 import { teamRouter } from './team';
 
 /** Every resource's router, mounted under /api/v1. */
 export function apiRouter(s: Services): Router {
   const router = Router();
   // Public routes first; everything mounted after `authenticate` needs a bearer credential.
+  router.use(rateLimits(s));
   router.use(publicAuthRouter(s));
   router.use(authenticate(s));
+  router.use(authRouter(s));
   router.use(teamRouter(s));
+  router.use(apiKeysRouter(s));
+  router.use(organizationRouter(s));
   return router;
 }

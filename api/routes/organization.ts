@@ -1,0 +1,28 @@
+/** The caller's organization settings (`/settings/organization`). */
+import { Router } from 'express';
+import { z } from 'zod';
+import type { Services } from '../../lib/services';
+import { Organization } from '../../models/organization';
+import { authorize, principalOf } from '../middleware/auth';
+import { notFound } from '../errors';
+
+const updateBody = z.object({ name: z.string().trim().min(1).max(200).optional(), mfa_required: z.boolean().optional() });
+
+export function organizationRouter(_s: Services): Router {
+  const router = Router();
+
+  router.get('/settings/organization', authorize('team:read'), async (req, res) => {
+    const org = await Organization.findById(principalOf(req).organizationId);
+    if (!org) throw notFound('Organization');
+    res.json(org.toJSON());
+  });
+
+  router.put('/settings/organization', authorize('settings:manage'), async (req, res) => {
+    const body = updateBody.parse(req.body);
+    const org = await Organization.findByIdAndUpdate(principalOf(req).organizationId, { $set: body }, { returnDocument: 'after' });
+    if (!org) throw notFound('Organization');
+    res.json(org.toJSON());
+  });
+
+  return router;
+}

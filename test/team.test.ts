@@ -1,0 +1,92 @@
+import { expect } from 'chai';
+import { api } from './support/http';
+import { addMember, fromIp, signUp, uniqueIp, type LoginBody } from './support/auth';
+import { Event } from '../models/event';
+
+interface Member { id: string; email: string; full_name: string; role: string; is_approved: boolean; joined_at: string }
+
+describe('team', () => {
+  it('lists members with the Team member shape; invites join approved and emit team.member_joined', async () => {
+    const owner = await signUp();
+    const member = await addMember(owner, 'member');
+    const res = await api<{ members: Member[]; total: number }>('GET', '/team/members', { token: member.token });
+    expect(res.status).to.equal(200);
+    expect(res.body.total).to.equal(2);
+    const joined = res.body.members.find((m) => m.id === member.user.id)!;
+    expect(Object.keys(joined).sort()).to.deep.equal(['email', 'full_name', 'id', 'is_approved', 'joined_at', 'role']);
+    expect(joined).to.include({ role: 'member', is_approved: true, email: member.email });
+    const event = await Event.findOne({ organization_id: owner.organizationId, type: 'team.member_joined' }).lean();
+    expect(event?.data).to.include({ id: member.user.id, email: member.email, role: 'member' });
+  });
+
+  it('lets only owners and admins invite; lists pending invites without tokens; 409 for an existing member', async () => {
+    const owner = await signUp();
+    const member = await addMember(owner, 'member');
+    const viewer = await addMember(owner, 'viewer');
+    for (const u of [member, viewer]) {
+      expect((await api('POST', '/team/invite', { token: u.token, body: { email: 'x@example.test', role: 'viewer' } })).status).to.equal(403);
+    }
+    const admin = await addMember(owner, 'admin');
+    const inv = await api('POST', '/team/invite', { token: admin.token, body: { email: 'Pending@Example.test', role: 'member' } });
+    expect(inv.status).to.equal(201);
+    expect(inv.body).to.include({ email: 'pending@example.test', role: 'member', status: 'pending' });
+    expect(inv.body.invite_token).to.be.a('string');
+    expect((await api('POST', '/team/invite', { token: admin.token, body: { email: 'boss@example.test', role: 'owner' } })).status).to.equal(403);
+    expect((await api('POST', '/team/invite', { token: owner.token, body: { email: member.email, role: 'viewer' } })).status).to.equal(409);
+    expect((await api('POST', '/team/invite', { token: owner.token, body: { email: 'bad', role: 'viewer' } })).status).to.equal(400);
+    expect((await api('POST', '/team/invite', { token: owner.token, body: { email: 'a@example.test', role: 'king' } })).status).to.equal(400);
+    const list = await api<{ invites: Record<string, unknown>[]; total: number }>('GET', '/team/invites', { token: viewer.token });
+    expect(list.status).to.equal(200);
+    expect(list.body.total).to.equal(1);
+    expect(list.body.invites[0]).to.include({ email: 'pending@example.test', status: 'pending' });
+    expect(list.body.invites[0]).to.not.have.property('invite_token');
+
+    // Registering with that email (no token) joins the inviting organization.
+    const reg = await api<LoginBody>('POST', '/auth/register', { body: { email: 'pending@example.test', password: 'long-enough-1', full_name: 'P' }, headers: fromIp(uniqueIp()) });
+    expect(reg.status).to.equal(201);
+    expect(reg.body.user).to.include({ organization_id: owner.organizationId, role: 'member' });
+    expect((await api<{ total: number }>('GET', '/team/invites', { token: owner.token })).body.total).to.equal(0);
+  });
+
+  it('changes roles with owner rules, takes effect at once, and protects the last owner', async () => {
+    const owner = await signUp();
+    const admin = await addMember(owner, 'admin');
+    const member = await addMember(owner, 'member');
+    const put = (by: string, id: string, role: string) => api<Member>('PUT', `/team/members/${id}/role`, { token: by, body: { role } });
+
+    expect((await put(member.token, admin.user.id, 'viewer')).status).to.equal(403);
+    expect((await put(admin.token, member.user.id, 'owner')).status).to.equal(403);
+    expect((await put(admin.token, owner.user.id, 'member')).status).to.equal(403);
+    expect((await put(owner.token, owner.user.id, 'admin')).status).to.equal(409);
+
+    const demoted = await put(admin.token, member.user.id, 'viewer');
+    expect(demoted.status).to.equal(200);
+    expect(demoted.body.role).to.equal('viewer');
+    // The member's existing token now carries viewer rights.
+    expect((await api('POST', '/team/invite', { token: member.token, body: { email: 'q@example.test', role: 'viewer' } })).status).to.equal(403);
+
+    expect((await put(owner.token, admin.user.id, 'owner')).status).to.equal(200);
+    expect((await put(owner.token, owner.user.id, 'admin')).status).to.equal(200); // another owner remains
+    expect((await api('DELETE', `/team/members/${admin.user.id}`, { token: owner.token })).status).to.equal(403); // an admin cannot remove an owner
+  });
+
+  it('removes a member: their tokens and API keys stop working; other organizations see 404', async () => {
+    const owner = await signUp();
+    const admin = await addMember(owner, 'admin');
+    const key = await api<{ key: string }>('POST', '/settings/api-keys', { token: admin.token, body: { name: 'ci', role: 'member' } });
+    expect((await api('GET', '/team/members', { token: key.body.key })).status).to.equal(200);
+
+    const other = await signUp();
+    expect((await api('DELETE', `/team/members/${admin.user.id}`, { token: other.token })).status).to.equal(404);
+    expect((await api('PUT', `/team/members/${admin.user.id}/role`, { token: other.token, body: { role: 'viewer' } })).status).to.equal(404);
+    expect((await api('DELETE', '/team/members/not-an-id', { token: owner.token })).status).to.equal(404);
+    const others = await api<{ members: Member[] }>('GET', '/team/members', { token: other.token });
+    expect(others.body.members.map((m) => m.id)).to.deep.equal([other.user.id]);
+
+    expect((await api('DELETE', `/team/members/${owner.user.id}`, { token: owner.token })).status).to.equal(409);
+    expect((await api('DELETE', `/team/members/${admin.user.id}`, { token: owner.token })).status).to.equal(204);
+    expect((await api('GET', '/team/members', { token: admin.token })).status).to.equal(401);
+    expect((await api('GET', '/team/members', { token: key.body.key })).status).to.equal(401);
+    expect((await api('POST', '/auth/refresh', { body: { refresh_token: admin.refreshToken } })).status).to.equal(401);
+  });
+});
