@@ -11,12 +11,10 @@
  * by both paths, or again after a crash between the starts and `relayed_at`.
  */
 import { trusted, type HydratedDocument } from 'mongoose';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Services } from './services';
 import { setEventRecordedListener } from './events';
 import { Event, type EventDoc } from '../models/event';
 import { webhookConsumer } from './webhooks';
-import { recordSearchAttributes } from '../workflows/search-attributes';
 
 export type EventRecord = HydratedDocument<EventDoc>;
 
@@ -28,34 +26,6 @@ export interface EventConsumer {
 
 /** Every consumer of the event stream; the integrations piece appends its own. */
 export const EVENT_CONSUMERS: EventConsumer[] = [webhookConsumer];
-
-/** How long one relay step may wait for Temporal before the event is left for the loop. */
-const TEMPORAL_DEADLINE_MS = 5000;
-
-/**
- * Starts a workflow whose id names the work, so a repeated start is a no-op (also after
- * the first run completed: REJECT_DUPLICATE). Returns false when it already existed.
- */
-export async function startOnce(
-  s: Services,
-  opts: { workflowType: string; workflowId: string; args: unknown[]; kind: string; organizationId: string; recordId: string },
-): Promise<boolean> {
-  try {
-    await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
-      s.temporal.workflow.start(opts.workflowType, {
-        taskQueue: s.config.TEMPORAL_TASK_QUEUE,
-        workflowId: opts.workflowId,
-        args: opts.args,
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: recordSearchAttributes(opts.kind, opts.organizationId, opts.recordId),
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
-    throw err;
-  }
-}
 
 /** Hands one event to every consumer, then marks it relayed. Throws when a consumer fails. */
 export async function relayEvent(s: Services, eventId: string): Promise<void> {

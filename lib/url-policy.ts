@@ -6,7 +6,7 @@
  * is stored and again to the address actually connected to, so a name that later
  * resolves elsewhere (DNS rebinding) cannot reach the internal network.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup as dnsLookup, promises as dnsPromises, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector } from 'undici';
@@ -54,6 +54,24 @@ export function urlRefusal(raw: string, policy: UrlPolicy): string | null {
   if (isIP(host)) return addressRefusal(host, policy);
   if (host === 'localhost' || host.endsWith('.localhost')) return policy.allowPrivate ? null : `${host} is a loopback address`;
   return null;
+}
+
+/**
+ * `urlRefusal`, plus the addresses the name resolves to now (at subscribe time, so a name
+ * pointing at a metadata service is refused at once). A name that does not resolve yet is
+ * accepted: every delivery checks the address it connects to anyway.
+ */
+export async function resolvedUrlRefusal(raw: string, policy: UrlPolicy, timeoutMs = 2000): Promise<string | null> {
+  const refused = urlRefusal(raw, policy);
+  if (refused) return refused;
+  const host = new URL(raw).hostname;
+  if (host.startsWith('[') || isIP(host)) return null;
+  const addresses = await Promise.race([
+    dnsPromises.lookup(host, { all: true }).catch(() => []),
+    new Promise<LookupAddress[]>((resolve) => setTimeout(() => resolve([]), timeoutMs).unref()),
+  ]);
+  const bad = addresses.map((a) => addressRefusal(a.address, policy)).find((r) => r !== null);
+  return bad ? `${host} resolves to ${bad.replace(/ is /, ', which is ')}` : null;
 }
 
 /** `dns.lookup` that fails when any resolved address is refused (both single and `all` forms). */

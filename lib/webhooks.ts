@@ -6,7 +6,7 @@
 import type { Types } from 'mongoose';
 import type { Services } from './services';
 import type { EventConsumer, EventRecord } from './relay';
-import { startOnce } from './relay';
+import { startOnce } from './temporal';
 import { WebhookDelivery } from '../models/webhook-delivery';
 import { WebhookSubscription } from '../models/webhook-subscription';
 import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';

@@ -34,3 +34,16 @@ schema.index({ organization_id: 1, occurred_at: -1 });
 
 export type EventDoc = InferSchemaType<typeof schema>;
 export const Event = model('Event', schema, 'events');
+
+/** One entry of the activity feed. */
+export function activityView(e: InstanceType<typeof Event>) {
+  return {
+    id: e.id,
+    type: e.type,
+    actor: { type: e.actor?.type ?? 'system', id: e.actor?.id ?? null, name: e.actor?.name ?? null },
+    resource_type: e.resource_type,
+    resource_id: e.resource_id,
+    summary: e.summary,
+    timestamp: e.occurred_at,
+  };
+}

@@ -43,3 +43,20 @@ schema.index({ organization_id: 1, status: 1, created_at: -1 });
 
 export type WebhookDeliveryDoc = InferSchemaType<typeof schema>;
 export const WebhookDelivery = model('WebhookDelivery', schema, 'webhook_deliveries');
+
+/** The deliveries view; `id` is the `X-Service-Delivery` value. */
+export function deliveryView(d: InstanceType<typeof WebhookDelivery>) {
+  return {
+    id: d.id,
+    event: d.event,
+    subscription_id: d.subscription_id.toHexString(),
+    status: d.status,
+    attempts: d.attempts,
+    last_status_code: d.last_status_code ?? null,
+    last_error: d.last_error ?? null,
+    next_attempt_at: d.next_attempt_at ?? null,
+    redelivery_of: d.redelivery_of?.toHexString() ?? null,
+    workflow_id: d.workflow_id ?? null,
+    created_at: d.get('created_at') as Date,
+  };
+}

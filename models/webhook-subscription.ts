@@ -16,3 +16,16 @@ schema.index({ organization_id: 1, active: 1, events: 1 });
 
 export type WebhookSubscriptionDoc = InferSchemaType<typeof schema>;
 export const WebhookSubscription = model('WebhookSubscription', schema, 'webhook_subscriptions');
+
+/** The API's view: never the secret. */
+export function subscriptionView(sub: InstanceType<typeof WebhookSubscription>) {
+  return {
+    id: sub.id,
+    url: sub.url,
+    events: sub.events,
+    active: sub.active,
+    disabled_reason: sub.disabled_reason ?? null,
+    created_at: sub.get('created_at') as Date,
+    updated_at: sub.get('updated_at') as Date,
+  };
+}
