@@ -1,9 +1,11 @@
 import type { Services } from '../lib/services';
 import { createWebhookActivities } from './webhooks';
+import { createDocumentActivities } from './documents';
 
 /** Every activity the worker registers, bound to the process's engines. */
 export function createActivities(s: Services) {
   return {
     ...createWebhookActivities(s),
+    ...createDocumentActivities(s),
   };
 }

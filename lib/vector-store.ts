@@ -118,6 +118,10 @@ async function createIndex(store: VectorStore, index: string): Promise<void> {
   }
 }
 
+/** What gets embedded for a chunk: its section heading gives it the context of its clause. */
+export const embeddingText = (c: { section: string; text: string }) =>
+  c.section && !c.text.startsWith(c.section) ? `${c.section}\n${c.text}` : c.text;
+
 export const chunkId = (sourceId: string, chunkIndex: number) => `${sourceId}:${chunkIndex}`;
 
 /** Writes chunks (overwriting same-id chunks) and makes them searchable at once. */

@@ -1,2 +1,3 @@
 /** The workflow bundle: every workflow type the worker runs. */
 export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { documentIngestionWorkflow } from './document-ingestion';

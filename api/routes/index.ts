@@ -6,6 +6,7 @@ import { authRouter, publicAuthRouter } from './auth';
 import { apiKeysRouter } from './api-keys';
 import { organizationRouter } from './organization';
 import { teamRouter } from './team';
+import { documentsRouter } from './documents';
 
 /** Every resource's router, mounted under /api/v1. */
 export function apiRouter(s: Services): Router {
@@ -16,6 +17,7 @@ export function apiRouter(s: Services): Router {
   router.use(authenticate(s));
   router.use(authRouter(s));
   router.use(teamRouter(s));
+  router.use(documentsRouter(s));
   router.use(apiKeysRouter(s));
   router.use(organizationRouter(s));
   return router;

@@ -1,6 +1,8 @@
-/** Fixture files for upload tests, generated with the real writers (pdf-lib, docx). */
+/** Fixture files for upload tests, generated with the real writers (pdf-lib, docx), and upload helpers. */
 import { Document as DocxDocument, HeadingLevel, Packer, Paragraph } from 'docx';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { testEnv } from './env';
+import { api } from './http';
 
 /** A PDF with one page per entry; each page's lines are drawn top to bottom. */
 export async function makePdf(pages: string[][]): Promise<Buffer> {
@@ -26,4 +28,39 @@ export async function makeDocx(sections: Array<{ heading: string; paragraphs: st
     ],
   });
   return Packer.toBuffer(doc);
+}
+
+export interface UploadedDocument {
+  id: string;
+  filename: string;
+  size_bytes: number;
+  mime_type: string;
+  category: string;
+  status: 'processing' | 'ready' | 'failed';
+  error: string | null;
+  chunk_count: number;
+  page_count: number | null;
+  workflow_id: string;
+  created_at: string;
+}
+
+/** POST /documents/upload as multipart/form-data. */
+export async function upload(token: string, file: { name: string; bytes: Uint8Array; type?: string }, category?: string) {
+  const form = new FormData();
+  form.append('file', new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.name);
+  if (category !== undefined) form.append('category', category);
+  const res = await fetch(`${testEnv().baseUrl}/documents/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as UploadedDocument & { detail?: string } };
+}
+
+/**
+ * Waits for the ingestion workflow to finish (ready or failed), then reads the document:
+ * one request, so polling does not eat into the caller's rate limit.
+ */
+export async function settled(token: string, id: string): Promise<UploadedDocument> {
+  await testEnv().services.temporal.workflow.getHandle(`ingest-${id}`).result();
+  const res = await api<UploadedDocument>('GET', `/documents/${id}`, { token });
+  if (res.status !== 200) throw new Error(`GET /documents/${id}: ${res.status} ${res.text}`);
+  return res.body;
 }

@@ -1,0 +1,178 @@
+/**
+ * Documents: upload (streamed to disk, checked by content), list, get, AI analysis and
+ * delete. An upload answers 201 `processing` at once; the ingestion workflow
+ * `ingest-<id>` makes it `ready` (searchable by the chat) or `failed`.
+ */
+import { mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Router, type RequestHandler } from 'express';
+import multer from 'multer';
+import { Types } from 'mongoose';
+import { z } from 'zod';
+import type { Services } from '../../lib/services';
+import { detectFileType, extractPages, UnreadableDocumentError, type SupportedMime } from '../../lib/extraction';
+import { fullText } from '../../lib/chunking';
+import { deleteSource, isVectorStoreDown } from '../../lib/vector-store';
+import { pageQuery, skipOf } from '../../lib/pagination';
+import { inOrg, orgFilter } from '../../models/base';
+import { Document, DocumentChunk, DOCUMENT_CATEGORIES, DOCUMENT_STATUSES, type DocumentDoc } from '../../models/document';
+import { documentIngestionWorkflow } from '../../workflows/document-ingestion';
+import { recordSearchAttributes } from '../../workflows/search-attributes';
+import { authorize, principalOf } from '../middleware/auth';
+import { idempotent } from '../middleware/idempotency';
+import { AppError, badRequest, notFound, unavailable } from '../errors';
+
+const uploadBody = z.object({ category: z.enum(DOCUMENT_CATEGORIES) });
+const listQuery = pageQuery.extend({
+  category: z.enum(DOCUMENT_CATEGORIES).optional(),
+  status: z.enum(DOCUMENT_STATUSES).optional(),
+});
+
+/** The client's name reduced to a plain file name: no directories, control or reserved characters. */
+export function sanitizeFilename(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  const clean = base
+    .normalize('NFC')
+    .replace(/[\p{Cc}\p{Cf}<>:"|?*]/gu, '')
+    .replace(/^[.\s]+/, '')
+    .trim()
+    .slice(0, 200);
+  return clean || 'upload';
+}
+
+const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
+
+/**
+ * multer writing the single `file` part to UPLOAD_DIR under a random name, its errors as
+ * 400/413. The file is removed when the response ends unless the handler kept it
+ * (`res.locals.keepUpload`), so refusals, failures and idempotent replays leave nothing.
+ */
+function receiveFile(s: Services): RequestHandler {
+  const dir = path.resolve(s.config.UPLOAD_DIR);
+  mkdirSync(dir, { recursive: true });
+  const upload = multer({
+    storage: multer.diskStorage({ destination: dir, filename: (_req, _file, cb) => cb(null, randomUUID()) }),
+    limits: { fileSize: s.config.UPLOAD_MAX_BYTES, files: 1, fields: 10, fieldSize: 1024 },
+    defParamCharset: 'utf8',
+  }).single('file');
+  return (req, res, next) => {
+    upload(req, res, (err: unknown) => {
+      if (!err) {
+        res.on('close', () => {
+          if (req.file && res.locals.keepUpload !== true) rm(req.file.path, { force: true }).catch(() => undefined);
+        });
+        return next();
+      }
+      if (err instanceof multer.MulterError) {
+        if (err.code === 'LIMIT_FILE_SIZE') return next(new AppError(413, `file: larger than the ${megabytes(s.config.UPLOAD_MAX_BYTES)} upload limit`));
+        return next(badRequest(`${err.field ?? 'file'}: ${err.message.toLowerCase()}`));
+      }
+      next(badRequest(`file: could not read the multipart body (${(err as Error).message})`));
+    });
+  };
+}
+
+async function documentOf(organizationId: string, id: unknown): Promise<DocumentDoc> {
+  const filter = inOrg(organizationId, id);
+  const doc = filter && (await Document.findOne(filter));
+  if (!doc) throw notFound('Document');
+  return doc;
+}
+
+export function documentsRouter(s: Services): Router {
+  const router = Router();
+
+  router.post('/documents/upload', authorize('documents:write'), receiveFile(s), idempotent(s.logger), async (req, res) => {
+    const p = principalOf(req);
+    const file = req.file;
+    if (!file) throw badRequest('file: is required (multipart/form-data field "file")');
+    const { category } = uploadBody.parse(req.body ?? {});
+    if (file.size === 0) throw badRequest('file: is empty');
+    const mime = await detectFileType(file.path);
+    if (!mime) throw badRequest('file: content is not a PDF, DOCX or UTF-8 text file');
+
+    const doc = await Document.create({
+      organization_id: p.organizationId,
+      filename: sanitizeFilename(file.originalname),
+      size_bytes: file.size,
+      mime_type: mime,
+      category,
+      status: 'processing',
+      uploaded_by: p.userId,
+      storage_path: file.path,
+    });
+    const documentId = doc.id;
+    doc.workflow_id = `ingest-${documentId}`;
+    await doc.save();
+    try {
+      await s.temporal.workflow.start(documentIngestionWorkflow, {
+        taskQueue: s.config.TEMPORAL_TASK_QUEUE,
+        workflowId: doc.workflow_id,
+        args: [{ documentId }],
+        typedSearchAttributes: recordSearchAttributes('document-ingestion', p.organizationId, documentId),
+      });
+    } catch (err) {
+      await Document.deleteOne({ _id: doc._id });
+      s.logger.error({ err, documentId }, 'could not start document ingestion');
+      throw unavailable('The workflow engine is unavailable; the upload was not kept, try again shortly');
+    }
+    res.locals.keepUpload = true;
+    res.status(201).json(doc.toJSON());
+  });
+
+  router.get('/documents', authorize('documents:read'), async (req, res) => {
+    const q = listQuery.parse(req.query);
+    const filter = {
+      ...orgFilter(principalOf(req).organizationId),
+      ...(q.category ? { category: q.category } : {}),
+      ...(q.status ? { status: q.status } : {}),
+    };
+    const [documents, total] = await Promise.all([
+      Document.find(filter).sort({ created_at: -1, _id: -1 }).skip(skipOf(q)).limit(q.page_size),
+      Document.countDocuments(filter),
+    ]);
+    res.json({ documents: documents.map((d) => d.toJSON()), total, page: q.page, page_size: q.page_size });
+  });
+
+  router.get('/documents/:id', authorize('documents:read'), async (req, res) => {
+    res.json((await documentOf(principalOf(req).organizationId, req.params.id)).toJSON());
+  });
+
+  router.post('/documents/:id/analyze', authorize('documents:read'), async (req, res) => {
+    const doc = await documentOf(principalOf(req).organizationId, req.params.id);
+    let pages;
+    try {
+      pages = await extractPages(doc.storage_path, doc.mime_type as SupportedMime);
+    } catch (err) {
+      if (err instanceof UnreadableDocumentError) throw badRequest(`document: ${err.message}`);
+      throw err;
+    }
+    res.json(await s.ai.analyzeDocument({ filename: doc.filename, text: fullText(pages), pageCount: pages.length }));
+  });
+
+  router.delete('/documents/:id', authorize('documents:delete'), async (req, res) => {
+    const p = principalOf(req);
+    const doc = await documentOf(p.organizationId, req.params.id);
+    const documentId = doc.id;
+    if (doc.status === 'processing' && doc.workflow_id) {
+      // Stop writing vectors before removing them.
+      await s.temporal.workflow.getHandle(doc.workflow_id).terminate('document deleted').catch(() => undefined);
+    }
+    try {
+      await deleteSource(s, p.organizationId, documentId);
+    } catch (err) {
+      if (isVectorStoreDown(err)) throw unavailable('The vector store is unavailable; the document was not deleted, try again shortly');
+      throw err;
+    }
+    await Promise.all([
+      Document.deleteOne({ _id: doc._id }),
+      DocumentChunk.deleteMany({ document_id: new Types.ObjectId(documentId) }),
+      rm(doc.storage_path, { force: true }),
+    ]);
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,52 @@
+/**
+ * Ingestion of one uploaded document: extract and chunk, then embed and index in batches,
+ * then `ready` (or `failed` with the reason). Only ids and chunk ranges pass through the
+ * history; long documents continue as new before the history grows large.
+ */
+import { ActivityFailure, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { DocumentActivities, PreparedDocument } from '../activities/documents';
+
+/** Chunks per embedding call and bulk request (the embedding APIs take about 100 texts per call). */
+export const INGEST_BATCH = 100;
+
+const { extractDocument } = proxyActivities<DocumentActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { maximumAttempts: 5 },
+});
+const { indexDocumentChunks } = proxyActivities<DocumentActivities>({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: { maximumAttempts: 10, initialInterval: '2 seconds', maximumInterval: '1 minute' },
+});
+const { finishDocument, failDocument } = proxyActivities<DocumentActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { maximumAttempts: 10 },
+});
+
+export interface DocumentIngestionInput {
+  documentId: string;
+  /** Set when continuing as new: extraction is done and batches before `from` are indexed. */
+  resume?: PreparedDocument & { from: number };
+}
+
+const reason = (err: ActivityFailure) => err.cause?.message ?? err.message;
+
+export async function documentIngestionWorkflow({ documentId, resume }: DocumentIngestionInput): Promise<'ready' | 'failed' | 'deleted'> {
+  try {
+    const prepared = resume ?? (await extractDocument({ documentId }));
+    if (!prepared) return 'deleted';
+    for (let from = resume?.from ?? 0; from < prepared.chunkCount; from += INGEST_BATCH) {
+      if (workflowInfo().continueAsNewSuggested) {
+        await continueAsNew<typeof documentIngestionWorkflow>({ documentId, resume: { ...prepared, from } });
+      }
+      await indexDocumentChunks({ documentId, from, to: from + INGEST_BATCH });
+    }
+    await finishDocument({ documentId, chunkCount: prepared.chunkCount, pageCount: prepared.pageCount });
+    return 'ready';
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    await failDocument({ documentId, error: reason(err) });
+    return 'failed';
+  }
+}
