@@ -6,6 +6,8 @@ import { authRouter, publicAuthRouter } from './auth';
 import { apiKeysRouter } from './api-keys';
 import { organizationRouter } from './organization';
 import { teamRouter } from './team';
+import { webhooksRouter } from './webhooks';
+import { analyticsRouter } from './analytics';
 import { documentsRouter } from './documents';
 
 /** Every resource's router, mounted under /api/v1. */
@@ -17,6 +19,8 @@ export function apiRouter(s: Services): Router {
   router.use(authenticate(s));
   router.use(authRouter(s));
   router.use(teamRouter(s));
+  router.use('/webhooks', webhooksRouter(s));
+  router.use('/analytics', analyticsRouter(s));
   router.use(documentsRouter(s));
   router.use(apiKeysRouter(s));
   router.use(organizationRouter(s));

@@ -114,3 +114,24 @@ export async function startApiProcess(env: Record<string, string | undefined>): 
   const args = ['--import', 'tsx', path.join(repoRoot, 'api/server.ts')];
   return startProcess(process.execPath, args, port, `http://127.0.0.1:${port}`, { ...env, PORT: String(port), HOST: '127.0.0.1' });
 }
+
+/** A Temporal dev server of the test's own, so a test may stop it (never the shared one on :7233). */
+export async function startTemporalDevServer(port: number, dbFile: string): Promise<EngineProcess> {
+  const attributes = ['OrganizationId', 'RecordId', 'RecordKind'].flatMap((k) => ['--search-attribute', `${k}=Keyword`]);
+  const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', dbFile, ...attributes];
+  return startProcess(path.join(repoRoot, '.stack/bin/temporal'), args, port, `127.0.0.1:${port}`);
+}
+
+/** Runs the real worker entry point (workers/worker.ts, with its relay loop) as its own process. */
+export function startWorkerProcess(env: Record<string, string | undefined>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'workers/worker.ts')], { stdio: 'ignore', env });
+  return {
+    running: () => child.exitCode === null && child.signalCode === null,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

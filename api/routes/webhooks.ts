@@ -1,0 +1,105 @@
+/**
+ * Webhook subscriptions and their deliveries. Secrets are stored sealed and never
+ * returned; URLs follow lib/url-policy.ts here and again at every delivery.
+ */
+import { Router } from 'express';
+import { z } from 'zod';
+import type { Services } from '../../lib/services';
+import { encryptSecret } from '../../lib/crypto';
+import { resolvedUrlRefusal } from '../../lib/url-policy';
+import { pageQuery, skipOf } from '../../lib/pagination';
+import { redeliver } from '../../lib/webhooks';
+import { inOrg, orgFilter } from '../../models/base';
+import { EVENT_TYPES } from '../../models/event';
+import { WebhookSubscription, subscriptionView } from '../../models/webhook-subscription';
+import { DELIVERY_STATUSES, WebhookDelivery, deliveryView } from '../../models/webhook-delivery';
+import { authorize, principalOf } from '../middleware/auth';
+import { AppError, badRequest, conflict, notFound } from '../errors';
+
+/** Standard Webhooks asks for at least 24 random bytes; 16 characters is the floor we enforce. */
+const SECRET_MIN = 16;
+
+const subscribeBody = z.object({
+  url: z.string().max(2048),
+  events: z
+    .array(z.enum(EVENT_TYPES, { error: `must be one of ${EVENT_TYPES.join(', ')}` }))
+    .min(1)
+    .transform((events) => [...new Set(events)]),
+  secret: z.string().min(SECRET_MIN).max(256),
+});
+
+const deliveriesQuery = pageQuery.extend({
+  status: z.enum(DELIVERY_STATUSES).optional(),
+  subscription_id: z.string().optional(),
+});
+
+export function webhooksRouter(s: Services): Router {
+  const router = Router();
+  const policy = { allowPrivate: s.config.ALLOW_PRIVATE_WEBHOOK_URLS };
+  const manage = authorize('webhooks:manage');
+
+  router.post('/subscribe', manage, async (req, res) => {
+    const p = principalOf(req);
+    const body = subscribeBody.parse(req.body);
+    const refused = await resolvedUrlRefusal(body.url, policy);
+    if (refused) throw badRequest(`url: ${refused}`);
+    const sub = await WebhookSubscription.create({
+      organization_id: p.organizationId,
+      url: body.url,
+      events: body.events,
+      secret_encrypted: encryptSecret(s.config, body.secret),
+      created_by: p.userId,
+    });
+    res.status(201).json(subscriptionView(sub));
+  });
+
+  router.get('/', manage, async (req, res) => {
+    const subs = await WebhookSubscription.find(orgFilter(principalOf(req).organizationId)).sort({ created_at: -1 });
+    res.json({ webhooks: subs.map(subscriptionView), total: subs.length });
+  });
+
+  router.get('/deliveries', manage, async (req, res) => {
+    const q = deliveriesQuery.parse(req.query);
+    const filter: Record<string, unknown> = { ...orgFilter(principalOf(req).organizationId) };
+    if (q.status) filter.status = q.status;
+    if (q.subscription_id !== undefined) {
+      const sub = inOrg(principalOf(req).organizationId, q.subscription_id);
+      if (!sub) throw badRequest('subscription_id: not a webhook id');
+      filter.subscription_id = sub._id;
+    }
+    const [deliveries, total] = await Promise.all([
+      WebhookDelivery.find(filter).sort({ created_at: -1, _id: -1 }).skip(skipOf(q)).limit(q.page_size),
+      WebhookDelivery.countDocuments(filter),
+    ]);
+    res.json({ deliveries: deliveries.map(deliveryView), total, page: q.page, page_size: q.page_size });
+  });
+
+  router.post('/deliveries/:id/retry', manage, async (req, res) => {
+    const filter = inOrg(principalOf(req).organizationId, req.params.id);
+    const failed = filter && (await WebhookDelivery.findOne(filter));
+    if (!failed) throw notFound('Delivery');
+    if (failed.status !== 'failed') throw conflict(`Only a failed delivery can be retried; this one is ${failed.status}`);
+    const previous = await WebhookDelivery.findOne({ redelivery_of: failed._id }, { _id: 1 }).lean();
+    if (previous) throw conflict(`This delivery was already retried as ${previous._id.toHexString()}`);
+    const sub = await WebhookSubscription.findOne({ _id: failed.subscription_id, organization_id: failed.organization_id });
+    if (!sub?.active) throw conflict('The subscription was removed or disabled');
+    let fresh;
+    try {
+      fresh = await redeliver(s, failed);
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000) throw conflict('This delivery was already retried');
+      s.logger.warn({ err: (err as Error).message, deliveryId: failed.id }, 'redelivery could not start');
+      throw new AppError(503, 'The workflow engine is unavailable; try again shortly');
+    }
+    res.status(201).json(deliveryView(fresh));
+  });
+
+  router.delete('/:id', manage, async (req, res) => {
+    const filter = inOrg(principalOf(req).organizationId, req.params.id);
+    const removed = filter && (await WebhookSubscription.findOneAndDelete(filter));
+    if (!removed) throw notFound('Webhook');
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,308 @@
+import { expect } from 'chai';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import mongoose from 'mongoose';
+import { Connection } from '@temporalio/client';
+import { Webhook } from 'standardwebhooks';
+import { api } from './support/http';
+import { addMember, signUp, type TestUser } from './support/auth';
+import { startReceiver, type Received } from './support/receiver';
+import { testEnv, testEnvironment } from './support/env';
+import { freePort, startApiProcess, startTemporalDevServer, startWorkerProcess, waitFor, type EngineProcess } from './support/processes';
+import { decryptSecret } from '../lib/crypto';
+import { WebhookSubscription } from '../models/webhook-subscription';
+import { WebhookDelivery } from '../models/webhook-delivery';
+import { OrganizationId, RecordId, RecordKind } from '../workflows/search-attributes';
+
+interface Subscription { id: string; url: string; events: string[]; active: boolean; created_at: string }
+interface Delivery {
+  id: string; event: string; subscription_id: string; status: string; attempts: number;
+  last_status_code: number | null; next_attempt_at: string | null; created_at: string; redelivery_of: string | null; workflow_id: string;
+}
+interface Deliveries { deliveries: Delivery[]; total: number }
+interface Payload { event: string; timestamp: string; data: Record<string, unknown>; organization_id: string }
+
+const secret = 'receiver-shared-secret-0123456789';
+
+async function subscribe(user: TestUser, url: string, events: string[], s = secret) {
+  return api<Subscription>('POST', '/webhooks/subscribe', { token: user.token, body: { url, events, secret: s } });
+}
+
+async function deliveriesOf(user: TestUser, query = '') {
+  return api<Deliveries>('GET', `/webhooks/deliveries${query}`, { token: user.token });
+}
+
+/** What a receiver does: recompute both signatures over the raw body with its secret. */
+function verify(req: Received, key: string): Payload {
+  const expected = Buffer.from(`sha256=${createHmac('sha256', key).update(req.body).digest('hex')}`);
+  const got = Buffer.from(String(req.headers['x-service-signature']));
+  expect(got.length === expected.length && timingSafeEqual(got, expected), 'X-Service-Signature').to.equal(true);
+  return new Webhook(Buffer.from(key).toString('base64')).verify(req.body, {
+    'webhook-id': String(req.headers['webhook-id']),
+    'webhook-timestamp': String(req.headers['webhook-timestamp']),
+    'webhook-signature': String(req.headers['webhook-signature']),
+  }) as Payload;
+}
+
+describe('webhooks', () => {
+  let owner: TestUser;
+  before(async () => {
+    owner = await signUp();
+  });
+
+  describe('POST /webhooks/subscribe', () => {
+    it('creates a subscription and never returns or stores the secret in clear', async () => {
+      const res = await subscribe(owner, 'https://hooks.example.com/in', ['contract.created', 'vendor.created', 'contract.created']);
+      expect(res.status).to.equal(201);
+      expect(res.body).to.include({ url: 'https://hooks.example.com/in', active: true });
+      expect(res.body.events).to.deep.equal(['contract.created', 'vendor.created']);
+      expect(res.body.created_at).to.match(/Z$/);
+      expect(res.text).not.to.contain(secret);
+      const stored = await WebhookSubscription.findById(res.body.id).lean();
+      expect(stored!.secret_encrypted).not.to.contain(secret);
+      expect(decryptSecret(testEnv().config, stored!.secret_encrypted)).to.equal(secret);
+
+      const list = await api<{ webhooks: Subscription[]; total: number }>('GET', '/webhooks', { token: owner.token });
+      expect(list.status).to.equal(200);
+      expect(list.body.webhooks.map((w) => w.id)).to.include(res.body.id);
+      expect(list.text).not.to.contain('secret');
+    });
+
+    it('refuses unknown events, short secrets and forbidden URLs with 400', async () => {
+      const cases: Array<[unknown, RegExp]> = [
+        [{ url: 'https://h.example.com', events: ['contract.exploded'], secret }, /^events\.0: must be one of/],
+        [{ url: 'https://h.example.com', events: [], secret }, /^events:/],
+        [{ url: 'https://h.example.com', events: ['contract.created'], secret: 'short' }, /^secret:/],
+        [{ url: 'ftp://h.example.com/x', events: ['contract.created'], secret }, /^url: must use http or https/],
+        [{ url: 'http://169.254.169.254/latest/meta-data', events: ['contract.created'], secret }, /^url: .*metadata/],
+        [{ url: 'http://[fd00:ec2::254]/', events: ['contract.created'], secret }, /^url: .*metadata/],
+        [{ url: { $gt: '' }, events: ['contract.created'], secret }, /^url:/],
+      ];
+      for (const [body, detail] of cases) {
+        const res = await api('POST', '/webhooks/subscribe', { token: owner.token, body });
+        expect(res.status, JSON.stringify(body)).to.equal(400);
+        expect(res.body.detail, JSON.stringify(body)).to.match(detail);
+      }
+    });
+
+    it('replays the first answer for a repeated Idempotency-Key', async () => {
+      const headers = { 'idempotency-key': `sub-${Date.now()}` };
+      const body = { url: 'https://hooks.example.com/idem', events: ['contract.created'], secret };
+      const first = await api<Subscription>('POST', '/webhooks/subscribe', { token: owner.token, body, headers });
+      const again = await api<Subscription>('POST', '/webhooks/subscribe', { token: owner.token, body, headers });
+      expect(first.status).to.equal(201);
+      expect(again.status).to.equal(201);
+      expect(again.body.id).to.equal(first.body.id);
+    });
+
+    it('is for owners and admins; another organization sees 404', async () => {
+      const member = await addMember(owner, 'member');
+      expect((await subscribe(member, 'https://hooks.example.com/m', ['contract.created'])).status).to.equal(403);
+      expect((await api('GET', '/webhooks', { token: member.token })).status).to.equal(403);
+      const admin = await addMember(owner, 'admin');
+      const created = await subscribe(admin, 'https://hooks.example.com/a', ['contract.created']);
+      expect(created.status).to.equal(201);
+
+      const stranger = await signUp();
+      expect((await api('DELETE', `/webhooks/${created.body.id}`, { token: stranger.token })).status).to.equal(404);
+      expect((await api('DELETE', '/webhooks/not-an-id', { token: owner.token })).status).to.equal(404);
+      const removed = await api('DELETE', `/webhooks/${created.body.id}`, { token: owner.token });
+      expect(removed.status).to.equal(204);
+      expect(removed.text).to.equal('');
+      const list = await api<{ webhooks: Subscription[] }>('GET', '/webhooks', { token: owner.token });
+      expect(list.body.webhooks.map((w) => w.id)).not.to.include(created.body.id);
+    });
+  });
+
+  describe('deliveries', () => {
+    it('signs contract and vendor events; the body carries what a receiver needs', async function () {
+      this.timeout(60000);
+      const org = await signUp();
+      const receiver = await startReceiver(() => 200);
+      const sub = await subscribe(org, `${receiver.url}/hooks`, ['contract.created', 'contract.updated', 'vendor.created']);
+      expect(sub.status).to.equal(201);
+
+      const contract = await api<{ id: string }>('POST', '/contracts', {
+        token: org.token, body: { title: 'MSA with Acme', type: 'service_agreement', counterparty: 'Acme Ltd', content: 'Secret terms' },
+      });
+      expect(contract.status).to.equal(201);
+      const vendor = await api<{ id: string }>('POST', '/vendors', { token: org.token, body: { name: 'Acme Supplies' } });
+      expect(vendor.status).to.equal(201);
+      await api('PUT', `/contracts/${contract.body.id}`, { token: org.token, body: { status: 'active' } });
+
+      const received = await receiver.waitFor(3);
+      const byEvent = new Map(received.map((r) => [String(r.headers['x-service-event']), r]));
+      for (const [event, req] of byEvent) {
+        expect(req.method).to.equal('POST');
+        expect(req.path).to.equal('/hooks');
+        expect(req.headers['content-type']).to.equal('application/json');
+        expect(req.headers['x-service-delivery']).to.match(/^[0-9a-f]{24}$/);
+        expect(req.headers['webhook-id']).to.equal(req.headers['x-service-delivery']);
+        expect(Math.abs(Number(req.headers['webhook-timestamp']) - Date.now() / 1000)).to.be.below(60);
+        const payload = verify(req, secret);
+        expect(Object.keys(payload).sort()).to.deep.equal(['data', 'event', 'organization_id', 'timestamp']);
+        expect(payload.event).to.equal(event);
+        expect(payload.organization_id).to.equal(org.organizationId);
+        expect(payload.timestamp).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      }
+      expect(verify(byEvent.get('contract.created')!, secret).data).to.deep.equal({
+        id: contract.body.id, title: 'MSA with Acme', type: 'service_agreement', status: 'draft', counterparty: 'Acme Ltd',
+      });
+      expect(verify(byEvent.get('contract.updated')!, secret).data).to.include({ id: contract.body.id, status: 'active' });
+      expect(verify(byEvent.get('vendor.created')!, secret).data).to.include({ id: vendor.body.id, name: 'Acme Supplies' });
+      expect(received.map((r) => r.body).join()).not.to.contain('Secret terms');
+      // A wrong secret does not verify.
+      expect(() => verify(received[0]!, 'some-other-secret-0123456789')).to.throw();
+
+      // The deliveries view, and the delivery's workflow in Temporal by id and search attributes.
+      const list = await deliveriesOf(org, '?status=delivered');
+      expect(list.status).to.equal(200);
+      expect(list.body.total).to.equal(3);
+      const created = list.body.deliveries.find((d) => d.event === 'contract.created')!;
+      expect(created).to.include({ id: String(byEvent.get('contract.created')!.headers['x-service-delivery']), subscription_id: sub.body.id, status: 'delivered', attempts: 1, last_status_code: 200, next_attempt_at: null });
+      expect(created.workflow_id).to.equal(`webhook-delivery-${created.id}`);
+      const description = await testEnv().services.temporal.workflow.getHandle(created.workflow_id).describe();
+      expect(description.typedSearchAttributes.get(RecordKind)).to.equal('webhook-delivery');
+      expect(description.typedSearchAttributes.get(OrganizationId)).to.equal(org.organizationId);
+      expect(description.typedSearchAttributes.get(RecordId)).to.equal(created.id);
+      expect((await deliveriesOf(org, '?status=failed')).body.total).to.equal(0);
+      expect((await deliveriesOf(org, '?status=lost')).status).to.equal(400);
+      expect((await deliveriesOf(org, '?page=0')).status).to.equal(400);
+      expect((await deliveriesOf(await signUp())).body.total).to.equal(0);
+      await receiver.close();
+    });
+
+    it('a 410 answer disables the subscription', async () => {
+      const org = await signUp();
+      const receiver = await startReceiver(() => 410);
+      const sub = await subscribe(org, receiver.url, ['vendor.created']);
+      await api('POST', '/vendors', { token: org.token, body: { name: 'Gone Inc' } });
+      await receiver.waitFor(1);
+      let list: Subscription[] = [];
+      for (let i = 0; i < 50; i++) {
+        list = (await api<{ webhooks: Subscription[] }>('GET', '/webhooks', { token: org.token })).body.webhooks;
+        if (!list[0]!.active) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(list.find((w) => w.id === sub.body.id)).to.include({ active: false, disabled_reason: 'receiver answered 410 Gone' });
+      const [delivery] = (await deliveriesOf(org)).body.deliveries;
+      expect(delivery).to.include({ status: 'failed', attempts: 1, last_status_code: 410, next_attempt_at: null });
+      // No more deliveries to a disabled subscription.
+      await api('POST', '/vendors', { token: org.token, body: { name: 'Gone Again' } });
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(receiver.received).to.have.length(1);
+      expect((await api('POST', `/webhooks/deliveries/${delivery!.id}/retry`, { token: org.token })).status).to.equal(409);
+      await receiver.close();
+    });
+
+    it('shows a failing delivery as pending with its next attempt, and retries a failed one as a fresh delivery', async function () {
+      this.timeout(60000);
+      const org = await signUp();
+      let healthy = false;
+      const receiver = await startReceiver(() => (healthy ? 204 : 503));
+      await subscribe(org, receiver.url, ['contract.created']);
+      const before = Date.now();
+      await api('POST', '/contracts', { token: org.token, body: { title: 'Retry me', type: 'nda', counterparty: 'Flaky Co' } });
+      await receiver.waitFor(1);
+
+      let pending: Delivery | undefined;
+      for (let i = 0; i < 50 && !pending?.attempts; i++) {
+        pending = (await deliveriesOf(org)).body.deliveries[0];
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(pending).to.include({ status: 'pending', attempts: 1, last_status_code: 503 });
+      const next = Date.parse(pending!.next_attempt_at!);
+      expect(next - before).to.be.within(29000, 35000); // attempt 2 thirty seconds after attempt 1 failed
+      const retryPending = await api('POST', `/webhooks/deliveries/${pending!.id}/retry`, { token: org.token });
+      expect(retryPending.status).to.equal(409);
+
+      // Skip the rest of the schedule (proven in workflow time by the time-skipping test):
+      // end the workflow and mark the delivery failed, as its third failed attempt would.
+      await testEnv().services.temporal.workflow.getHandle(pending!.workflow_id).terminate('test: end of schedule');
+      await WebhookDelivery.updateOne({ _id: pending!.id }, { status: 'failed', next_attempt_at: null });
+
+      healthy = true;
+      const retried = await api<Delivery>('POST', `/webhooks/deliveries/${pending!.id}/retry`, { token: org.token });
+      expect(retried.status).to.equal(201);
+      expect(retried.body.id).not.to.equal(pending!.id);
+      expect(retried.body).to.include({ redelivery_of: pending!.id, event: 'contract.created', status: 'pending' });
+      const [, second] = await receiver.waitFor(2);
+      expect(second!.headers['x-service-delivery']).to.equal(retried.body.id);
+      expect(second!.body).to.equal(receiver.received[0]!.body); // the same event, byte for byte
+      verify(second!, secret);
+      expect((await api('POST', `/webhooks/deliveries/${pending!.id}/retry`, { token: org.token })).status).to.equal(409);
+      expect((await api('POST', `/webhooks/deliveries/${pending!.id}/retry`, { token: (await signUp()).token })).status).to.equal(404);
+      await receiver.close();
+    });
+  });
+
+  describe('when Temporal is down', function () {
+    this.timeout(180000);
+    // A Temporal dev server, API and worker of this test's own, on a database of their own,
+    // so stopping Temporal touches nothing else in the run.
+    const dbFile = path.join(os.tmpdir(), `temporal-outage-${randomBytes(4).toString('hex')}.db`);
+    const mongo = new URL(testEnvironment().MONGODB_URI!);
+    mongo.pathname = `${mongo.pathname}_outage`;
+    let port: number, temporal: EngineProcess | undefined, apiProc: EngineProcess, worker: ReturnType<typeof startWorkerProcess>;
+
+    async function startTemporal() {
+      temporal = await startTemporalDevServer(port, dbFile);
+      await waitFor(async () => {
+        const conn = await Connection.connect({ address: temporal!.url, connectTimeout: 1000 });
+        try {
+          await conn.workflowService.describeNamespace({ namespace: 'default' });
+          return true;
+        } finally {
+          await conn.close();
+        }
+      }, 60000, 'the outage Temporal server');
+    }
+
+    before(async () => {
+      port = await freePort();
+      await startTemporal();
+      const env = { ...testEnvironment(), MONGODB_URI: mongo.toString(), TEMPORAL_ADDRESS: temporal!.url, TEMPORAL_TASK_QUEUE: `outage-${randomBytes(4).toString('hex')}` };
+      apiProc = await startApiProcess(env);
+      worker = startWorkerProcess(env);
+    });
+    after(async () => {
+      await Promise.all([worker?.stop(), apiProc?.stop()]);
+      await temporal?.stop();
+      await mongoose.connection.useDb(mongo.pathname.slice(1)).dropDatabase();
+    });
+
+    it('delivers an event recorded during the outage exactly once after Temporal returns', async () => {
+      const base = `${apiProc.url}/api/v1`;
+      const register = await api<{ access_token: string }>('POST', '/auth/register', {
+        base, body: { email: `outage-${randomBytes(4).toString('hex')}@example.test`, password: 'outage-password-1', full_name: 'Outage Owner' },
+      });
+      const token = register.body.access_token;
+      const receiver = await startReceiver(() => 200);
+      const sub = await api('POST', '/webhooks/subscribe', { base, token, body: { url: receiver.url, events: ['contract.created'], secret } });
+      expect(sub.status).to.equal(201);
+      const create = (title: string) => api<{ id: string }>('POST', '/contracts', { base, token, body: { title, type: 'nda', counterparty: 'Blink Co' } });
+
+      expect((await create('Before the outage')).status).to.equal(201);
+      await receiver.waitFor(1, 60000); // the worker is polling
+
+      await temporal!.stop();
+      const started = Date.now();
+      const during = await create('During the outage');
+      expect(during.status).to.equal(201); // the change is accepted; delivery waits for Temporal
+      expect(Date.now() - started).to.be.below(3000);
+      await new Promise((r) => setTimeout(r, 4000));
+      expect(receiver.received).to.have.length(1);
+
+      await startTemporal();
+      const received = await receiver.waitFor(2, 90000);
+      await new Promise((r) => setTimeout(r, 5000)); // nothing more arrives: no second delivery
+      expect(received).to.have.length(2);
+      const payload = verify(received[1]!, secret);
+      expect(payload.data).to.include({ id: during.body.id, title: 'During the outage' });
+      expect(received[1]!.headers['x-service-delivery']).not.to.equal(received[0]!.headers['x-service-delivery']);
+      expect(worker.running()).to.equal(true);
+      await receiver.close();
+    });
+  });
+});
