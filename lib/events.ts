@@ -6,12 +6,16 @@
 import type { ClientSession } from 'mongoose';
 import { Types } from 'mongoose';
 import { Event, type EventType } from '../models/event';
+import type { Principal } from './principal';
 
 export interface Actor {
   type: 'user' | 'api_key' | 'system' | 'signer';
   id: string | null;
   name?: string | null;
 }
+
+/** The actor of an event caused by an API request. */
+export const actorOf = (p: Principal): Actor => ({ type: p.kind, id: p.id, name: p.name });
 
 export interface NewEvent {
   organizationId: string;

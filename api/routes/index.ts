@@ -9,6 +9,8 @@ import { teamRouter } from './team';
 import { webhooksRouter } from './webhooks';
 import { analyticsRouter } from './analytics';
 import { documentsRouter } from './documents';
+import { contractsRouter } from './contracts';
+import { vendorsRouter } from './vendors';
 
 /** Every resource's router, mounted under /api/v1. */
 export function apiRouter(s: Services): Router {
@@ -24,5 +26,7 @@ export function apiRouter(s: Services): Router {
   router.use(documentsRouter(s));
   router.use(apiKeysRouter(s));
   router.use(organizationRouter(s));
+  router.use('/contracts', contractsRouter(s));
+  router.use('/vendors', vendorsRouter(s));
   return router;
 }

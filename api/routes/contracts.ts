@@ -1,0 +1,175 @@
+/**
+ * Contracts: CRUD, list with filters and search, AI drafting and AI risk analysis.
+ * Bodies are allow-listed by zod (organization, score, author and signing time are never
+ * taken from input); every change writes its event to the outbox.
+ */
+import { Router } from 'express';
+import { Types } from 'mongoose';
+import { z } from 'zod';
+import type { Services } from '../../lib/services';
+import type { Principal } from '../../lib/principal';
+import { actorOf, recordEvent } from '../../lib/events';
+import type { EventType } from '../../models/event';
+import { pageQuery, skipOf } from '../../lib/pagination';
+import { containsText } from '../../lib/text-search';
+import { inOrg, isObjectId, orgFilter } from '../../models/base';
+import { CONTRACT_STATUSES, CONTRACT_TYPES, Contract, contractEventData, contractListItem, contractView, type ContractDoc } from '../../models/contract';
+import { Vendor } from '../../models/vendor';
+import { authorize, principalOf } from '../middleware/auth';
+import { idempotent } from '../middleware/idempotency';
+import { badRequest, notFound } from '../errors';
+
+const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+const date = z.iso.date('must be a date YYYY-MM-DD').transform((d) => new Date(`${d}T00:00:00Z`));
+const objectId = z.string().refine(isObjectId, 'must be an id');
+
+const editable = {
+  title: text(300),
+  counterparty: text(300),
+  party_name: text(300),
+  content: z.string().max(500_000, 'must be at most 500000 characters'),
+  vendor_id: objectId.nullable(),
+  value: z.number('must be a number').min(0, 'must not be negative').nullable(),
+  currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD'),
+  start_date: date.nullable(),
+  end_date: date.nullable(),
+};
+
+const createBody = z.object({
+  ...editable,
+  type: z.enum(CONTRACT_TYPES, `must be one of ${CONTRACT_TYPES.join(', ')}`),
+}).partial().required({ title: true, type: true, counterparty: true });
+
+const updateBody = z.object({
+  ...editable,
+  type: z.enum(CONTRACT_TYPES, `must be one of ${CONTRACT_TYPES.join(', ')}`),
+  status: z.enum(CONTRACT_STATUSES, `must be one of ${CONTRACT_STATUSES.join(', ')}`),
+}).partial();
+
+const listQuery = pageQuery.extend({
+  status: z.enum(CONTRACT_STATUSES, `must be one of ${CONTRACT_STATUSES.join(', ')}`).optional(),
+  type: z.string().regex(/^[a-z_]{1,50}$/, 'must be a contract type such as nda').optional(),
+  search: z.string().trim().max(200, 'must be at most 200 characters').optional(),
+});
+
+const draftBody = z.object({
+  prompt: z.string().max(4000, 'must be at most 4000 characters').optional(),
+  party_name: text(300).optional(),
+});
+
+function checkDates(c: { start_date?: Date | null; end_date?: Date | null }) {
+  if (c.start_date && c.end_date && c.end_date < c.start_date) throw badRequest('end_date: must not be before start_date');
+}
+
+async function checkVendor(p: Principal, vendorId: string | null | undefined) {
+  if (!vendorId) return;
+  if (!(await Vendor.exists(inOrg(p.organizationId, vendorId)!))) throw badRequest('vendor_id: no such vendor');
+}
+
+export async function findContract(p: Principal, id: unknown): Promise<ContractDoc> {
+  const filter = inOrg(p.organizationId, id);
+  const contract = filter && (await Contract.findOne(filter));
+  if (!contract) throw notFound('Contract');
+  return contract;
+}
+
+export function emitContractEvent(p: Principal, type: EventType, c: ContractDoc, summary: string, extra: Record<string, unknown> = {}) {
+  return recordEvent({
+    organizationId: p.organizationId,
+    type,
+    data: { ...contractEventData(c), ...extra },
+    actor: actorOf(p),
+    resource: { type: 'contract', id: c.id },
+    summary,
+  });
+}
+
+export function contractsRouter(s: Services): Router {
+  const router = Router();
+  const once = idempotent(s.logger);
+
+  router.get('/', authorize('contracts:read'), async (req, res) => {
+    const p = principalOf(req);
+    const q = listQuery.parse(req.query);
+    const filter = {
+      ...orgFilter(p.organizationId),
+      ...(q.status ? { status: q.status } : {}),
+      ...(q.type ? { type: q.type } : {}),
+      ...(q.search ? { $or: [{ title: containsText(q.search) }, { counterparty: containsText(q.search) }] } : {}),
+    };
+    const [items, total] = await Promise.all([
+      Contract.find(filter).sort({ created_at: -1, _id: -1 }).skip(skipOf(q)).limit(q.page_size),
+      Contract.countDocuments(filter),
+    ]);
+    res.json({ contracts: items.map(contractListItem), total, page: q.page, page_size: q.page_size });
+  });
+
+  router.post('/', authorize('contracts:write'), once, async (req, res) => {
+    const p = principalOf(req);
+    const body = createBody.parse(req.body);
+    checkDates(body);
+    await checkVendor(p, body.vendor_id);
+    const contract = await Contract.create({
+      ...body,
+      organization_id: new Types.ObjectId(p.organizationId),
+      status: 'draft',
+      created_by: new Types.ObjectId(p.userId),
+    });
+    await emitContractEvent(p, 'contract.created', contract, `Contract "${contract.title}" created`);
+    res.status(201).json(contractView(contract));
+  });
+
+  router.get('/:id', authorize('contracts:read'), async (req, res) => {
+    res.json(contractView(await findContract(principalOf(req), req.params.id)));
+  });
+
+  router.put('/:id', authorize('contracts:write'), async (req, res) => {
+    const p = principalOf(req);
+    const body = updateBody.parse(req.body);
+    const contract = await findContract(p, req.params.id);
+    await checkVendor(p, body.vendor_id);
+    contract.set(body);
+    checkDates(contract);
+    const changed = contract.modifiedPaths();
+    await contract.save();
+    if (changed.length) await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" updated`, { changed_fields: changed });
+    res.json(contractView(contract));
+  });
+
+  router.delete('/:id', authorize('contracts:delete'), async (req, res) => {
+    const p = principalOf(req);
+    const contract = await findContract(p, req.params.id);
+    await contract.deleteOne();
+    await emitContractEvent(p, 'contract.deleted', contract, `Contract "${contract.title}" deleted`);
+    res.status(204).end();
+  });
+
+  router.post('/:id/draft-ai', authorize('contracts:write'), async (req, res) => {
+    const p = principalOf(req);
+    const body = draftBody.parse(req.body ?? {});
+    const contract = await findContract(p, req.params.id);
+    const partyName = body.party_name ?? contract.party_name;
+    if (!partyName) throw badRequest('party_name: required, since the contract has none');
+    contract.content = await s.ai.draftContract({ type: contract.type, title: contract.title, partyName, counterparty: contract.counterparty, prompt: body.prompt });
+    contract.party_name = partyName;
+    await contract.save();
+    await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" drafted with AI`, { changed_fields: ['content', 'party_name'] });
+    res.json(contractView(contract));
+  });
+
+  router.post('/:id/analyze', authorize('contracts:write'), async (req, res) => {
+    const p = principalOf(req);
+    const contract = await findContract(p, req.params.id);
+    if (!contract.content.trim()) throw badRequest('content: the contract has no text to analyze; add or draft it first');
+    const result = await s.ai.analyzeContract({ type: contract.type, title: contract.title, content: contract.content });
+    contract.set({ risk_score: result.risk_score, analysis: result.analysis, analyzed_at: new Date() });
+    await contract.save();
+    await emitContractEvent(p, 'contract.analyzed', contract, `Contract "${contract.title}" analyzed: risk ${result.risk_score}/100`, {
+      risk_score: result.risk_score,
+      risk_level: result.analysis.risk_level,
+    });
+    res.json(result);
+  });
+
+  return router;
+}

@@ -1,0 +1,148 @@
+/**
+ * Vendors: CRUD, list by status and risk level, AI risk assessment (the score and level
+ * are stored on the vendor) and NDA generation (a new nda contract linked to the vendor).
+ */
+import { Router } from 'express';
+import { Types } from 'mongoose';
+import { z } from 'zod';
+import type { Services } from '../../lib/services';
+import type { Principal } from '../../lib/principal';
+import { actorOf, recordEvent } from '../../lib/events';
+import { pageQuery, skipOf } from '../../lib/pagination';
+import { containsText } from '../../lib/text-search';
+import { RISK_LEVELS } from '../../lib/risk';
+import { inOrg, orgFilter } from '../../models/base';
+import { VENDOR_STATUSES, Vendor, vendorListItem, type VendorDoc } from '../../models/vendor';
+import { Contract, contractView } from '../../models/contract';
+import { authorize, principalOf } from '../middleware/auth';
+import { idempotent } from '../middleware/idempotency';
+import { emitContractEvent } from './contracts';
+import { notFound } from '../errors';
+
+const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullable();
+
+const fields = {
+  name: z.string().trim().min(1, 'must not be empty').max(300, 'must be at most 300 characters'),
+  contact_name: optionalText(300),
+  contact_email: z.email('must be an email address').max(254).nullable(),
+  contact_phone: z
+    .string()
+    .trim()
+    .regex(/^\+?[0-9 ().-]{5,30}$/, 'must be a phone number of digits, spaces, ( ) . - and an optional leading +')
+    .refine((v) => v.replace(/\D/g, '').length >= 5, 'must have at least 5 digits')
+    .nullable(),
+  category: optionalText(100),
+  website: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2048).nullable(),
+  notes: optionalText(10_000),
+  status: z.enum(VENDOR_STATUSES, `must be one of ${VENDOR_STATUSES.join(', ')}`),
+};
+
+const createBody = z.object(fields).partial().required({ name: true });
+const updateBody = z.object(fields).partial();
+
+const listQuery = pageQuery.extend({
+  status: z.enum(VENDOR_STATUSES, `must be one of ${VENDOR_STATUSES.join(', ')}`).optional(),
+  risk_level: z.enum(RISK_LEVELS, `must be one of ${RISK_LEVELS.join(', ')}`).optional(),
+  search: z.string().trim().max(200, 'must be at most 200 characters').optional(),
+});
+
+const ndaBody = z.object({
+  party_name: z.string().trim().min(1, 'must not be empty').max(300, 'must be at most 300 characters'),
+  duration_years: z.number('must be a number').int('must be a whole number of years').min(1, 'must be at least 1').max(20, 'must be at most 20').default(2),
+});
+
+async function findVendor(p: Principal, id: unknown): Promise<VendorDoc> {
+  const filter = inOrg(p.organizationId, id);
+  const vendor = filter && (await Vendor.findOne(filter));
+  if (!vendor) throw notFound('Vendor');
+  return vendor;
+}
+
+const vendorEventData = (v: VendorDoc) => ({ id: v.id, name: v.name, category: v.category ?? null, status: v.status, risk_level: v.risk_level ?? null, risk_score: v.risk_score ?? null });
+
+export function vendorsRouter(s: Services): Router {
+  const router = Router();
+  const once = idempotent(s.logger);
+
+  router.get('/', authorize('vendors:read'), async (req, res) => {
+    const p = principalOf(req);
+    const q = listQuery.parse(req.query);
+    const filter = {
+      ...orgFilter(p.organizationId),
+      ...(q.status ? { status: q.status } : {}),
+      ...(q.risk_level ? { risk_level: q.risk_level } : {}),
+      ...(q.search ? { $or: [{ name: containsText(q.search) }, { category: containsText(q.search) }] } : {}),
+    };
+    const [items, total] = await Promise.all([
+      Vendor.find(filter).sort({ created_at: -1, _id: -1 }).skip(skipOf(q)).limit(q.page_size),
+      Vendor.countDocuments(filter),
+    ]);
+    res.json({ vendors: items.map(vendorListItem), total, page: q.page, page_size: q.page_size });
+  });
+
+  router.post('/', authorize('vendors:write'), once, async (req, res) => {
+    const p = principalOf(req);
+    const body = createBody.parse(req.body);
+    const vendor = await Vendor.create({ ...body, organization_id: new Types.ObjectId(p.organizationId), created_by: new Types.ObjectId(p.userId) });
+    await recordEvent({
+      organizationId: p.organizationId, type: 'vendor.created', data: vendorEventData(vendor), actor: actorOf(p),
+      resource: { type: 'vendor', id: vendor.id }, summary: `Vendor "${vendor.name}" added`,
+    });
+    res.status(201).json(vendor.toJSON());
+  });
+
+  router.get('/:id', authorize('vendors:read'), async (req, res) => {
+    res.json((await findVendor(principalOf(req), req.params.id)).toJSON());
+  });
+
+  router.put('/:id', authorize('vendors:write'), async (req, res) => {
+    const body = updateBody.parse(req.body);
+    const vendor = await findVendor(principalOf(req), req.params.id);
+    vendor.set(body);
+    await vendor.save();
+    res.json(vendor.toJSON());
+  });
+
+  router.delete('/:id', authorize('vendors:delete'), async (req, res) => {
+    const p = principalOf(req);
+    const vendor = await findVendor(p, req.params.id);
+    await vendor.deleteOne();
+    // Contracts outlive their vendor; the dangling link is cleared.
+    await Contract.updateMany({ ...orgFilter(p.organizationId), vendor_id: vendor._id }, { $set: { vendor_id: null } });
+    res.status(204).end();
+  });
+
+  router.post('/:id/risk-assessment', authorize('vendors:write'), async (req, res) => {
+    const p = principalOf(req);
+    const vendor = await findVendor(p, req.params.id);
+    const contracts = await Contract.find({ ...orgFilter(p.organizationId), vendor_id: vendor._id }).sort({ created_at: -1 }).limit(20);
+    const result = await s.ai.assessVendor({
+      name: vendor.name, category: vendor.category, website: vendor.website, notes: vendor.notes,
+      contracts: contracts.map((c) => ({ title: c.title, type: c.type, status: c.status, content: c.content })),
+    });
+    vendor.set({ risk_score: result.risk_score, risk_level: result.risk_level, assessment: result.assessment, assessed_at: new Date() });
+    await vendor.save();
+    await recordEvent({
+      organizationId: p.organizationId, type: 'vendor.risk_assessed', data: vendorEventData(vendor), actor: actorOf(p),
+      resource: { type: 'vendor', id: vendor.id }, summary: `Vendor "${vendor.name}" assessed: risk ${result.risk_score}/100 (${result.risk_level})`,
+    });
+    res.json(result);
+  });
+
+  router.post('/:id/generate-nda', authorize('contracts:write'), once, async (req, res) => {
+    const p = principalOf(req);
+    const body = ndaBody.parse(req.body ?? {});
+    const vendor = await findVendor(p, req.params.id);
+    const term = `${body.duration_years} year${body.duration_years === 1 ? '' : 's'}`;
+    const title = `Mutual NDA with ${vendor.name}`;
+    const content = await s.ai.draftContract({ type: 'nda', title, partyName: body.party_name, counterparty: vendor.name, term });
+    const contract = await Contract.create({
+      organization_id: new Types.ObjectId(p.organizationId), title, type: 'nda', status: 'draft', counterparty: vendor.name,
+      party_name: body.party_name, content, vendor_id: vendor._id, created_by: new Types.ObjectId(p.userId),
+    });
+    await emitContractEvent(p, 'contract.created', contract, `NDA "${title}" generated for vendor "${vendor.name}"`, { vendor_id: vendor.id });
+    res.status(201).json(contractView(contract));
+  });
+
+  return router;
+}

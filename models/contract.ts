@@ -1,0 +1,76 @@
+import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+import { CONTRACT_TYPES } from '../lib/ai/port';
+import { RISK_LEVELS } from '../lib/risk';
+import { basePlugin, tenantFields } from './base';
+
+export const CONTRACT_STATUSES = ['draft', 'active', 'completed', 'expired'] as const;
+export { CONTRACT_TYPES };
+
+/** A contract of an organization. `type` is free text in storage (imports may carry others); the API admits the five on create. */
+const schema = new Schema({
+  ...tenantFields,
+  title: { type: String, required: true, trim: true },
+  type: { type: String, required: true },
+  status: { type: String, enum: CONTRACT_STATUSES, default: 'draft' },
+  counterparty: { type: String, required: true, trim: true },
+  party_name: { type: String, default: null },
+  content: { type: String, default: '' },
+  vendor_id: { type: Schema.Types.ObjectId, default: null },
+  value: { type: Number, default: null },
+  currency: { type: String, default: 'USD' },
+  start_date: { type: Date, default: null },
+  end_date: { type: Date, default: null },
+  signed_at: { type: Date, default: null },
+  created_by: { type: Schema.Types.ObjectId, default: null, immutable: true },
+  risk_score: { type: Number, default: null },
+  /** The last AI analysis (`POST /contracts/:id/analyze`). */
+  analysis: {
+    type: new Schema({
+      risk_level: { type: String, enum: RISK_LEVELS },
+      key_risks: [{ _id: false, clause: String, risk: String, recommendation: String }],
+      missing_clauses: [String],
+      compliance_flags: [String],
+    }, { _id: false }),
+    default: null,
+  },
+  analyzed_at: { type: Date, default: null },
+
+// Declared here too (basePlugin sets the same) so the document type knows created_at/updated_at.
+}, { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const });
+schema.plugin(basePlugin);
+// The list: newest first, optionally by status or type; vendor pages; the expiry sweep.
+schema.index({ organization_id: 1, created_at: -1 });
+schema.index({ organization_id: 1, status: 1, created_at: -1 });
+schema.index({ organization_id: 1, type: 1, created_at: -1 });
+schema.index({ organization_id: 1, vendor_id: 1 });
+schema.index({ status: 1, end_date: 1 });
+
+export type ContractDoc = HydratedDocument<InferSchemaType<typeof schema>>;
+export const Contract = model('Contract', schema, 'contracts');
+
+const day = (d: Date | null | undefined) => (d ? d.toISOString().slice(0, 10) : null);
+
+/** The full contract record (create, get, update, draft); dates as YYYY-MM-DD. */
+export function contractView(c: ContractDoc) {
+  return { ...c.toJSON(), start_date: day(c.start_date), end_date: day(c.end_date) };
+}
+
+/** A list item (spec: id, title, type, status, counterparty, risk_score, created_at). */
+export function contractListItem(c: ContractDoc) {
+  return {
+    id: c.id,
+    title: c.title,
+    type: c.type,
+    status: c.status,
+    counterparty: c.counterparty,
+    risk_score: c.risk_score ?? null,
+    vendor_id: c.vendor_id?.toHexString() ?? null,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+  };
+}
+
+/** What contract events carry: enough for a receiver, never the content. */
+export function contractEventData(c: ContractDoc) {
+  return { id: c.id, title: c.title, type: c.type, status: c.status, counterparty: c.counterparty };
+}

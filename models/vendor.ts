@@ -1,0 +1,54 @@
+import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+import { RISK_LEVELS } from '../lib/risk';
+import { basePlugin, tenantFields } from './base';
+
+export const VENDOR_STATUSES = ['active', 'inactive', 'under_review', 'blocked'] as const;
+
+/** A vendor of an organization. `risk_score`/`risk_level` stay null until the first assessment. */
+const schema = new Schema({
+  ...tenantFields,
+  name: { type: String, required: true, trim: true },
+  contact_name: { type: String, default: null },
+  contact_email: { type: String, default: null },
+  contact_phone: { type: String, default: null },
+  category: { type: String, default: null },
+  website: { type: String, default: null },
+  notes: { type: String, default: null },
+  status: { type: String, enum: VENDOR_STATUSES, default: 'active' },
+  risk_score: { type: Number, default: null },
+  risk_level: { type: String, enum: [...RISK_LEVELS, null], default: null },
+  assessment: {
+    type: new Schema({
+      financial_stability: String,
+      data_handling: String,
+      contract_coverage: String,
+      recommendations: [String],
+    }, { _id: false }),
+    default: null,
+  },
+  assessed_at: { type: Date, default: null },
+  created_by: { type: Schema.Types.ObjectId, default: null, immutable: true },
+
+// Declared here too (basePlugin sets the same) so the document type knows created_at/updated_at.
+}, { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const });
+schema.plugin(basePlugin);
+schema.index({ organization_id: 1, created_at: -1 });
+schema.index({ organization_id: 1, status: 1, created_at: -1 });
+schema.index({ organization_id: 1, risk_level: 1, created_at: -1 });
+
+export type VendorDoc = HydratedDocument<InferSchemaType<typeof schema>>;
+export const Vendor = model('Vendor', schema, 'vendors');
+
+/** A list item (spec: id, name, contact_email, status, risk_level, risk_score, category, created_at). */
+export function vendorListItem(v: VendorDoc) {
+  return {
+    id: v.id,
+    name: v.name,
+    contact_email: v.contact_email ?? null,
+    status: v.status,
+    risk_level: v.risk_level ?? null,
+    risk_score: v.risk_score ?? null,
+    category: v.category ?? null,
+    created_at: v.created_at,
+  };
+}
