@@ -1,11 +1,13 @@
 import type { Services } from '../lib/services';
 import { createWebhookActivities } from './webhooks';
 import { createDocumentActivities } from './documents';
+import { createChatActivities } from './chat';
 
 /** Every activity the worker registers, bound to the process's engines. */
 export function createActivities(s: Services) {
   return {
     ...createWebhookActivities(s),
     ...createDocumentActivities(s),
+    ...createChatActivities(s),
   };
 }

@@ -1,3 +1,4 @@
 /** The workflow bundle: every workflow type the worker runs. */
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { documentIngestionWorkflow } from './document-ingestion';
+export { syncContractsWorkflow } from './sync-contracts';

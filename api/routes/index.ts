@@ -9,6 +9,7 @@ import { teamRouter } from './team';
 import { webhooksRouter } from './webhooks';
 import { analyticsRouter } from './analytics';
 import { documentsRouter } from './documents';
+import { chatRouter } from './chat';
 import { contractsRouter } from './contracts';
 import { vendorsRouter } from './vendors';
 
@@ -24,6 +25,7 @@ export function apiRouter(s: Services): Router {
   router.use('/webhooks', webhooksRouter(s));
   router.use('/analytics', analyticsRouter(s));
   router.use(documentsRouter(s));
+  router.use(chatRouter(s));
   router.use(apiKeysRouter(s));
   router.use(organizationRouter(s));
   router.use('/contracts', contractsRouter(s));

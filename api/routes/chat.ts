@@ -1,0 +1,166 @@
+/**
+ * Retrieval-augmented chat: answers over the organization's contracts and documents
+ * with citations, streamed as Server-Sent Events (or one JSON answer), conversations kept
+ * per user; the contract re-index; retrieval statistics.
+ */
+import { randomBytes } from 'node:crypto';
+import { Router, type Response } from 'express';
+import { z } from 'zod';
+import type { Services } from '../../lib/services';
+import type { Principal } from '../../lib/principal';
+import { EMBEDDING_DIM } from '../../lib/ai/port';
+import { MAX_CONTEXT_CHARS, retrieve, type Passage } from '../../lib/retrieval';
+import { collectionStats, isVectorStoreDown, MIN_RELEVANCE } from '../../lib/vector-store';
+import { isObjectId, orgFilter } from '../../models/base';
+import { Contract } from '../../models/contract';
+import { Conversation, messageView, type ConversationDoc } from '../../models/conversation';
+import { syncContractsWorkflow } from '../../workflows/sync-contracts';
+import { recordSearchAttributes } from '../../workflows/search-attributes';
+import { authorize, principalOf } from '../middleware/auth';
+import { idempotent } from '../middleware/idempotency';
+import { notFound, unavailable } from '../errors';
+
+const sendBody = z.object({
+  message: z.string().trim().min(1).max(8000),
+  conversation_id: z.string().optional(),
+  stream: z.boolean().default(true),
+});
+const historyQuery = z.object({ conversation_id: z.string().optional() });
+
+/** Earlier turns handed to the model with a new question. */
+const HISTORY_TURNS = 10;
+
+const round = (n: number) => Math.round(n * 10000) / 10000;
+const citationOf = (p: Passage) => ({ title: p.title, page: p.page, section: p.section, relevance: round(p.relevance) });
+
+/** Vector-store outages answer 503 with a clear detail; anything else propagates. */
+async function withVectorStore<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (isVectorStoreDown(err)) throw unavailable('The vector store (Elasticsearch) is unavailable, so questions cannot be answered now; try again shortly');
+    throw err;
+  }
+}
+
+async function conversationOf(p: Principal, id: string): Promise<ConversationDoc> {
+  const found = isObjectId(id) ? await Conversation.findOne({ _id: id, ...orgFilter(p.organizationId), user_id: p.userId }) : null;
+  if (!found) throw notFound('Conversation');
+  return found;
+}
+
+function sse(res: Response, event: Record<string, unknown>) {
+  res.write(`data: ${JSON.stringify(event)}\n\n`);
+}
+
+export function chatRouter(s: Services): Router {
+  const router = Router();
+
+  router.post('/chat/send', authorize('chat:use'), async (req, res) => {
+    const p = principalOf(req);
+    const body = sendBody.parse(req.body);
+    const conversation = body.conversation_id
+      ? await conversationOf(p, body.conversation_id)
+      : new Conversation({ organization_id: p.organizationId, user_id: p.userId, title: body.message.slice(0, 80), messages: [] });
+    const history = conversation.messages.slice(-HISTORY_TURNS).map((m) => ({ role: m.role, content: m.content }));
+
+    // Steps 1–5 before any byte is sent, so an outage is still a proper 503.
+    const context = await withVectorStore(() => retrieve(s, p.organizationId, body.message));
+    const citations = context.map(citationOf);
+
+    conversation.messages.push({ role: 'user', content: body.message, timestamp: new Date() });
+    await conversation.save();
+    const conversationId = conversation.id;
+
+    // Step 6: generate. A client that goes away stops the generation.
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    if (body.stream) {
+      res.status(200).set({
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'no-cache',
+        Connection: 'keep-alive',
+        'X-Accel-Buffering': 'no',
+      });
+      res.flushHeaders();
+    }
+
+    let answer = '';
+    try {
+      for await (const piece of s.ai.generateAnswer({ question: body.message, context, history, signal: abort.signal })) {
+        if (abort.signal.aborted) break;
+        answer += piece;
+        if (body.stream) sse(res, { type: 'chunk', content: piece });
+      }
+    } catch (err) {
+      if (!body.stream) throw err;
+      s.logger.error({ err, conversationId }, 'answer generation failed mid-stream');
+      sse(res, { type: 'error', detail: 'The answer could not be completed' });
+      res.end();
+      return;
+    }
+    if (abort.signal.aborted) return;
+
+    const timestamp = new Date();
+    conversation.messages.push({ role: 'assistant', content: answer, citations, timestamp });
+    await conversation.save();
+
+    if (body.stream) {
+      sse(res, { type: 'citations', sources: citations.map(({ title, page, relevance }) => ({ title, page, relevance })) });
+      sse(res, { type: 'done', conversation_id: conversationId });
+      res.end();
+      return;
+    }
+    res.json({ conversation_id: conversationId, message: { role: 'assistant', content: answer, citations, timestamp: timestamp.toISOString() } });
+  });
+
+  router.get('/chat/history', authorize('chat:use'), async (req, res) => {
+    const p = principalOf(req);
+    const q = historyQuery.parse(req.query);
+    if (q.conversation_id !== undefined) {
+      const conversation = await conversationOf(p, q.conversation_id);
+      res.json({ conversation_id: conversation.id, messages: conversation.messages.map(messageView) });
+      return;
+    }
+    const conversations = await Conversation.find({ ...orgFilter(p.organizationId), user_id: p.userId }).sort({ updated_at: -1 }).limit(100);
+    res.json({
+      conversations: conversations.map((c) => ({
+        conversation_id: c.id,
+        title: c.title,
+        message_count: c.messages.length,
+        updated_at: (c.get('updated_at') as Date).toISOString(),
+      })),
+    });
+  });
+
+  router.post('/chat/sync-contracts', authorize('chat:sync'), idempotent(s.logger), async (req, res) => {
+    const p = principalOf(req);
+    const contracts = await Contract.countDocuments(orgFilter(p.organizationId));
+    const workflowId = `sync-contracts-${p.organizationId}-${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+    try {
+      await s.temporal.workflow.start(syncContractsWorkflow, {
+        taskQueue: s.config.TEMPORAL_TASK_QUEUE,
+        workflowId,
+        args: [{ organizationId: p.organizationId }],
+        typedSearchAttributes: recordSearchAttributes('sync-contracts', p.organizationId, p.organizationId),
+      });
+    } catch (err) {
+      s.logger.error({ err }, 'could not start the contract sync');
+      throw unavailable('The workflow engine is unavailable; try again shortly');
+    }
+    res.status(202).json({ workflow_id: workflowId, contracts });
+  });
+
+  router.get('/chat/stats', authorize('chat:use'), async (_req, res) => {
+    const collections = await withVectorStore(() => collectionStats(s));
+    res.json({
+      collections,
+      models: s.ai.models,
+      config: { embedding_dim: EMBEDDING_DIM, min_relevance_score: MIN_RELEVANCE, max_context_chars: MAX_CONTEXT_CHARS },
+    });
+  });
+
+  return router;
+}

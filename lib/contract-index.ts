@@ -1,0 +1,55 @@
+/**
+ * Contracts in the `contracts_kb` collection: one contract's text (headed by its title,
+ * type, counterparty and status, so questions about those find it) chunked, embedded
+ * and written under deterministic ids. The sync workflow calls these for every contract;
+ * contract changes call them for one.
+ */
+import type { Services } from './services';
+import { chunkPages } from './chunking';
+import { deleteSource, embeddingText, indexChunks } from './vector-store';
+import { Contract, type ContractDoc } from '../models/contract';
+
+/** Texts per embedding call. */
+const EMBED_BATCH = 100;
+
+export const contractText = (c: Pick<ContractDoc, 'title' | 'type' | 'counterparty' | 'status' | 'content'>) =>
+  `${c.title}\nType: ${c.type}. Counterparty: ${c.counterparty}. Status: ${c.status}.\n\n${c.content ?? ''}`.trim();
+
+/** (Re)indexes one contract; a contract that no longer exists is removed. Returns its chunk count. */
+export async function indexContract(s: Services, organizationId: string, contractId: string): Promise<number> {
+  const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
+  if (!contract) {
+    await removeContract(s, organizationId, contractId);
+    return 0;
+  }
+  const chunks = chunkPages([{ page: 1, text: contractText(contract) }]);
+  for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
+    const batch = chunks.slice(i, i + EMBED_BATCH);
+    const vectors = await s.ai.embed(batch.map(embeddingText), 'document');
+    await indexChunks(
+      s,
+      'contracts_kb',
+      batch.map((c, j) => ({
+        organizationId,
+        sourceType: 'contract',
+        sourceId: contractId,
+        title: contract.title,
+        page: c.page,
+        section: c.section,
+        startOffset: c.start,
+        endOffset: c.end,
+        text: c.text,
+        chunkIndex: c.index,
+        vector: vectors[j]!,
+      })),
+    );
+  }
+  // A shorter new version leaves the old tail behind: drop it.
+  await deleteSource(s, organizationId, contractId, { collections: ['contracts_kb'], fromChunk: chunks.length });
+  return chunks.length;
+}
+
+/** Removes a deleted contract's vectors. */
+export async function removeContract(s: Services, organizationId: string, contractId: string): Promise<void> {
+  await deleteSource(s, organizationId, contractId, { collections: ['contracts_kb'] });
+}

@@ -1,0 +1,195 @@
+import { expect } from 'chai';
+import { api } from './support/http';
+import { testEnv, testEnvironment } from './support/env';
+import { signUp, type TestUser } from './support/auth';
+import { makePdf, settled, upload } from './support/documents';
+import { freePort, startApiProcess, type EngineProcess } from './support/processes';
+import { chunkPages } from '../lib/chunking';
+import { embeddingText } from '../lib/vector-store';
+
+interface SseEvent {
+  type: string;
+  content?: string;
+  sources?: Array<{ title: string; page: number; relevance: number }>;
+  conversation_id?: string;
+}
+
+interface Citation { title: string; page: number; section: string; relevance: number }
+interface SendJson { conversation_id: string; message: { role: string; content: string; citations: Citation[]; timestamp: string } }
+
+/** POST /chat/send with stream: true, read to the end and split into its `data:` events. */
+async function ask(token: string, message: string, conversationId?: string) {
+  const res = await fetch(`${testEnv().baseUrl}/chat/send`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ message, ...(conversationId ? { conversation_id: conversationId } : {}) }),
+  });
+  const text = await res.text();
+  const events = text
+    .split('\n\n')
+    .filter(Boolean)
+    .map((block) => {
+      expect(block.startsWith('data: '), block).to.be.true;
+      return JSON.parse(block.slice('data: '.length)) as SseEvent;
+    });
+  return { status: res.status, headers: res.headers, events, text };
+}
+
+const askJson = (token: string, message: string) => api<SendJson>('POST', '/chat/send', { token, body: { message, stream: false } });
+
+describe('chat', function () {
+  this.timeout(60000);
+  let owner: TestUser;
+
+  before(async () => {
+    owner = await signUp();
+    const pdf = await makePdf([
+      ['1. Parties', 'This agreement is made between Northwind Traders and Contoso Harbour Ltd.'],
+      ['2. Services', 'Contoso provides crane maintenance at the harbour twice a month.'],
+      ['3. Escrow', 'The Zephyrine escrow deposit is 913,000 euros, held by the notary until closing.'],
+    ]);
+    const res = await upload(owner.token, { name: 'Harbour Agreement.pdf', bytes: pdf }, 'contract');
+    expect((await settled(owner.token, res.body.id)).status).to.equal('ready');
+  });
+
+  it('streams an answer as SSE chunks, then citations with title and page, then done', async () => {
+    const res = await ask(owner.token, 'How much is the Zephyrine escrow deposit?');
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.match(/^text\/event-stream/);
+    expect(res.headers.get('cache-control')).to.equal('no-cache');
+    expect(res.headers.get('x-accel-buffering')).to.equal('no');
+    const types = res.events.map((e) => e.type);
+    expect(types.at(-2)).to.equal('citations');
+    expect(types.at(-1)).to.equal('done');
+    expect(types.slice(0, -2).every((t) => t === 'chunk')).to.be.true;
+    expect(types.length).to.be.greaterThan(4);
+    const answer = res.events.filter((e) => e.type === 'chunk').map((e) => e.content).join('');
+    expect(answer).to.include('913,000');
+    const sources = res.events.at(-2)!.sources!;
+    expect(sources[0]).to.include({ title: 'Harbour Agreement.pdf', page: 3 });
+    expect(sources[0]).to.have.all.keys('title', 'page', 'relevance');
+    for (const s of sources) expect(s.relevance).to.be.within(0.35, 1);
+    expect(res.events.at(-1)!.conversation_id).to.match(/^[0-9a-f]{24}$/);
+  });
+
+  it('never cites another organization\'s document', async () => {
+    const stranger = await signUp();
+    const res = await ask(stranger.token, 'How much is the Zephyrine escrow deposit?');
+    expect(res.status).to.equal(200);
+    expect(res.events.at(-2)).to.deep.equal({ type: 'citations', sources: [] });
+    expect(res.events.filter((e) => e.type === 'chunk').map((e) => e.content).join('')).to.not.include('913,000');
+  });
+
+  it('answers as JSON with stream false, continues a conversation and keeps its history', async () => {
+    const first = await askJson(owner.token, 'Who maintains the cranes at the harbour?');
+    expect(first.status).to.equal(200);
+    expect(first.body.message).to.include({ role: 'assistant' });
+    expect(first.body.message.content).to.include('crane maintenance');
+    expect(first.body.message.citations[0]).to.deep.include({ title: 'Harbour Agreement.pdf', page: 2, section: '2. Services' });
+    expect(first.body.message.timestamp).to.match(/Z$/);
+
+    const second = await ask(owner.token, 'And how much is the Zephyrine escrow deposit?', first.body.conversation_id);
+    expect(second.events.at(-1)).to.deep.equal({ type: 'done', conversation_id: first.body.conversation_id });
+
+    const history = await api<{ conversation_id: string; messages: Array<{ role: string; content: string; citations?: Citation[]; timestamp: string }> }>(
+      'GET', `/chat/history?conversation_id=${first.body.conversation_id}`, { token: owner.token });
+    expect(history.status).to.equal(200);
+    expect(history.body.conversation_id).to.equal(first.body.conversation_id);
+    expect(history.body.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'user', 'assistant']);
+    expect(history.body.messages[0]).to.not.have.property('citations');
+    expect(history.body.messages[0]!.content).to.equal('Who maintains the cranes at the harbour?');
+    expect(history.body.messages[3]!.citations![0]).to.include({ page: 3, section: '3. Escrow' });
+
+    const list = await api<{ conversations: Array<{ conversation_id: string; title: string; message_count: number; updated_at: string }> }>(
+      'GET', '/chat/history', { token: owner.token });
+    const listed = list.body.conversations.find((c) => c.conversation_id === first.body.conversation_id);
+    expect(listed).to.include({ title: 'Who maintains the cranes at the harbour?', message_count: 4 });
+
+    const stranger = await signUp();
+    expect((await api('GET', `/chat/history?conversation_id=${first.body.conversation_id}`, { token: stranger.token })).status).to.equal(404);
+    expect((await askJson(stranger.token, 'hello')).status).to.equal(200);
+    expect((await api('POST', '/chat/send', { token: stranger.token, body: { message: 'x', conversation_id: first.body.conversation_id } })).status).to.equal(404);
+  });
+
+  it('validates the request', async () => {
+    expect((await api('POST', '/chat/send', { token: owner.token, body: {} })).body).to.deep.equal({ detail: 'message: Invalid input: expected string, received undefined' });
+    expect((await api('POST', '/chat/send', { token: owner.token, body: { message: '  ' } })).status).to.equal(400);
+    expect((await api('POST', '/chat/send', { token: owner.token, body: { message: 'hi', stream: 'yes' } })).status).to.equal(400);
+    expect((await api('POST', '/chat/send', { body: { message: 'hi' } })).status).to.equal(401);
+  });
+
+  it('applies the 0.35 cosine floor and the 28,000-character context limit', async () => {
+    const user = await signUp();
+    // 45 sections of exactly 1,000 characters that all match the question, each its own chunk and passage.
+    const question = 'retainer fee schedule for harbour crane services';
+    const section = (n: number) => {
+      const head = `${n}. Retainer fee schedule ${n}\nThe retainer fee schedule for harbour crane services, instalment ${n}. `;
+      return head + 'x'.repeat(1000 - head.length);
+    };
+    const matching = Array.from({ length: 45 }, (_, i) => section(i + 1)).join('\n');
+    const many = await upload(user.token, { name: 'schedule.txt', bytes: Buffer.from(matching) }, 'other');
+    expect(await settled(user.token, many.body.id)).to.include({ status: 'ready', chunk_count: 45 });
+
+    const res = await askJson(user.token, question);
+    const cited = res.body.message.citations;
+    // 28 passages of 1,000 characters fill the 28,000-character context exactly; the rest stay out.
+    expect(cited).to.have.length(28);
+    expect(new Set(cited.map((c) => c.section)).size).to.equal(28);
+    for (const c of cited) expect(c.relevance).to.be.at.least(0.35);
+
+    // The floor: sections are cited exactly when their cosine to the question reaches 0.35.
+    const other = await signUp();
+    const lines = [
+      'Retainer fee schedule for harbour crane services is monthly.',
+      'Retainer fee schedule for the harbour.',
+      'Crane services are billed by the hour at the harbour pier.',
+      'Fee schedule.',
+      'Office cleaning happens on Tuesdays and Fridays.',
+      'The parking garage closes at midnight on weekends.',
+    ];
+    // Each clause long enough (over a third of a chunk) for its heading to start a chunk of its own.
+    const text = lines.map((l, i) => `${i + 1}. Clause ${i + 1}\n${Array.from({ length: Math.ceil(450 / l.length) }, () => l).join(' ')}`).join('\n');
+    const graded = await upload(other.token, { name: 'graded.txt', bytes: Buffer.from(text) }, 'other');
+    await settled(other.token, graded.body.id);
+    const ai = testEnv().services.ai;
+    const chunks = chunkPages([{ page: 1, text }]);
+    const [q, ...vectors] = await ai.embed([question, ...chunks.map(embeddingText)], 'document');
+    expect(chunks).to.have.length(lines.length);
+    const cos = vectors.map((v) => v.reduce((sum, x, i) => sum + x * q![i]!, 0));
+    const answer = await askJson(other.token, question);
+    const citedSections = new Set(answer.body.message.citations.map((c) => c.section));
+    const above = chunks.filter((_, i) => cos[i]! >= 0.37).map((c) => c.section);
+    const below = chunks.filter((_, i) => cos[i]! < 0.33).map((c) => c.section);
+    expect(above.length, `cosines ${cos.join(', ')}`).to.be.at.least(1);
+    expect(below.length, `cosines ${cos.join(', ')}`).to.be.at.least(1);
+    for (const s of above) expect(citedSections.has(s), `${s} is above the floor`).to.be.true;
+    for (const s of below) expect(citedSections.has(s), `${s} is below the floor`).to.be.false;
+  });
+
+  it('reports real vector counts, index health, models and the retrieval settings', async () => {
+    const res = await api<{ collections: Record<string, { vectors: number; status: string }>; models: Record<string, string>; config: Record<string, number> }>(
+      'GET', '/chat/stats', { token: owner.token });
+    expect(res.status).to.equal(200);
+    expect(res.body.collections).to.have.all.keys('contracts_kb', 'knowledge_base', 'user_documents');
+    expect(res.body.collections.user_documents!.vectors).to.be.at.least(3 + 45 + 6);
+    for (const c of Object.values(res.body.collections)) expect(c.status).to.be.oneOf(['green', 'yellow']);
+    expect(res.body.models).to.have.all.keys('primary', 'mini', 'premium', 'fallback', 'embedding');
+    expect(res.body.config).to.deep.equal({ embedding_dim: 3072, min_relevance_score: 0.35, max_context_chars: 28000 });
+  });
+
+  describe('when Elasticsearch is unreachable', function () {
+    let apiProc: EngineProcess;
+    before(async () => {
+      apiProc = await startApiProcess({ ...testEnvironment(), ELASTICSEARCH_URL: `http://127.0.0.1:${await freePort()}` });
+    });
+    after(() => apiProc.stop());
+
+    it('answers 503 with a clear detail instead of a broken stream', async () => {
+      const res = await api('POST', '/chat/send', { base: `${apiProc.url}/api/v1`, token: owner.token, body: { message: 'escrow?' } });
+      expect(res.status).to.equal(503);
+      expect(res.body.detail).to.match(/vector store \(Elasticsearch\) is unavailable/);
+      const stats = await api('GET', '/chat/stats', { base: `${apiProc.url}/api/v1`, token: owner.token });
+      expect(stats.status).to.equal(503);
+    });
+  });
+});
