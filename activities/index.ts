@@ -2,6 +2,7 @@ import type { Services } from '../lib/services';
 import { createWebhookActivities } from './webhooks';
 import { createDocumentActivities } from './documents';
 import { createChatActivities } from './chat';
+import { createSignatureActivities } from './signatures';
 
 /** Every activity the worker registers, bound to the process's engines. */
 export function createActivities(s: Services) {
@@ -9,5 +10,6 @@ export function createActivities(s: Services) {
     ...createWebhookActivities(s),
     ...createDocumentActivities(s),
     ...createChatActivities(s),
+    ...createSignatureActivities(s),
   };
 }

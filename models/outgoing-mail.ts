@@ -8,7 +8,7 @@ import { basePlugin } from './base';
 const schema = new Schema({
   organization_id: { type: Schema.Types.ObjectId, default: null, index: true },
   to: { type: String, required: true, index: true },
-  kind: { type: String, enum: ['password_reset', 'team_invite'], required: true },
+  kind: { type: String, enum: ['password_reset', 'team_invite', 'signature_reminder'], required: true },
   subject: { type: String, required: true },
   body: { type: String, required: true },
   /** Values a template or a test needs (e.g. the token), so the body need not be parsed. */

@@ -2,3 +2,4 @@
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { documentIngestionWorkflow } from './document-ingestion';
 export { syncContractsWorkflow } from './sync-contracts';
+export { signatureWorkflow } from './signature';

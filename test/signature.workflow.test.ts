@@ -1,0 +1,95 @@
+import { expect } from 'chai';
+import { Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { signatureWorkflow, signedSignal, declinedSignal, statusQuery, viewedSignal } from '../workflows/signature';
+import { createTimeSkippingEnv } from './support/time-skipping';
+
+const DAY = 24 * 3600 * 1000;
+
+/** Reminders, expiry and completion of a signature request in workflow time. */
+describe('signature workflow (time-skipping)', function () {
+  this.timeout(120000);
+  let env: TestWorkflowEnvironment;
+  const calls: Array<{ name: string; at: number }> = [];
+  let worker: Worker;
+  let running: Promise<void>;
+  const taskQueue = 'signatures-test';
+
+  before(async () => {
+    env = await createTimeSkippingEnv();
+    const record = (name: string) => async () => {
+      calls.push({ name, at: Number(await env.currentTimeMs()) });
+    };
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowsPath: require.resolve('../workflows'),
+      activities: {
+        sendSignatureReminders: record('remind'),
+        completeSignatureRequest: record('complete'),
+        expireSignatureRequest: record('expire'),
+      },
+    });
+    running = worker.run();
+  });
+  after(async () => {
+    worker?.shutdown();
+    await running;
+    await env?.teardown();
+  });
+  beforeEach(() => {
+    calls.length = 0;
+  });
+
+  async function start(expiresInDays: number, signerIds = ['s1', 's2']) {
+    const startMs = Number(await env.currentTimeMs());
+    const handle = await env.client.workflow.start(signatureWorkflow, {
+      taskQueue,
+      workflowId: `signature-${Math.random()}`,
+      args: [{ signatureId: 'sig1', signerIds, expiresAtMs: startMs + expiresInDays * DAY, reminderIntervalMs: 3 * DAY }],
+    });
+    return { handle, startMs };
+  }
+
+  it('reminds every 3 days while pending, expires at the deadline, and ignores acts afterwards', async () => {
+    const { handle, startMs } = await start(10);
+    expect(await handle.result()).to.equal('expired');
+    const days = calls.map((c) => ({ name: c.name, day: Math.round((c.at - startMs) / DAY) }));
+    expect(days).to.deep.equal([
+      { name: 'remind', day: 3 },
+      { name: 'remind', day: 6 },
+      { name: 'remind', day: 9 },
+      { name: 'expire', day: 10 },
+    ]);
+    // The request is over: a late signature cannot reach it.
+    let late: unknown;
+    try {
+      await handle.signal(signedSignal, { signerId: 's1' });
+    } catch (err) {
+      late = err;
+    }
+    expect(late).to.be.instanceOf(WorkflowNotFoundError);
+    expect(calls.filter((c) => c.name === 'complete')).to.have.length(0);
+  });
+
+  it('completes once every signer has signed', async () => {
+    const { handle } = await start(30);
+    await handle.signal(viewedSignal, { signerId: 's1' });
+    await handle.signal(signedSignal, { signerId: 's1' });
+    const midway = await handle.query(statusQuery);
+    expect(midway.status).to.equal('pending');
+    expect(midway.signers).to.deep.equal([{ id: 's1', status: 'signed' }, { id: 's2', status: 'pending' }]);
+    await handle.signal(signedSignal, { signerId: 's2' });
+    expect(await handle.result()).to.equal('completed');
+    expect(calls.map((c) => c.name)).to.deep.equal(['complete']);
+  });
+
+  it('ends declined without completing when a signer declines', async () => {
+    const { handle } = await start(30);
+    await handle.signal(signedSignal, { signerId: 's1' });
+    await handle.signal(declinedSignal, { signerId: 's2' });
+    expect(await handle.result()).to.equal('declined');
+    expect(calls.map((c) => c.name)).to.deep.equal([]);
+  });
+});
