@@ -1,7 +1,8 @@
 /**
- * Activities of `POST /chat/sync-contracts`: page through an organization's contract
- * ids, (re)index a page of contracts into `contracts_kb`, and drop what the run did not
- * touch (contracts deleted without their vectors being removed).
+ * Activities keeping `contracts_kb` current: for `POST /chat/sync-contracts`, page through
+ * an organization's contract ids, (re)index a page of contracts, and drop what the run did
+ * not touch (contracts deleted without their vectors being removed); for contract events,
+ * re-index one contract.
  */
 import { Context } from '@temporalio/activity';
 import { trusted, Types } from 'mongoose';
@@ -26,6 +27,10 @@ export function createChatActivities(s: Services) {
         Context.current().heartbeat(id);
       }
       return chunks;
+    },
+
+    async reindexContract({ organizationId, contractId }: { organizationId: string; contractId: string }): Promise<number> {
+      return indexContract(s, organizationId, contractId);
     },
 
     async pruneContractIndex({ organizationId, before }: { organizationId: string; before: string }): Promise<number> {

@@ -2,12 +2,15 @@
  * Contracts in the `contracts_kb` collection: one contract's text (headed by its title,
  * type, counterparty and status, so questions about those find it) chunked, embedded
  * and written under deterministic ids. The sync workflow calls these for every contract;
- * contract changes call them for one.
+ * contract events (through the relay) for one.
  */
 import type { Services } from './services';
 import { chunkPages } from './chunking';
 import { deleteSource, embeddingText, indexChunks } from './vector-store';
 import { Contract, type ContractDoc } from '../models/contract';
+import { startOnce } from './temporal';
+import type { EventConsumer } from './relay';
+import type { contractIndexWorkflow } from '../workflows/sync-contracts';
 
 /** Texts per embedding call. */
 const EMBED_BATCH = 100;
@@ -53,3 +56,28 @@ export async function indexContract(s: Services, organizationId: string, contrac
 export async function removeContract(s: Services, organizationId: string, contractId: string): Promise<void> {
   await deleteSource(s, organizationId, contractId, { collections: ['contracts_kb'] });
 }
+
+export const CONTRACT_INDEX_KIND = 'contract-index';
+const WORKFLOW_TYPE: (typeof contractIndexWorkflow)['name'] = 'contractIndexWorkflow';
+const TEXT_EVENTS = new Set(['contract.created', 'contract.updated', 'contract.deleted']);
+
+/**
+ * Keeps `contracts_kb` current: each contract event starts `index-contract-<eventId>`,
+ * which re-reads the contract and re-indexes it (or removes it when it is gone), so
+ * events handled out of order still end in the stored state.
+ */
+export const contractIndexConsumer: EventConsumer = {
+  name: 'contract-index',
+  async consume(s, event) {
+    if (!TEXT_EVENTS.has(event.type)) return;
+    const organizationId = event.organization_id.toHexString();
+    await startOnce(s, {
+      workflowType: WORKFLOW_TYPE,
+      workflowId: `index-contract-${event.id}`,
+      args: [{ organizationId, contractId: event.resource_id }],
+      kind: CONTRACT_INDEX_KIND,
+      organizationId,
+      recordId: event.resource_id,
+    });
+  },
+};

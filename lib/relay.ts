@@ -15,6 +15,7 @@ import type { Services } from './services';
 import { setEventRecordedListener } from './events';
 import { Event, type EventDoc } from '../models/event';
 import { webhookConsumer } from './webhooks';
+import { contractIndexConsumer } from './contract-index';
 
 export type EventRecord = HydratedDocument<EventDoc>;
 
@@ -25,7 +26,7 @@ export interface EventConsumer {
 }
 
 /** Every consumer of the event stream; the integrations piece appends its own. */
-export const EVENT_CONSUMERS: EventConsumer[] = [webhookConsumer];
+export const EVENT_CONSUMERS: EventConsumer[] = [webhookConsumer, contractIndexConsumer];
 
 /** Hands one event to every consumer, then marks it relayed. Throws when a consumer fails. */
 export async function relayEvent(s: Services, eventId: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { api } from './support/http';
 import { testEnv, testEnvironment } from './support/env';
-import { signUp, type TestUser } from './support/auth';
+import { addMember, signUp, type TestUser } from './support/auth';
 import { makePdf, settled, upload } from './support/documents';
 import { freePort, startApiProcess, type EngineProcess } from './support/processes';
 import { chunkPages } from '../lib/chunking';
@@ -164,6 +164,48 @@ describe('chat', function () {
     expect(below.length, `cosines ${cos.join(', ')}`).to.be.at.least(1);
     for (const s of above) expect(citedSections.has(s), `${s} is above the floor`).to.be.true;
     for (const s of below) expect(citedSections.has(s), `${s} is below the floor`).to.be.false;
+  });
+
+  it('keeps contracts_kb current on contract changes and re-indexes on sync-contracts', async () => {
+    const user = await signUp();
+    const question = 'What is the Quillfeather liquidated damages cap?';
+    const cites = async (title: string) =>
+      (await askJson(user.token, question)).body.message.citations.some((c) => c.title === title);
+    const eventually = async (check: () => Promise<boolean>, what: string) => {
+      for (let i = 0; i < 40; i++) {
+        if (await check()) return;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      throw new Error(`timed out waiting until ${what}`);
+    };
+
+    const created = await api<{ id: string }>('POST', '/contracts', {
+      token: user.token,
+      body: {
+        title: 'Quillfeather Supply',
+        type: 'service_agreement',
+        counterparty: 'Quillfeather GmbH',
+        content: '7. Liability\nThe Quillfeather liquidated damages cap is 2.5 million dollars per contract year.',
+      },
+    });
+    expect(created.status).to.equal(201);
+    await eventually(() => cites('Quillfeather Supply'), 'the created contract is cited');
+
+    const renamed = await api('PUT', `/contracts/${created.body.id}`, { token: user.token, body: { title: 'Quillfeather Supply v2' } });
+    expect(renamed.status).to.equal(200);
+    await eventually(async () => (await cites('Quillfeather Supply v2')) && !(await cites('Quillfeather Supply')), 'the update is indexed');
+
+    const sync = await api<{ workflow_id: string; contracts: number }>('POST', '/chat/sync-contracts', { token: user.token });
+    expect(sync.status).to.equal(202);
+    expect(sync.body.contracts).to.equal(1);
+    expect(sync.body.workflow_id).to.match(new RegExp(`^sync-contracts-${user.organizationId}-`));
+    expect(await testEnv().services.temporal.workflow.getHandle(sync.body.workflow_id).result()).to.deep.equal({ contracts: 1 });
+    expect(await cites('Quillfeather Supply v2')).to.be.true;
+
+    expect((await api('DELETE', `/contracts/${created.body.id}`, { token: user.token })).status).to.equal(204);
+    await eventually(async () => !(await cites('Quillfeather Supply v2')), 'the deleted contract is gone');
+    const viewer = await addMember(user, 'viewer');
+    expect((await api('POST', '/chat/sync-contracts', { token: viewer.token })).status).to.equal(403);
   });
 
   it('reports real vector counts, index health, models and the retrieval settings', async () => {

@@ -8,7 +8,7 @@ import type { ChatActivities } from '../activities/chat';
 
 export const SYNC_PAGE = 50;
 
-const { listContractIds, pruneContractIndex } = proxyActivities<ChatActivities>({
+const { listContractIds, pruneContractIndex, reindexContract } = proxyActivities<ChatActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 10 },
 });
@@ -41,4 +41,9 @@ export async function syncContractsWorkflow({ organizationId, cursor }: SyncCont
   }
   await pruneContractIndex({ organizationId, before: startedAt });
   return { contracts: indexed };
+}
+
+/** One contract after a contract event: re-indexed as it is now, or removed when gone. */
+export async function contractIndexWorkflow({ organizationId, contractId }: { organizationId: string; contractId: string }): Promise<number> {
+  return reindexContract({ organizationId, contractId });
 }
