@@ -76,7 +76,7 @@ describe('GET /health', () => {
 
 describe('errors', () => {
   it('answers unknown routes with 404 and a detail', async () => {
-    const res = await api('GET', '/no-such-thing');
+    const res = await api('GET', '/no-such-thing', { base: testEnv().hostUrl });
     expect(res.status).to.equal(404);
     expect(res.body).to.have.property('detail').that.is.a('string');
   });

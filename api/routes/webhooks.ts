@@ -14,6 +14,7 @@ import { EVENT_TYPES } from '../../models/event';
 import { WebhookSubscription, subscriptionView } from '../../models/webhook-subscription';
 import { DELIVERY_STATUSES, WebhookDelivery, deliveryView } from '../../models/webhook-delivery';
 import { authorize, principalOf } from '../middleware/auth';
+import { idempotent } from '../middleware/idempotency';
 import { AppError, badRequest, conflict, notFound } from '../errors';
 
 /** Standard Webhooks asks for at least 24 random bytes; 16 characters is the floor we enforce. */
@@ -37,8 +38,9 @@ export function webhooksRouter(s: Services): Router {
   const router = Router();
   const policy = { allowPrivate: s.config.ALLOW_PRIVATE_WEBHOOK_URLS };
   const manage = authorize('webhooks:manage');
+  const once = idempotent(s.logger);
 
-  router.post('/subscribe', manage, async (req, res) => {
+  router.post('/subscribe', manage, once, async (req, res) => {
     const p = principalOf(req);
     const body = subscribeBody.parse(req.body);
     const refused = await resolvedUrlRefusal(body.url, policy);
