@@ -12,12 +12,14 @@ import { WebhookSubscription } from '../models/webhook-subscription';
 /** The outbox relay on the real engines: one delivery per event and subscription, however often it runs. */
 describe('event relay', () => {
   const orgId = new Types.ObjectId().toHexString();
+  // A contract id that exists nowhere: other consumers (e.g. the contract index) treat it as removed.
+  const contractId = new Types.ObjectId().toHexString();
   const event = (title: string): NewEvent => ({
     organizationId: orgId,
     type: 'contract.created',
-    data: { id: 'c1', title, type: 'nda', status: 'draft', counterparty: 'Acme' },
+    data: { id: contractId, title, type: 'nda', status: 'draft', counterparty: 'Acme' },
     actor: { type: 'system', id: null },
-    resource: { type: 'contract', id: 'c1' },
+    resource: { type: 'contract', id: contractId },
     summary: `Contract "${title}" created`,
   });
 
