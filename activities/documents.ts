@@ -7,7 +7,7 @@
 import { Context, ApplicationFailure } from '@temporalio/activity';
 import { trusted, Types } from 'mongoose';
 import type { Services } from '../lib/services';
-import { chunkId, deleteSource, embeddingText, indexChunks, type Collection } from '../lib/vector-store';
+import { chunkId, deleteSource, embeddingText, indexChunks, refreshCollections, type Collection } from '../lib/vector-store';
 import { chunkPages } from '../lib/chunking';
 import { extractPages, UnreadableDocumentError, type SupportedMime } from '../lib/extraction';
 import { Document, DocumentChunk, type DocumentCategory } from '../models/document';
@@ -78,12 +78,13 @@ export function createDocumentActivities(s: Services) {
       return chunks.length;
     },
 
-    /** Marks the document ready, dropping vectors an earlier, longer version left behind. */
+    /** Marks the document ready (and searchable), dropping vectors an earlier, longer version left behind. */
     async finishDocument({ documentId, chunkCount, pageCount }: { documentId: string } & PreparedDocument): Promise<void> {
       await DocumentChunk.deleteMany({ document_id: new Types.ObjectId(documentId) });
       const doc = await Document.findById(documentId);
       if (!doc) return;
       await deleteSource(s, doc.organization_id.toHexString(), documentId, { fromChunk: chunkCount });
+      await refreshCollections(s, [collectionForCategory(doc.category)]);
       await Document.updateOne(
         { _id: doc._id },
         { $set: { status: 'ready', chunk_count: chunkCount, page_count: pageCount, error: null, processed_at: new Date() } },

@@ -6,7 +6,7 @@
  */
 import type { Services } from './services';
 import { chunkPages } from './chunking';
-import { deleteSource, embeddingText, indexChunks } from './vector-store';
+import { deleteSource, embeddingText, indexChunks, refreshCollections } from './vector-store';
 import { Contract, type ContractDoc } from '../models/contract';
 import { startOnce } from './temporal';
 import type { EventConsumer } from './relay';
@@ -49,6 +49,7 @@ export async function indexContract(s: Services, organizationId: string, contrac
   }
   // A shorter new version leaves the old tail behind: drop it.
   await deleteSource(s, organizationId, contractId, { collections: ['contracts_kb'], fromChunk: chunks.length });
+  await refreshCollections(s, ['contracts_kb']);
   return chunks.length;
 }
 

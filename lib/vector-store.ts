@@ -124,7 +124,11 @@ export const embeddingText = (c: { section: string; text: string }) =>
 
 export const chunkId = (sourceId: string, chunkIndex: number) => `${sourceId}:${chunkIndex}`;
 
-/** Writes chunks (overwriting same-id chunks) and makes them searchable at once. */
+/**
+ * Writes chunks (overwriting same-id chunks). They become searchable at the next refresh:
+ * callers refresh once after their last batch (`refreshCollections`), since waiting for a
+ * refresh per batch costs about a second each.
+ */
 export async function indexChunks(store: VectorStore, collection: Collection, chunks: readonly ChunkRecord[]): Promise<void> {
   if (!chunks.length) return;
   await ensureCollections(store);
@@ -147,11 +151,16 @@ export async function indexChunks(store: VectorStore, collection: Collection, ch
       embedding: c.vector,
     },
   ]);
-  const res = await store.es.bulk({ operations, refresh: 'wait_for' });
+  const res = await store.es.bulk({ operations });
   if (res.errors) {
     const failed = res.items.find((i) => i.index?.error)?.index?.error;
     throw new Error(`bulk indexing failed: ${failed?.type ?? 'unknown'}: ${failed?.reason ?? ''}`);
   }
+}
+
+/** Makes everything written so far searchable. */
+export async function refreshCollections(store: VectorStore, collections: readonly Collection[] = COLLECTIONS): Promise<void> {
+  await store.es.indices.refresh({ index: collections.map((c) => indexName(store, c)) });
 }
 
 /**
@@ -160,11 +169,12 @@ export async function indexChunks(store: VectorStore, collection: Collection, ch
  * local integ-test build) do not ship, and a page loop works the same everywhere.
  */
 async function deleteMatching(store: VectorStore, indices: string[], query: estypes.QueryDslQueryContainer): Promise<number> {
+  await store.es.indices.refresh({ index: indices, ignore_unavailable: true });
   let deleted = 0;
   for (;;) {
     const page = await store.es.search({ index: indices, query, size: 1000, _source: false, ignore_unavailable: true });
     if (!page.hits.hits.length) return deleted;
-    const res = await store.es.bulk({ operations: page.hits.hits.map((h) => ({ delete: { _index: h._index, _id: h._id! } })), refresh: 'wait_for' });
+    const res = await store.es.bulk({ operations: page.hits.hits.map((h) => ({ delete: { _index: h._index, _id: h._id! } })), refresh: true });
     deleted += res.items.filter((i) => i.delete?.result === 'deleted').length;
   }
 }
