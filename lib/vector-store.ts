@@ -35,17 +35,10 @@ export interface ChunkRecord {
   vector: number[];
 }
 
-export interface SearchHit {
+/** A stored chunk as search returns it: no vector, the organization is the caller's. */
+export interface SearchHit extends Omit<ChunkRecord, 'organizationId' | 'sourceType' | 'vector'> {
   collection: Collection;
   sourceType: string;
-  sourceId: string;
-  title: string;
-  page: number;
-  section: string;
-  startOffset: number;
-  endOffset: number;
-  text: string;
-  chunkIndex: number;
   /** Cosine similarity in [-1, 1]. */
   relevance: number;
 }
