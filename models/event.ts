@@ -2,7 +2,7 @@ import { Schema, model, type InferSchemaType } from 'mongoose';
 import { basePlugin, tenantFields } from './base';
 
 export const EVENT_TYPES = [
-  'contract.created', 'contract.updated', 'contract.deleted', 'contract.analyzed',
+  'contract.created', 'contract.updated', 'contract.deleted', 'contract.analyzed', 'contract.renewal_due',
   'signature.requested', 'signature.viewed', 'signature.completed', 'signature.declined', 'signature.expired',
   'compliance.alert', 'vendor.created', 'vendor.risk_assessed', 'team.member_joined',
 ] as const;

@@ -9,8 +9,8 @@ import type { IntegrationType } from '../../models/integration';
 
 export type IntegrationKind = 'chat' | 'crm' | 'storage';
 
-/** The values of `notify_on` (the spec's underscore names). */
-export const NOTIFY_EVENTS = ['contract_created', 'signature_completed', 'compliance_alert'] as const;
+/** The values of `notify_on`: the spec's three, plus renewal reminders from the renewal schedule. */
+export const NOTIFY_EVENTS = ['contract_created', 'signature_completed', 'compliance_alert', 'renewal_due'] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 
 /** What a connector receives for every call: where to send it and with what. */
