@@ -62,6 +62,13 @@ export async function startTestEnv(): Promise<TestEnv> {
   return env;
 }
 
+/** Deletes the run's indices by name: Elasticsearch 8 refuses wildcard deletes (action.destructive_requires_name). */
+async function deleteIndices(services: Services, prefix: string): Promise<void> {
+  const indices = await services.es.cat.indices({ index: `${prefix}*`, h: 'index', format: 'json', expand_wildcards: 'all' }).catch(() => []);
+  const names = indices.map((i) => i.index).filter((name): name is string => !!name?.startsWith(prefix));
+  if (names.length) await services.es.indices.delete({ index: names.join(','), ignore_unavailable: true }).catch(() => undefined);
+}
+
 export async function stopTestEnv(): Promise<void> {
   if (!env) return;
   await relayLoop?.stop();
@@ -70,8 +77,7 @@ export async function stopTestEnv(): Promise<void> {
   await workerConnection?.close();
   await new Promise((resolve) => server?.close(resolve));
   await mongoose.connection.db?.dropDatabase();
-  const prefix = env.config.ELASTICSEARCH_INDEX_PREFIX;
-  await env.services.es.indices.delete({ index: `${prefix}*`, allow_no_indices: true, expand_wildcards: 'all' }).catch(() => undefined);
+  await deleteIndices(env.services, env.config.ELASTICSEARCH_INDEX_PREFIX);
   await closeServices(env.services);
   env = undefined;
 }
