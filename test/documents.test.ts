@@ -104,6 +104,22 @@ describe('documents', function () {
     expect(dotted.body.filename).to.equal('Vertrag über Miete.txt');
   });
 
+  it('replays an upload under the same Idempotency-Key, and refuses another file under it with 409', async () => {
+    const key = { 'idempotency-key': `upload-${Date.now()}` };
+    const file = { name: 'minutes.txt', bytes: Buffer.from('Board minutes: the budget was approved.') };
+    const first = await upload(owner.token, file, 'other', key);
+    expect(first.status, JSON.stringify(first.body)).to.equal(201);
+    const files = await uploadFiles();
+    const again = await upload(owner.token, file, 'other', key);
+    expect(again.status).to.equal(201);
+    expect(again.body.id).to.equal(first.body.id);
+    // Same name, size and category; only the bytes differ.
+    const other = await upload(owner.token, { name: 'minutes.txt', bytes: Buffer.from('Board minutes: the budget was rejected.') }, 'other', key);
+    expect(other.status).to.equal(409);
+    expect(other.body.detail).to.equal('Idempotency-Key: already used for a different request');
+    await expectUploadFiles(files);
+  });
+
   it('marks a corrupt PDF failed with the reason', async () => {
     const bytes = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(2000, 0x41)]);
     const res = await upload(owner.token, { name: 'broken.pdf', bytes }, 'contract');

@@ -4,8 +4,9 @@
  * true`); the same key with a different request, or while the first is still running,
  * is 409. Mount after `authorize`, so refused requests never claim a key.
  */
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import mongoose, { trusted } from 'mongoose';
 import { canonicalJson } from '../../lib/canonical-json';
 import type { Logger } from '../../lib/logger';
@@ -34,6 +35,19 @@ async function claim(scope: string, key: string, fingerprint: string): Promise<I
   }
 }
 
+/**
+ * What makes two requests "the same": method, URL, body and, for an upload (multer ran
+ * first), the file's name and bytes, so another file under the same key is a conflict.
+ */
+async function fingerprintOf(req: Request): Promise<string> {
+  const hash = createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonicalJson(req.body ?? null)}`);
+  if (req.file) {
+    hash.update(`\n${req.file.fieldname} ${req.file.originalname} ${req.file.size}\n`);
+    for await (const chunk of createReadStream(req.file.path)) hash.update(chunk as Buffer);
+  }
+  return hash.digest('hex');
+}
+
 export function idempotent(logger: Logger): RequestHandler {
   return async (req, res, next) => {
     const key = req.get('Idempotency-Key');
@@ -41,7 +55,7 @@ export function idempotent(logger: Logger): RequestHandler {
     if (!KEY.test(key)) throw badRequest('Idempotency-Key: must be 1 to 255 visible ASCII characters');
     const p = principalOf(req);
     const scope = `${p.kind}:${p.id}`;
-    const fingerprint = createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonicalJson(req.body ?? null)}`).digest('hex');
+    const fingerprint = await fingerprintOf(req);
 
     const existing = await claim(scope, key, fingerprint);
     if (existing) {
