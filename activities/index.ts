@@ -3,6 +3,7 @@ import { createWebhookActivities } from './webhooks';
 import { createDocumentActivities } from './documents';
 import { createChatActivities } from './chat';
 import { createSignatureActivities } from './signatures';
+import { createComplianceActivities } from './compliance';
 
 /** Every activity the worker registers, bound to the process's engines. */
 export function createActivities(s: Services) {
@@ -11,5 +12,6 @@ export function createActivities(s: Services) {
     ...createDocumentActivities(s),
     ...createChatActivities(s),
     ...createSignatureActivities(s),
+    ...createComplianceActivities(s),
   };
 }

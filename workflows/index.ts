@@ -3,3 +3,4 @@ export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { documentIngestionWorkflow } from './document-ingestion';
 export { syncContractsWorkflow, contractIndexWorkflow } from './sync-contracts';
 export { signatureWorkflow } from './signature';
+export { complianceScanWorkflow } from './compliance-scan';

@@ -12,6 +12,7 @@ import { documentsRouter } from './documents';
 import { chatRouter } from './chat';
 import { contractsRouter } from './contracts';
 import { vendorsRouter } from './vendors';
+import { complianceRouter } from './compliance';
 
 /** Every resource's router, mounted under /api/v1. */
 export function apiRouter(s: Services): Router {
@@ -30,5 +31,6 @@ export function apiRouter(s: Services): Router {
   router.use(organizationRouter(s));
   router.use('/contracts', contractsRouter(s));
   router.use('/vendors', vendorsRouter(s));
+  router.use('/compliance', complianceRouter(s));
   return router;
 }

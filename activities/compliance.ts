@@ -1,0 +1,116 @@
+/**
+ * Activities of the compliance scan (`compliance-scan-<scanId>`): page through the contract
+ * ids in the scan's scope, scan a batch (rules, then AI flags; one open task per contract
+ * and rule; `compliance.alert` per new task), record progress, finish. Every step is safe
+ * to retry: tasks are upserted on (contract, rule, open), an alert is recorded once per
+ * task (`alerted_at`), and progress is written as absolute numbers.
+ */
+import { Context } from '@temporalio/activity';
+import { trusted, Types } from 'mongoose';
+import type { Services } from '../lib/services';
+import { recordEvent } from '../lib/events';
+import { aiFindings, evaluateContract, type Finding } from '../lib/compliance/evaluate';
+import { orgFilter } from '../models/base';
+import { Contract, type ContractDoc } from '../models/contract';
+import { ComplianceScan, type ComplianceScanDoc } from '../models/compliance-scan';
+import { ComplianceTask, OPEN_STATUSES, type ComplianceTaskDoc } from '../models/compliance-task';
+
+const DAY_MS = 86_400_000;
+
+async function loadScan(scanId: string): Promise<ComplianceScanDoc> {
+  const scan = await ComplianceScan.findById(scanId);
+  if (!scan) throw new Error(`compliance scan ${scanId} not found`);
+  return scan;
+}
+
+/** The open task for this contract and rule, created by this scan when there was none. */
+async function upsertTask(scan: ComplianceScanDoc, contract: ContractDoc, f: Finding): Promise<ComplianceTaskDoc> {
+  const filter = {
+    organization_id: scan.organization_id,
+    contract_id: contract._id,
+    rule_id: f.rule_id,
+    status: trusted({ $in: OPEN_STATUSES }),
+  };
+  const task = await ComplianceTask.findOneAndUpdate(filter, {
+    $setOnInsert: {
+      title: f.title,
+      description: f.description,
+      priority: f.priority,
+      status: 'pending',
+      due_date: new Date(Date.now() + f.due_in_days * DAY_MS),
+      contract_title: contract.title,
+      regulation_type: f.regulation_type,
+      jurisdiction: f.jurisdiction,
+      scan_id: scan._id,
+    },
+  }, { upsert: true, new: true });
+  return task;
+}
+
+async function alert(task: ComplianceTaskDoc): Promise<void> {
+  const dueDate = task.due_date.toISOString().slice(0, 10);
+  await recordEvent({
+    organizationId: task.organization_id.toHexString(),
+    type: 'compliance.alert',
+    data: {
+      id: task.id, task_id: task.id, title: task.title, priority: task.priority, status: task.status,
+      regulation_type: task.regulation_type, jurisdiction: task.jurisdiction, rule_id: task.rule_id,
+      contract_id: task.contract_id.toHexString(), contract_title: task.contract_title, due_date: dueDate,
+      scan_id: task.scan_id?.toHexString() ?? null,
+    },
+    actor: { type: 'system', id: null, name: 'compliance scan' },
+    resource: { type: 'compliance_task', id: task.id },
+    summary: `Compliance issue "${task.title}" on contract "${task.contract_title}" (${task.priority} priority, due ${dueDate})`,
+  });
+  await ComplianceTask.updateOne({ _id: task._id }, { $set: { alerted_at: new Date() } });
+}
+
+export function createComplianceActivities(s: Services) {
+  return {
+    async listScanContractIds({ scanId, afterId, limit }: { scanId: string; afterId: string | null; limit: number }): Promise<string[]> {
+      const scan = await loadScan(scanId);
+      const idCondition = {
+        ...(afterId ? { $gt: new Types.ObjectId(afterId) } : {}),
+        ...(scan.contract_ids?.length ? { $in: scan.contract_ids } : {}),
+      };
+      const filter = {
+        ...orgFilter(scan.organization_id.toHexString()),
+        ...(scan.scope === 'active' ? { status: 'active' as const } : {}),
+        ...(Object.keys(idCondition).length ? { _id: trusted(idCondition) } : {}),
+      };
+      const rows = await Contract.find(filter, { _id: 1 }).sort({ _id: 1 }).limit(limit).lean();
+      return rows.map((r) => r._id.toHexString());
+    },
+
+    /** Scans a batch and records progress; returns how many of the contracts still existed and were scanned. */
+    async scanContracts({ scanId, contractIds, scannedBefore }: { scanId: string; contractIds: string[]; scannedBefore: number }): Promise<number> {
+      const scan = await loadScan(scanId);
+      const contracts = await Contract.find({ organization_id: scan.organization_id, _id: trusted({ $in: contractIds.map((id) => new Types.ObjectId(id)) }) });
+      for (const contract of contracts) {
+        const text = `${contract.title}\n${contract.content ?? ''}`;
+        const analysis = await s.ai.analyzeContract({ type: contract.type, title: contract.title, content: contract.content ?? '' });
+        const findings = [
+          ...evaluateContract(text, scan.jurisdictions),
+          ...aiFindings(text, analysis.analysis.compliance_flags, scan.jurisdictions),
+        ];
+        for (const f of findings) {
+          const task = await upsertTask(scan, contract, f);
+          if (task.scan_id?.equals(scan._id) && !task.alerted_at) await alert(task);
+        }
+        Context.current().heartbeat(contract.id);
+      }
+      const tasksCreated = await ComplianceTask.countDocuments({ organization_id: scan.organization_id, scan_id: scan._id });
+      await ComplianceScan.updateOne({ _id: scan._id }, { $set: { contracts_scanned: scannedBefore + contracts.length, tasks_created: tasksCreated } });
+      return contracts.length;
+    },
+
+    async finishScan({ scanId, error }: { scanId: string; error?: string }): Promise<void> {
+      await ComplianceScan.updateOne(
+        { _id: new Types.ObjectId(scanId) },
+        { $set: { status: error ? 'failed' : 'completed', error: error ?? null, completed_at: new Date() } },
+      );
+    },
+  };
+}
+
+export type ComplianceActivities = ReturnType<typeof createComplianceActivities>;

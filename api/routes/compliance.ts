@@ -1,0 +1,195 @@
+/**
+ * Compliance: start a scan (workflow `compliance-scan-<scanId>`) and follow its progress,
+ * list and update the tasks it raises, and the dashboard of task counts.
+ */
+import { Router } from 'express';
+import { trusted, Types } from 'mongoose';
+import { z } from 'zod';
+import type { Services } from '../../lib/services';
+import { pageQuery, skipOf } from '../../lib/pagination';
+import { JURISDICTIONS, COMPLIANCE_RULES } from '../../lib/compliance/rules';
+import { inOrg, isObjectId, orgFilter } from '../../models/base';
+import { Contract } from '../../models/contract';
+import { ComplianceScan, SCAN_SCOPES, scanView } from '../../models/compliance-scan';
+import { ComplianceTask, TASK_PRIORITIES, TASK_STATUSES, taskCounts, taskView } from '../../models/compliance-task';
+import { complianceScanWorkflow } from '../../workflows/compliance-scan';
+import { recordSearchAttributes } from '../../workflows/search-attributes';
+import { operation } from '../openapi';
+import { authorize, principalOf } from '../middleware/auth';
+import { idempotent } from '../middleware/idempotency';
+import { badRequest, notFound, unavailable } from '../errors';
+
+const MAX_SCAN_CONTRACTS = 500;
+const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
+
+const scanBody = z.object({
+  scope: z.enum(SCAN_SCOPES, oneOf(SCAN_SCOPES)).default('all'),
+  jurisdictions: z
+    .array(z.string().refine((j) => JURISDICTIONS.includes(j), oneOf(JURISDICTIONS)), 'must be an array of jurisdiction codes')
+    .min(1, 'must name at least one jurisdiction')
+    .max(JURISDICTIONS.length * 2, 'has too many entries')
+    .default([...JURISDICTIONS]),
+  contract_ids: z
+    .array(z.string().refine(isObjectId, 'must be contract ids'), 'must be an array of contract ids')
+    .min(1, 'must not be empty when given')
+    .max(MAX_SCAN_CONTRACTS, `must have at most ${MAX_SCAN_CONTRACTS} ids`)
+    .optional(),
+});
+
+const listQuery = pageQuery.extend({
+  status: z.enum(TASK_STATUSES, oneOf(TASK_STATUSES)).optional(),
+  priority: z.enum(TASK_PRIORITIES, oneOf(TASK_PRIORITIES)).optional(),
+  regulation_type: z.string().trim().min(1).max(100).optional(),
+  contract_id: z.string().refine(isObjectId, 'must be a contract id').optional(),
+});
+
+const updateBody = z.object({
+  status: z.enum(TASK_STATUSES, oneOf(TASK_STATUSES)).optional(),
+  priority: z.enum(TASK_PRIORITIES, oneOf(TASK_PRIORITIES)).optional(),
+  due_date: z.iso.date('must be a date (YYYY-MM-DD)').optional(),
+});
+
+const scanResponse = z.object({
+  scan_id: z.string(),
+  status: z.enum(['running', 'completed', 'failed']),
+  scope: z.enum(SCAN_SCOPES),
+  jurisdictions: z.array(z.string()),
+  contracts_scanned: z.int(),
+  tasks_created: z.int(),
+  workflow_id: z.string(),
+  started_at: z.string(),
+  completed_at: z.string().nullable(),
+  error: z.string().optional(),
+});
+const taskResponse = z.object({
+  id: z.string(), title: z.string(), description: z.string(),
+  priority: z.enum(TASK_PRIORITIES), status: z.enum(TASK_STATUSES), due_date: z.iso.date(),
+  contract_id: z.string(), contract_title: z.string(), regulation_type: z.string(), jurisdiction: z.string(),
+  rule_id: z.string(), scan_id: z.string().nullable(), resolved_at: z.string().nullable(),
+  created_at: z.string(), updated_at: z.string(),
+});
+const counts = (keys: readonly string[]) => z.object(Object.fromEntries(keys.map((k) => [k, z.int()])));
+const dashboardResponse = z.object({
+  summary: counts(['total_tasks', 'total', 'pending', 'in_progress', 'resolved', 'overdue']),
+  by_priority: counts(TASK_PRIORITIES),
+  by_regulation: z.record(z.string(), z.int()),
+});
+
+const jurisdictionList = [...new Set(COMPLIANCE_RULES.map((r) => `${r.jurisdiction} (${r.regulation_type})`))].join(', ');
+
+operation({
+  path: '/compliance/scan', method: 'post', tag: 'Compliance', summary: 'Start a compliance scan',
+  description: `Scans the contracts in scope (\`all\`, or \`active\` ones; \`contract_ids\` narrows it) against the rule set of the named jurisdictions and the AI's compliance flags. Rules: ${jurisdictionList}; GLOBAL (industry) rules run in every scan. Each issue becomes a task unless an open (pending or in_progress) task for the same contract and rule exists; each new task emits \`compliance.alert\`. Honours Idempotency-Key.`,
+  body: scanBody,
+  responses: { 202: { description: 'The scan is running', schema: z.object({ scan_id: z.string(), workflow_id: z.string(), status: z.literal('running') }) } },
+});
+operation({
+  path: '/compliance/scans/{id}', method: 'get', tag: 'Compliance', summary: 'Progress and outcome of a scan',
+  responses: { 200: { description: 'The scan', schema: scanResponse } },
+});
+operation({
+  path: '/compliance/tasks', method: 'get', tag: 'Compliance', summary: 'List compliance tasks, most urgent first',
+  query: listQuery,
+  responses: { 200: { description: 'A page of tasks', schema: z.object({ tasks: z.array(taskResponse), total: z.int(), page: z.int(), page_size: z.int() }) } },
+});
+operation({
+  path: '/compliance/tasks/{id}', method: 'put', tag: 'Compliance', summary: 'Update a task\'s status, priority or due date',
+  description: 'Members and above. Setting `resolved` stamps `resolved_at`; reopening clears it.',
+  body: updateBody,
+  responses: { 200: { description: 'The updated task', schema: taskResponse } },
+});
+operation({
+  path: '/compliance/dashboard', method: 'get', tag: 'Compliance', summary: 'Task counts by status, priority and regulation',
+  description: '`summary.total_tasks` (also as `total`) counts all tasks; `overdue` counts open tasks past their due date.',
+  responses: { 200: { description: 'Counts', schema: dashboardResponse } },
+});
+
+export function complianceRouter(s: Services): Router {
+  const router = Router();
+
+  router.post('/scan', authorize('compliance:scan'), idempotent(s.logger), async (req, res) => {
+    const p = principalOf(req);
+    const body = scanBody.parse(req.body ?? {});
+    const contractIds = body.contract_ids && [...new Set(body.contract_ids)].map((id) => new Types.ObjectId(id));
+    if (contractIds) {
+      const found = await Contract.countDocuments({ ...orgFilter(p.organizationId), _id: trusted({ $in: contractIds }) });
+      if (found !== contractIds.length) throw notFound('Contract');
+    }
+    const scan = await ComplianceScan.create({
+      organization_id: new Types.ObjectId(p.organizationId),
+      scope: body.scope,
+      jurisdictions: [...new Set(body.jurisdictions)],
+      contract_ids: contractIds,
+      created_by: new Types.ObjectId(p.userId),
+    });
+    scan.workflow_id = `compliance-scan-${scan.id}`;
+    await scan.save();
+    try {
+      await s.temporal.workflow.start(complianceScanWorkflow, {
+        taskQueue: s.config.TEMPORAL_TASK_QUEUE,
+        workflowId: scan.workflow_id,
+        args: [{ scanId: scan.id }],
+        typedSearchAttributes: recordSearchAttributes('compliance-scan', p.organizationId, scan.id),
+      });
+    } catch (err) {
+      await ComplianceScan.deleteOne({ _id: scan._id });
+      s.logger.error({ err, scanId: scan.id }, 'could not start the compliance scan');
+      throw unavailable('The workflow engine is unavailable; try again shortly');
+    }
+    res.status(202).json({ scan_id: scan.id, workflow_id: scan.workflow_id, status: 'running' });
+  });
+
+  router.get('/scans/:id', authorize('compliance:read'), async (req, res) => {
+    const filter = inOrg(principalOf(req).organizationId, req.params.id);
+    const scan = filter && (await ComplianceScan.findOne(filter));
+    if (!scan) throw notFound('Compliance scan');
+    res.json(scanView(scan));
+  });
+
+  router.get('/tasks', authorize('compliance:read'), async (req, res) => {
+    const p = principalOf(req);
+    const q = listQuery.parse(req.query);
+    const filter = {
+      ...orgFilter(p.organizationId),
+      ...(q.status ? { status: q.status } : {}),
+      ...(q.priority ? { priority: q.priority } : {}),
+      ...(q.regulation_type ? { regulation_type: q.regulation_type } : {}),
+      ...(q.contract_id ? { contract_id: new Types.ObjectId(q.contract_id) } : {}),
+    };
+    const [tasks, total] = await Promise.all([
+      ComplianceTask.find(filter).sort({ due_date: 1, _id: 1 }).skip(skipOf(q)).limit(q.page_size),
+      ComplianceTask.countDocuments(filter),
+    ]);
+    res.json({ tasks: tasks.map(taskView), total, page: q.page, page_size: q.page_size });
+  });
+
+  router.put('/tasks/:id', authorize('compliance:write'), async (req, res) => {
+    const body = updateBody.parse(req.body ?? {});
+    const filter = inOrg(principalOf(req).organizationId, req.params.id);
+    const task = filter && (await ComplianceTask.findOne(filter));
+    if (!task) throw notFound('Compliance task');
+    if (body.status && body.status !== task.status) {
+      task.resolved_at = body.status === 'resolved' ? new Date() : null;
+      task.status = body.status;
+    }
+    if (body.priority) task.priority = body.priority;
+    if (body.due_date) {
+      const due = new Date(`${body.due_date}T00:00:00Z`);
+      if (Number.isNaN(due.getTime())) throw badRequest('due_date: must be a date (YYYY-MM-DD)');
+      task.due_date = due;
+    }
+    await task.save();
+    res.json(taskView(task));
+  });
+
+  router.get('/dashboard', authorize('compliance:read'), async (req, res) => {
+    const c = await taskCounts(principalOf(req).organizationId);
+    res.json({
+      summary: { total_tasks: c.total, total: c.total, pending: c.pending, in_progress: c.in_progress, resolved: c.resolved, overdue: c.overdue },
+      by_priority: c.by_priority,
+      by_regulation: c.by_regulation,
+    });
+  });
+
+  return router;
+}
