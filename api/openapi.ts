@@ -23,7 +23,8 @@ const bearer = registry.registerComponent('securitySchemes', 'bearer', {
 });
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
-type ResponseDoc = string | { description: string; schema?: z.ZodType; contentType?: string };
+/** `content` lists several media types of one response (JSON or an event stream). */
+type ResponseDoc = string | { description: string; schema?: z.ZodType; contentType?: string; content?: Record<string, z.ZodType> };
 
 export interface OperationDoc {
   /** OpenAPI path under /api/v1, with `{param}` placeholders: `/contracts/{id}`. */
@@ -34,6 +35,8 @@ export interface OperationDoc {
   description?: string;
   /** No bearer credential needed (login, signer links, health). */
   public?: boolean;
+  /** Served at the host root rather than under /api/v1 (`/health`). */
+  root?: boolean;
   query?: z.ZodObject;
   body?: z.ZodType;
   /** A multipart/form-data body instead of JSON (uploads). */
@@ -57,12 +60,22 @@ const pathParams = (path: string) => {
 
 const content = (schema: z.ZodType, type = 'application/json') => ({ [type]: { schema } });
 
+/** Ids and timestamps as every record serializes them. */
+export const idSchema = z.string().meta({ description: 'A 24-character hex id', example: '665f1c2ab3e4d5f6a7b8c9d0' });
+export const timestamp = z.iso.datetime();
+
+/** The list envelope of paged collections: `{ <items>: [...], total, page, page_size }`. */
+export function pageOf<K extends string>(key: K, item: z.ZodType) {
+  return z.object({ [key]: z.array(item), total: z.number().int(), page: z.number().int(), page_size: z.number().int() } as Record<K | 'total' | 'page' | 'page_size', z.ZodType>);
+}
+
 /** Describes one operation in the OpenAPI document. */
 export function operation(doc: OperationDoc): void {
   const responses: RouteConfig['responses'] = {};
   for (const [status, r] of Object.entries(doc.responses)) {
     const d = typeof r === 'string' ? { description: r } : r;
-    responses[status] = { description: d.description, ...(d.schema ? { content: content(d.schema, d.contentType) } : {}) };
+    const media = d.content ? Object.fromEntries(Object.entries(d.content).map(([type, schema]) => [type, { schema }])) : d.schema ? content(d.schema, d.contentType) : undefined;
+    responses[status] = { description: d.description, ...(media ? { content: media } : {}) };
   }
   for (const [status, description] of Object.entries(ERRORS)) {
     if (doc.public && status === '401') continue;
@@ -78,6 +91,7 @@ export function operation(doc: OperationDoc): void {
     tags: [doc.tag],
     ...(doc.description ? { description: doc.description } : {}),
     ...(doc.public ? { security: [] } : { security: [{ [bearer.name]: [] }] }),
+    ...(doc.root ? { servers: [{ url: '/' }] } : {}),
     request: {
       ...(params ? { params } : {}),
       ...(doc.query ? { query: doc.query } : {}),

@@ -19,6 +19,8 @@ import { RefreshToken } from '../../models/refresh-token';
 import { OutgoingMail } from '../../models/outgoing-mail';
 import { authorize, bearerOf, principalOf } from '../middleware/auth';
 import { badRequest, conflict, unauthorized } from '../errors';
+import { ROLES } from '../../lib/rbac';
+import { idSchema, operation, registry } from '../openapi';
 
 const email = z.email().max(254).transform((e) => e.toLowerCase());
 const password = z.string().min(8, 'must be at least 8 characters').max(256);
@@ -38,6 +40,36 @@ const mfaVerifyBody = z.object({ mfa_token: token, code: z.string().max(16) });
 const mfaEnableBody = z.object({ code: z.string().max(16) });
 const resetRequestBody = z.object({ email });
 const resetBody = z.object({ token, password });
+
+/** publicUser (models/user.ts). */
+const userSchema = registry.register('User', z.object({ id: idSchema, email: z.string(), full_name: z.string(), organization_id: idSchema, role: z.enum(ROLES) }));
+const tokensSchema = registry.register('Tokens', z.object({
+  access_token: z.string(),
+  refresh_token: z.string(),
+  token_type: z.literal('bearer'),
+  expires_in: z.number().int().meta({ description: 'Seconds until the access token expires' }),
+  refresh_expires_in: z.number().int(),
+}));
+const sessionSchema = registry.register('Session', tokensSchema.extend({ user: userSchema }));
+const enrollmentSchema = registry.register('MfaEnrollment', z.object({ secret: z.string(), otpauth_url: z.string() }));
+const mfaChallenge = registry.register('MfaChallenge', z.object({
+  mfa_required: z.literal(true),
+  mfa_token: z.string().meta({ description: 'Single use; send it with a TOTP code to /auth/mfa/verify' }),
+  expires_in: z.number().int(),
+  mfa_enrollment: enrollmentSchema.optional().meta({ description: 'Present when the user has not enrolled yet' }),
+}));
+
+const tag = 'Auth';
+const session = { description: 'Signed in', schema: sessionSchema };
+operation({ path: '/auth/register', method: 'post', tag, public: true, summary: 'Register: a new organization with its owner, or join one by invitation', body: registerBody, responses: { 201: session, 409: 'The email is already registered' } });
+operation({ path: '/auth/login', method: 'post', tag, public: true, summary: 'Log in; answers an MFA challenge when the user or organization requires MFA', body: loginBody, responses: { 200: { description: 'A session, or an MFA challenge', schema: z.union([sessionSchema, mfaChallenge]) }, 401: 'Invalid email or password' } });
+operation({ path: '/auth/mfa/verify', method: 'post', tag, public: true, summary: 'Complete an MFA login with a TOTP code', body: mfaVerifyBody, responses: { 200: session, 401: 'Invalid or used mfa_token, or wrong code' } });
+operation({ path: '/auth/refresh', method: 'post', tag, public: true, summary: 'Rotate a refresh token; reuse of a spent one revokes the whole session', body: refreshBody, responses: { 200: { description: 'New tokens', schema: tokensSchema }, 401: 'Invalid, expired or reused refresh token' } });
+operation({ path: '/auth/password/reset-request', method: 'post', tag, public: true, summary: 'Send a password reset code (answers the same whether or not the address exists)', body: resetRequestBody, responses: { 202: { description: 'Accepted', schema: z.object({ detail: z.string() }) } } });
+operation({ path: '/auth/password/reset', method: 'post', tag, public: true, summary: 'Set a new password with a reset code; ends every existing session', body: resetBody, responses: { 204: 'Password changed' } });
+operation({ path: '/auth/logout', method: 'post', tag, summary: 'Revoke the access token, and the refresh token\'s session when given', body: logoutBody.unwrap(), responses: { 204: 'Logged out' } });
+operation({ path: '/auth/mfa/setup', method: 'post', tag, summary: 'Start TOTP enrollment: a new secret awaiting its first code', responses: { 200: { description: 'The secret', schema: enrollmentSchema } } });
+operation({ path: '/auth/mfa/enable', method: 'post', tag, summary: 'Enable MFA with the first code of the pending secret', body: mfaEnableBody, responses: { 200: { description: 'Enabled', schema: z.object({ mfa_enabled: z.literal(true) }) } } });
 
 const isDuplicateKey = (err: unknown) => (err as { code?: number }).code === 11000;
 

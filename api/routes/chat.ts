@@ -10,7 +10,7 @@ import type { Services } from '../../lib/services';
 import type { Principal } from '../../lib/principal';
 import { EMBEDDING_DIM } from '../../lib/ai/port';
 import { MAX_CONTEXT_CHARS, retrieve, type Passage } from '../../lib/retrieval';
-import { collectionStats, isVectorStoreDown, MIN_RELEVANCE } from '../../lib/vector-store';
+import { COLLECTIONS, collectionStats, isVectorStoreDown, MIN_RELEVANCE } from '../../lib/vector-store';
 import { isObjectId, orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { Conversation, messageView, type ConversationDoc } from '../../models/conversation';
@@ -19,6 +19,7 @@ import { recordSearchAttributes } from '../../workflows/search-attributes';
 import { authorize, principalOf } from '../middleware/auth';
 import { idempotent } from '../middleware/idempotency';
 import { notFound, unavailable } from '../errors';
+import { operation, registry, timestamp } from '../openapi';
 
 const sendBody = z.object({
   message: z.string().trim().min(1).max(8000),
@@ -26,6 +27,68 @@ const sendBody = z.object({
   stream: z.boolean().default(true),
 });
 const historyQuery = z.object({ conversation_id: z.string().optional() });
+
+const citationSchema = registry.register('Citation', z.object({ title: z.string(), page: z.number().int(), section: z.string(), relevance: z.number() }));
+const messageSchema = registry.register('ChatMessage', z.object({
+  role: z.enum(['user', 'assistant']),
+  content: z.string(),
+  timestamp,
+  citations: z.array(citationSchema).optional().meta({ description: 'On assistant messages' }),
+}));
+/** The JSON object on each `data:` line of the answer stream (`sse()` below). */
+const streamEvent = registry.register('ChatStreamEvent', z.discriminatedUnion('type', [
+  z.object({ type: z.literal('chunk'), content: z.string().meta({ description: 'The next piece of the answer text' }) }),
+  z.object({ type: z.literal('citations'), sources: z.array(citationSchema.pick({ title: true, page: true, relevance: true })) }),
+  z.object({ type: z.literal('done'), conversation_id: z.string() }),
+  z.object({ type: z.literal('error'), detail: z.string().meta({ description: 'Generation failed after the stream began' }) }),
+]).meta({ description: 'Server-Sent Events: each event is one `data: <json>` line followed by a blank line. Order: `chunk`* then `citations` then `done` (or `error` and the end of the stream).' }));
+
+const tag = 'Chat';
+operation({
+  path: '/chat/send', method: 'post', tag, body: sendBody,
+  summary: 'Ask a question over the organization\'s contracts and documents; the answer cites its sources',
+  description: 'With `stream` true (the default) the answer is a `text/event-stream` of `chunk`, `citations` and `done` events; with `stream` false, one JSON answer.',
+  responses: {
+    200: {
+      description: 'The answer: an event stream, or JSON when `stream` is false',
+      content: {
+        'text/event-stream': streamEvent,
+        'application/json': z.object({ conversation_id: z.string(), message: messageSchema }),
+      },
+    },
+    503: 'The vector store (Elasticsearch) is unavailable',
+  },
+});
+operation({
+  path: '/chat/history', method: 'get', tag, query: historyQuery, summary: 'One conversation\'s messages, or without conversation_id the caller\'s conversations (latest 100)',
+  responses: {
+    200: {
+      description: 'Messages of a conversation, or the list of conversations',
+      schema: z.union([
+        z.object({ conversation_id: z.string(), messages: z.array(messageSchema) }),
+        z.object({ conversations: z.array(z.object({ conversation_id: z.string(), title: z.string(), message_count: z.number().int(), updated_at: timestamp })) }),
+      ]),
+    },
+  },
+});
+operation({
+  path: '/chat/sync-contracts', method: 'post', tag, summary: 'Re-index every contract of the organization for the chat (honours Idempotency-Key)',
+  responses: { 202: { description: 'The sync workflow started', schema: z.object({ workflow_id: z.string(), contracts: z.number().int() }) }, 503: 'The workflow engine is unavailable' },
+});
+operation({
+  path: '/chat/stats', method: 'get', tag, summary: 'Retrieval statistics: vectors per collection, models, settings',
+  responses: {
+    200: {
+      description: 'Statistics',
+      schema: z.object({
+        collections: z.object(Object.fromEntries(COLLECTIONS.map((c) => [c, z.object({ vectors: z.number().int(), status: z.string() })]))),
+        models: z.object({ primary: z.string(), mini: z.string(), premium: z.string(), fallback: z.string(), embedding: z.string() }),
+        config: z.object({ embedding_dim: z.number().int(), min_relevance_score: z.number(), max_context_chars: z.number().int() }),
+      }),
+    },
+    503: 'The vector store (Elasticsearch) is unavailable',
+  },
+});
 
 /** Earlier turns handed to the model with a new question. */
 const HISTORY_TURNS = 10;

@@ -18,6 +18,9 @@ import { Vendor } from '../../models/vendor';
 import { authorize, principalOf } from '../middleware/auth';
 import { idempotent } from '../middleware/idempotency';
 import { badRequest, notFound } from '../errors';
+import { ContractAnalysis } from '../../lib/ai/port';
+import { RISK_LEVELS } from '../../lib/risk';
+import { idSchema, operation, pageOf, registry, timestamp } from '../openapi';
 
 const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 const date = z.iso.date('must be a date YYYY-MM-DD').transform((d) => new Date(`${d}T00:00:00Z`));
@@ -56,6 +59,46 @@ const draftBody = z.object({
   prompt: z.string().max(4000, 'must be at most 4000 characters').optional(),
   party_name: text(300).optional(),
 });
+
+const day = z.iso.date().nullable();
+
+/** contractListItem (models/contract.ts). */
+const contractItem = registry.register('ContractListItem', z.object({
+  id: idSchema,
+  title: z.string(),
+  type: z.string(),
+  status: z.enum(CONTRACT_STATUSES),
+  counterparty: z.string(),
+  risk_score: z.number().nullable(),
+  vendor_id: idSchema.nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+}));
+
+/** contractView (models/contract.ts): the whole record, dates as YYYY-MM-DD. */
+export const contractSchema = registry.register('Contract', contractItem.extend({
+  organization_id: idSchema,
+  party_name: z.string().nullable(),
+  content: z.string(),
+  value: z.number().nullable(),
+  currency: z.string(),
+  start_date: day,
+  end_date: day,
+  signed_at: timestamp.nullable(),
+  created_by: idSchema.nullable(),
+  analysis: ContractAnalysis.shape.analysis.extend({ risk_level: z.enum(RISK_LEVELS) }).nullable(),
+  analyzed_at: timestamp.nullable(),
+}));
+
+const tag = 'Contracts';
+const one = { description: 'The contract', schema: contractSchema };
+operation({ path: '/contracts', method: 'get', tag, summary: 'List contracts (newest first), filtered by status or type, searched in title and counterparty', query: listQuery, responses: { 200: { description: 'A page of contracts', schema: pageOf('contracts', contractItem) } } });
+operation({ path: '/contracts', method: 'post', tag, summary: 'Create a draft contract (honours Idempotency-Key)', body: createBody, responses: { 201: one, 409: 'Idempotency-Key reused with a different body, or still in flight' } });
+operation({ path: '/contracts/{id}', method: 'get', tag, summary: 'Get a contract', responses: { 200: one } });
+operation({ path: '/contracts/{id}', method: 'put', tag, summary: 'Update a contract; a status change is allowed', body: updateBody, responses: { 200: one } });
+operation({ path: '/contracts/{id}', method: 'delete', tag, summary: 'Delete a contract', responses: { 204: 'Deleted' } });
+operation({ path: '/contracts/{id}/draft-ai', method: 'post', tag, summary: 'Draft the contract text with AI', body: draftBody, responses: { 200: one, 503: 'The AI provider is unavailable' } });
+operation({ path: '/contracts/{id}/analyze', method: 'post', tag, summary: 'AI risk analysis; stores risk_score and analysis on the contract', responses: { 200: { description: 'The analysis', schema: ContractAnalysis }, 503: 'The AI provider is unavailable' } });
 
 function checkDates(c: { start_date?: Date | null; end_date?: Date | null }) {
   if (c.start_date && c.end_date && c.end_date < c.start_date) throw badRequest('end_date: must not be before start_date');

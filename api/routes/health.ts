@@ -1,11 +1,25 @@
+import { z } from 'zod';
 import { Router } from 'express';
 import type { Services } from '../../lib/services';
 import { pingMongo, withTimeout } from '../../lib/mongo';
 import { pingElasticsearch } from '../../lib/elasticsearch';
 import { pingTemporal } from '../../lib/temporal';
+import { operation, registry } from '../openapi';
 
 const CHECK_TIMEOUT_MS = 1500;
 const state = (ok: boolean) => (ok ? 'connected' : 'disconnected');
+
+const engineState = z.enum(['connected', 'disconnected']);
+const healthSchema = registry.register('Health', z.object({
+  status: z.enum(['healthy', 'degraded', 'unhealthy']),
+  version: z.string(),
+  services: z.object({ database: engineState, cache: engineState, vector_store: engineState, workflow_engine: engineState }),
+}));
+operation({
+  path: '/health', method: 'get', tag: 'Health', public: true, root: true,
+  summary: 'Health of every engine (served at the host root, not under /api/v1)',
+  responses: { 200: { description: 'Healthy or degraded', schema: healthSchema }, 503: { description: 'The database is down', schema: healthSchema } },
+});
 
 /**
  * `GET /health` (public): real checks of every engine, run in parallel with short

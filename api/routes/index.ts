@@ -12,6 +12,7 @@ import { documentsRouter } from './documents';
 import { chatRouter } from './chat';
 import { contractsRouter } from './contracts';
 import { vendorsRouter } from './vendors';
+import { openApiRouter } from './openapi';
 import { complianceRouter } from './compliance';
 
 /** Every resource's router, mounted under /api/v1. */
@@ -20,6 +21,7 @@ export function apiRouter(s: Services): Router {
   // Public routes first; everything mounted after `authenticate` needs a bearer credential.
   router.use(rateLimits(s));
   router.use(publicAuthRouter(s));
+  router.use(openApiRouter(s));
   router.use(authenticate(s));
   router.use(authRouter(s));
   router.use(teamRouter(s));

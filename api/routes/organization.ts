@@ -5,8 +5,16 @@ import type { Services } from '../../lib/services';
 import { Organization } from '../../models/organization';
 import { authorize, principalOf } from '../middleware/auth';
 import { notFound } from '../errors';
+import { idSchema, operation, registry, timestamp } from '../openapi';
 
 const updateBody = z.object({ name: z.string().trim().min(1).max(200).optional(), mfa_required: z.boolean().optional() });
+
+const organizationSchema = registry.register('Organization', z.object({ id: idSchema, name: z.string(), mfa_required: z.boolean(), created_at: timestamp, updated_at: timestamp }));
+
+const tag = 'Organization';
+const one = { description: 'The organization', schema: organizationSchema };
+operation({ path: '/settings/organization', method: 'get', tag, summary: 'The caller\'s organization', responses: { 200: one } });
+operation({ path: '/settings/organization', method: 'put', tag, summary: 'Rename the organization or require MFA for every member', body: updateBody, responses: { 200: one } });
 
 export function organizationRouter(_s: Services): Router {
   const router = Router();

@@ -18,10 +18,28 @@ import { RefreshToken } from '../../models/refresh-token';
 import { OutgoingMail } from '../../models/outgoing-mail';
 import { authorize, principalOf } from '../middleware/auth';
 import { conflict, forbidden, notFound } from '../errors';
+import { idSchema, operation, registry, timestamp } from '../openapi';
 
 const role = z.enum(ROLES);
 const inviteBody = z.object({ email: z.email().max(254).transform((e) => e.toLowerCase()), role });
 const roleBody = z.object({ role });
+
+/** teamMember (models/user.ts). */
+const memberSchema = registry.register('TeamMember', z.object({ id: idSchema, email: z.string(), full_name: z.string(), role, is_approved: z.boolean(), joined_at: timestamp }));
+/** inviteView (models/invite.ts). */
+const inviteSchema = registry.register('Invite', z.object({
+  id: idSchema, email: z.string(), role, status: z.enum(['pending', 'accepted', 'replaced']), invited_by: idSchema, expires_at: timestamp, created_at: timestamp,
+}));
+
+const tag = 'Team';
+operation({ path: '/team/members', method: 'get', tag, summary: 'List the organization\'s members', responses: { 200: { description: 'Members', schema: z.object({ members: z.array(memberSchema), total: z.number().int() }) } } });
+operation({
+  path: '/team/invite', method: 'post', tag, summary: 'Invite someone by email (owner or admin; only an owner invites an owner)', body: inviteBody,
+  responses: { 201: { description: 'The invitation; the token is shown once', schema: inviteSchema.pick({ id: true, email: true, role: true, status: true, expires_at: true }).extend({ invite_token: z.string() }) }, 409: 'Already a member' },
+});
+operation({ path: '/team/invites', method: 'get', tag, summary: 'List pending invitations', responses: { 200: { description: 'Invitations', schema: z.object({ invites: z.array(inviteSchema), total: z.number().int() }) } } });
+operation({ path: '/team/members/{id}/role', method: 'put', tag, summary: 'Change a member\'s role; the last owner stays owner', body: roleBody, responses: { 200: { description: 'The member', schema: memberSchema }, 409: 'The organization must keep at least one owner' } });
+operation({ path: '/team/members/{id}', method: 'delete', tag, summary: 'Remove a member; their sessions and API keys end at once', responses: { 204: 'Removed', 409: 'The organization must keep at least one owner' } });
 
 function assertMayTouchOwner(p: Principal, ...roles: Role[]) {
   if (roles.includes('owner') && p.role !== 'owner') throw forbidden('Only an owner may grant or remove the owner role');

@@ -18,6 +18,9 @@ import { authorize, principalOf } from '../middleware/auth';
 import { idempotent } from '../middleware/idempotency';
 import { emitContractEvent } from './contracts';
 import { notFound } from '../errors';
+import { VendorAssessment } from '../../lib/ai/port';
+import { idSchema, operation, pageOf, registry, timestamp } from '../openapi';
+import { contractSchema } from './contracts';
 
 const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullable();
 
@@ -50,6 +53,41 @@ const ndaBody = z.object({
   party_name: z.string().trim().min(1, 'must not be empty').max(300, 'must be at most 300 characters'),
   duration_years: z.number('must be a number').int('must be a whole number of years').min(1, 'must be at least 1').max(20, 'must be at most 20').default(2),
 });
+
+/** vendorListItem (models/vendor.ts). */
+const vendorItem = registry.register('VendorListItem', z.object({
+  id: idSchema,
+  name: z.string(),
+  contact_email: z.string().nullable(),
+  status: z.enum(VENDOR_STATUSES),
+  risk_level: z.enum(RISK_LEVELS).nullable(),
+  risk_score: z.number().nullable(),
+  category: z.string().nullable(),
+  created_at: timestamp,
+}));
+
+/** The whole vendor record (its toJSON). */
+const vendorSchema = registry.register('Vendor', vendorItem.extend({
+  organization_id: idSchema,
+  contact_name: z.string().nullable(),
+  contact_phone: z.string().nullable(),
+  website: z.string().nullable(),
+  notes: z.string().nullable(),
+  assessment: VendorAssessment.shape.assessment.nullable(),
+  assessed_at: timestamp.nullable(),
+  created_by: idSchema.nullable(),
+  updated_at: timestamp,
+}));
+
+const tag = 'Vendors';
+const one = { description: 'The vendor', schema: vendorSchema };
+operation({ path: '/vendors', method: 'get', tag, summary: 'List vendors (newest first), filtered by status or risk level, searched in name and category', query: listQuery, responses: { 200: { description: 'A page of vendors', schema: pageOf('vendors', vendorItem) } } });
+operation({ path: '/vendors', method: 'post', tag, summary: 'Add a vendor (honours Idempotency-Key)', body: createBody, responses: { 201: one, 409: 'Idempotency-Key reused with a different body, or still in flight' } });
+operation({ path: '/vendors/{id}', method: 'get', tag, summary: 'Get a vendor', responses: { 200: one } });
+operation({ path: '/vendors/{id}', method: 'put', tag, summary: 'Update a vendor', body: updateBody, responses: { 200: one } });
+operation({ path: '/vendors/{id}', method: 'delete', tag, summary: 'Delete a vendor; its contracts stay, unlinked', responses: { 204: 'Deleted' } });
+operation({ path: '/vendors/{id}/risk-assessment', method: 'post', tag, summary: 'AI risk assessment; stores risk_score and risk_level on the vendor', responses: { 200: { description: 'The assessment', schema: VendorAssessment }, 503: 'The AI provider is unavailable' } });
+operation({ path: '/vendors/{id}/generate-nda', method: 'post', tag, summary: 'Generate a draft NDA contract linked to the vendor (honours Idempotency-Key)', body: ndaBody, responses: { 201: { description: 'The new NDA contract', schema: contractSchema }, 503: 'The AI provider is unavailable' } });
 
 async function findVendor(p: Principal, id: unknown): Promise<VendorDoc> {
   const filter = inOrg(p.organizationId, id);

@@ -1,0 +1,187 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { expect } from 'chai';
+import { createApp } from '../api/app';
+import { EVENT_TYPES } from '../models/event';
+import { api } from './support/http';
+import { testEnv } from './support/env';
+
+interface OpenApiDoc {
+  openapi: string;
+  info: { title: string; version: string };
+  servers: Array<{ url: string }>;
+  paths: Record<string, Record<string, { servers?: Array<{ url: string }>; responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }> }>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+  webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: { $ref?: string } }> }; parameters?: Array<{ in: string; name: string }> } }>;
+}
+
+/** The parts of router 2.x's Layer and Route the walk reads. */
+interface Layer {
+  rawPath?: string | RegExp;
+  route?: { path: string; methods: Record<string, boolean> };
+  handle: { stack?: Layer[] };
+}
+
+const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+/** Every method + path the app answers, `:id` written `{id}`, found by walking the router stack. */
+function mountedRoutes(stack: Layer[], prefix = ''): string[] {
+  const found: string[] = [];
+  for (const layer of stack) {
+    const mount = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
+    if (layer.route) {
+      const path = `${prefix}${mount}`.replace(/\/$/, '') || '/';
+      for (const method of Object.keys(layer.route.methods)) {
+        if (HTTP_METHODS.includes(method)) found.push(`${method.toUpperCase()} ${path.replace(/:(\w+)/g, '{$1}')}`);
+      }
+    } else if (layer.handle.stack) {
+      found.push(...mountedRoutes(layer.handle.stack, `${prefix}${mount}`));
+    }
+  }
+  return found;
+}
+
+/** Every documented operation as the path a client calls (operation servers override /api/v1). */
+function documentedRoutes(doc: OpenApiDoc): string[] {
+  return Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops)
+      .filter(([method]) => HTTP_METHODS.includes(method))
+      .map(([method, op]) => `${method.toUpperCase()} ${(op.servers?.[0]?.url ?? doc.servers[0]!.url).replace(/\/$/, '')}${path}`),
+  );
+}
+
+const fetchDoc = async () => (await api<OpenApiDoc>('GET', '/openapi.json')).body;
+
+describe('API reference', () => {
+  describe('GET /api/v1/openapi.json', () => {
+    it('is public OpenAPI 3.1 with paths, components, the bearer scheme and the error shape', async () => {
+      const res = await api<OpenApiDoc>('GET', '/openapi.json');
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.match(/^application\/json/);
+      const doc = res.body;
+      expect(doc.openapi).to.equal('3.1.0');
+      expect(doc.info.title).to.be.a('string').and.not.empty;
+      expect(doc.servers).to.deep.equal([{ url: '/api/v1' }]);
+      expect(Object.keys(doc.paths)).to.include.members(['/contracts', '/contracts/{id}', '/webhooks/subscribe', '/chat/send', '/health']);
+      expect(doc.components.securitySchemes).to.have.property('bearer');
+      expect(doc.components.schemas).to.include.keys('Problem', 'Contract', 'Vendor', 'Document', 'WebhookSubscription', 'WebhookDelivery', 'TeamMember', 'ApiKey', 'Health');
+      for (const [path, ops] of Object.entries(doc.paths)) {
+        for (const [method, op] of Object.entries(ops)) {
+          const success = Object.keys(op.responses).filter((status) => /^2\d\d$/.test(status));
+          expect(success, `${method.toUpperCase()} ${path} documents a success response`).to.not.be.empty;
+        }
+      }
+    });
+
+    it('documents the request schemas the handlers validate with', async () => {
+      const doc = await fetchDoc();
+      const create = doc.paths['/contracts']!.post as unknown as { requestBody: { content: { 'application/json': { schema: { required: string[]; properties: Record<string, { enum?: string[] }> } } } } };
+      const schema = create.requestBody.content['application/json'].schema;
+      expect(schema.required).to.have.members(['title', 'type', 'counterparty']);
+      expect(schema.properties.type!.enum).to.include('nda');
+      // Server-set fields are not part of the input.
+      expect(schema.properties).to.not.have.any.keys('organization_id', 'risk_score', 'created_by', 'signed_at');
+    });
+
+    it('describes the chat answer as an event stream of chunk, citations and done, or one JSON answer', async () => {
+      const doc = await fetchDoc();
+      const content = doc.paths['/chat/send']!.post!.responses['200']!.content!;
+      expect(content).to.have.keys('text/event-stream', 'application/json');
+      expect(content['text/event-stream']!.schema.$ref).to.equal('#/components/schemas/ChatStreamEvent');
+      const events = doc.components.schemas.ChatStreamEvent as { oneOf: Array<{ properties: { type: { enum: string[] } } }> };
+      expect(events.oneOf.flatMap((e) => e.properties.type.enum)).to.include.members(['chunk', 'citations', 'done']);
+    });
+
+    it('lists every event as a webhook with the envelope, its data shape and the signature headers', async () => {
+      const doc = await fetchDoc();
+      expect(Object.keys(doc.webhooks)).to.have.members([...EVENT_TYPES]);
+      for (const type of EVENT_TYPES) {
+        const hook = doc.webhooks[type]!.post;
+        const ref = hook.requestBody.content['application/json']!.schema.$ref!;
+        const payload = doc.components.schemas[ref.replace('#/components/schemas/', '')] as { required: string[]; properties: { event: { enum: string[] }; data: { type: string } } };
+        expect(payload.required, type).to.have.members(['event', 'timestamp', 'data', 'organization_id']);
+        expect(payload.properties.event.enum).to.deep.equal([type]);
+        expect(payload.properties.data.type).to.equal('object');
+        expect(hook.parameters?.filter((p) => p.in === 'header').map((p) => p.name)).to.have.members([
+          'X-Service-Signature', 'X-Service-Event', 'X-Service-Delivery', 'webhook-id', 'webhook-timestamp', 'webhook-signature',
+        ]);
+      }
+      const completed = doc.components.schemas['Event_signature_completed'] as { properties: { data: { required: string[] } } };
+      expect(completed.properties.data.required).to.include.members(['signature_id', 'contract_id', 'signer_name', 'signer_email']);
+    });
+
+    it('documents every mounted route, and nothing that is not mounted', async () => {
+      const doc = await fetchDoc();
+      const app = createApp(testEnv().services);
+      const mounted = mountedRoutes((app.router as unknown as { stack: Layer[] }).stack);
+      const documented = documentedRoutes(doc);
+      expect(mounted).to.include('GET /health');
+      expect(mounted).to.include('GET /api/v1/contracts/{id}');
+      const undocumented = mounted.filter((r) => !documented.includes(r));
+      const notMounted = documented.filter((r) => !mounted.includes(r));
+      expect(undocumented, `mounted without operation(): ${undocumented.join(', ')}`).to.deep.equal([]);
+      expect(notMounted, `documented but not mounted: ${notMounted.join(', ')}`).to.deep.equal([]);
+    });
+  });
+
+  describe('GET /api/v1/docs', () => {
+    it('serves the reference page from local files under a CSP that allows only this origin', async () => {
+      const res = await api('GET', '/docs');
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.match(/^text\/html/);
+      expect(res.text).to.include('<div id="swagger-ui"></div>');
+      expect(res.text).to.not.match(/https?:\/\//);
+      const csp = res.headers.get('content-security-policy')!;
+      expect(csp).to.include("script-src 'self'").and.include("connect-src 'self'").and.include("frame-ancestors 'none'");
+      expect(csp).to.not.match(/script-src[^;]*unsafe/);
+
+      const init = await api('GET', '/docs/init.js');
+      expect(init.status).to.equal(200);
+      expect(init.text).to.include("url: 'openapi.json'");
+      const bundle = await fetch(`${testEnv().baseUrl}/docs/assets/swagger-ui-bundle.js`);
+      expect(bundle.status).to.equal(200);
+      expect(bundle.headers.get('content-type')).to.match(/javascript/);
+      expect((await bundle.text()).length).to.be.greaterThan(100_000);
+      expect((await api('GET', '/docs/assets/no-such-file.js')).status).to.equal(404);
+    });
+  });
+
+  describe('security headers and CORS', () => {
+    it('answers API routes with helmet\'s strict headers and no X-Powered-By', async () => {
+      const res = await api('GET', '/contracts');
+      expect(res.status).to.equal(401);
+      expect(res.headers.get('x-powered-by')).to.equal(null);
+      expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
+      expect(res.headers.get('x-frame-options')).to.equal('SAMEORIGIN');
+      expect(res.headers.get('strict-transport-security')).to.match(/max-age=\d+/);
+      expect(res.headers.get('referrer-policy')).to.equal('no-referrer');
+      expect(res.headers.get('cross-origin-opener-policy')).to.equal('same-origin');
+      const csp = res.headers.get('content-security-policy')!;
+      expect(csp).to.include("default-src 'self'").and.include("script-src 'self'").and.include("object-src 'none'");
+    });
+
+    it('grants no cross-origin access unless the origin is configured', async () => {
+      const foreign = { Origin: 'https://evil.example' };
+      const plain = await api('GET', '/openapi.json', { headers: foreign });
+      expect(plain.headers.get('access-control-allow-origin')).to.equal(null);
+
+      const { services } = testEnv();
+      const allowed = 'https://app.example';
+      const server: Server = createApp({ ...services, config: { ...services.config, corsOrigins: [allowed] } }).listen(0, '127.0.0.1');
+      await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+      try {
+        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+        const preflight = await fetch(`${base}/contracts`, { method: 'OPTIONS', headers: { Origin: allowed, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' } });
+        expect(preflight.status).to.equal(204);
+        expect(preflight.headers.get('access-control-allow-origin')).to.equal(allowed);
+        const ok = await api('GET', '/contracts', { base, headers: { Origin: allowed } });
+        expect(ok.headers.get('access-control-allow-origin')).to.equal(allowed);
+        expect(ok.headers.get('access-control-expose-headers')).to.include('X-Request-Id');
+        const other = await api('GET', '/contracts', { base, headers: foreign });
+        expect(other.headers.get('access-control-allow-origin')).to.equal(null);
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+  });
+});
