@@ -4,6 +4,13 @@ import { testEnv, testEnvironment } from './support/env';
 import { addMember, signUp, type TestUser } from './support/auth';
 import { makePdf, settled, upload } from './support/documents';
 import { freePort, startApiProcess, type EngineProcess } from './support/processes';
+import { startFakeGemini, textResponse } from './support/gemini';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createApp } from '../api/app';
+import { createAi } from '../lib/ai';
+import { EMBEDDING_DIM } from '../lib/ai/port';
+import { loadConfig } from '../lib/config';
 import { chunkPages } from '../lib/chunking';
 import { embeddingText } from '../lib/vector-store';
 
@@ -233,5 +240,51 @@ describe('chat', function () {
       const stats = await api('GET', '/chat/stats', { base: `${apiProc.url}/api/v1`, token: owner.token });
       expect(stats.status).to.equal(503);
     });
+  });
+});
+
+describe('chat: a client disconnecting mid-answer', function () {
+  this.timeout(60000);
+  let gemini: Awaited<ReturnType<typeof startFakeGemini>>;
+  let server: Server;
+  let base: string;
+  before(async () => {
+    // The real app and Gemini adapter, against a fake Gemini whose answer never ends.
+    gemini = await startFakeGemini((call) =>
+      call.method === 'streamGenerateContent'
+        ? { drip: textResponse('more '), everyMs: 20 }
+        : { status: 200, json: { embeddings: [{ values: Array.from({ length: EMBEDDING_DIM }, (_, i) => (i === 0 ? 1 : 0)) }] } },
+    );
+    const config = loadConfig({ ...testEnvironment(), GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: gemini.url });
+    const services = testEnv().services;
+    server = createApp({ ...services, ai: createAi(config, services.logger) }).listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  });
+  after(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await gemini.close();
+  });
+
+  it('stops the generation: the model stream is closed and no answer is stored', async () => {
+    const user = await signUp();
+    const client = new AbortController();
+    const res = await fetch(`${base}/chat/send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'Tell me everything about the escrow.' }),
+      signal: client.signal,
+    });
+    expect(res.status).to.equal(200);
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value as Uint8Array);
+    expect(first).to.contain('"type":"chunk"');
+    client.abort();
+    // Without the abort reaching the provider this never resolves (the stream is endless).
+    const [drip] = gemini.drips;
+    await drip!.closed;
+    expect(drip!.written).to.be.greaterThan(0);
+    const history = await api<{ conversations: Array<{ message_count: number }> }>('GET', '/chat/history', { token: user.token });
+    expect(history.body.conversations.map((c) => c.message_count)).to.deep.equal([1]);
   });
 });

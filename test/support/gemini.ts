@@ -17,7 +17,15 @@ export type GeminiAnswer =
   | { status: number; json: unknown }
   | { sse: unknown[] }
   /** Never answers: a timeout. */
-  | { hang: true };
+  | { hang: true }
+  /** An endless stream: `event` every `everyMs` until the client goes away (see `drips`). */
+  | { drip: unknown; everyMs: number };
+
+/** One endless stream as the server saw it: events written, and whether the client closed it. */
+export interface Drip {
+  written: number;
+  closed: Promise<void>;
+}
 
 /** A generateContent response whose single candidate says `text`. */
 export const textResponse = (text: string) => ({
@@ -26,6 +34,7 @@ export const textResponse = (text: string) => ({
 
 export async function startFakeGemini(answer: (call: GeminiCall) => GeminiAnswer) {
   const calls: GeminiCall[] = [];
+  const drips: Drip[] = [];
   const hanging = new Set<http.ServerResponse>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -43,6 +52,16 @@ export async function startFakeGemini(answer: (call: GeminiCall) => GeminiAnswer
         hanging.add(res);
         return;
       }
+      if ('drip' in a) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const timer = setInterval(() => {
+          res.write(`data: ${JSON.stringify(a.drip)}\r\n\r\n`);
+          drip.written++;
+        }, a.everyMs);
+        const drip: Drip = { written: 0, closed: new Promise((resolve) => res.once('close', () => resolve(clearInterval(timer)))) };
+        drips.push(drip);
+        return;
+      }
       if ('sse' in a) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         for (const event of a.sse) res.write(`data: ${JSON.stringify(event)}\r\n\r\n`);
@@ -57,6 +76,7 @@ export async function startFakeGemini(answer: (call: GeminiCall) => GeminiAnswer
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
+    drips,
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of hanging) res.destroy();
