@@ -5,32 +5,28 @@
  */
 import type { Services } from '../lib/services';
 import { recordEvent } from '../lib/events';
-import { appendAudit, issueCertificate, type AuditEntry } from '../lib/signature-evidence';
+import { issueCertificate } from '../lib/signature-evidence';
 import { getSigningKey } from '../lib/signing-key';
-import { Signature } from '../models/signature';
+import { Signature, changeWithAudit } from '../models/signature';
 import { Contract } from '../models/contract';
 import { OutgoingMail } from '../models/outgoing-mail';
+import type { StoredSignatureState } from '../workflows/signature';
 
-type SignatureRecord = NonNullable<Awaited<ReturnType<typeof findPending>>>;
-
-const findPending = (signatureId: string) => Signature.findOne({ _id: signatureId, status: 'pending' });
-
-/** Appends an audit entry and moves the request out of `pending` in one conditional write. */
-async function close(sig: SignatureRecord, status: 'expired' | 'completed', extra: Record<string, unknown> = {}) {
-  const entry = appendAudit(sig.audit_trail as unknown as AuditEntry[], { type: status, at: new Date().toISOString() });
-  const res = await Signature.updateOne({ _id: sig._id, status: 'pending' }, { $set: { status, ...extra }, $push: { audit_trail: entry } });
-  return res.modifiedCount === 1;
-}
+const pending = { status: 'pending' } as const;
 
 export function createSignatureActivities(s: Services) {
   return {
-    async sendSignatureReminders({ signatureId }: { signatureId: string }): Promise<void> {
-      const sig = await findPending(signatureId);
-      if (!sig) return;
+    /** Reminds whoever still has to sign, and answers with the stored state so the workflow can catch up. */
+    async sendSignatureReminders({ signatureId }: { signatureId: string }): Promise<StoredSignatureState | null> {
+      const stored = await Signature.findById(signatureId);
+      if (!stored) return null;
+      const state: StoredSignatureState = { status: stored.status, signers: stored.signers.map((x) => ({ id: String(x._id), status: x.status })) };
+      const sig = stored.status === 'pending' ? stored : null;
+      if (!sig) return state;
       const waiting = sig.signers.filter((x) => x.status === 'pending' || x.status === 'viewed');
       // In an ordered request only the signer whose turn it is is reminded.
       const due = sig.ordered ? waiting.slice(0, 1) : waiting;
-      if (due.length === 0) return;
+      if (due.length === 0) return state;
       await OutgoingMail.insertMany(
         due.map((signer) => ({
           organization_id: sig.organization_id,
@@ -41,13 +37,14 @@ export function createSignatureActivities(s: Services) {
           data: { signature_id: signatureId, signer_id: String(signer._id) },
         })),
       );
-      const entry = appendAudit(sig.audit_trail as unknown as AuditEntry[], { type: 'reminded', at: new Date().toISOString(), detail: due.map((d) => d.email).join(', ') });
-      await Signature.updateOne({ _id: sig._id, status: 'pending' }, { $push: { audit_trail: entry } });
+      await changeWithAudit(sig._id, pending, () => ({ entry: { type: 'reminded', at: new Date().toISOString(), detail: due.map((d) => d.email).join(', ') } }));
+      return state;
     },
 
     async expireSignatureRequest({ signatureId }: { signatureId: string }): Promise<void> {
-      const sig = await findPending(signatureId);
-      if (!sig || !(await close(sig, 'expired'))) return;
+      const closed = await changeWithAudit(signatureId, pending, () => ({ entry: { type: 'expired', at: new Date().toISOString() }, set: () => ({ status: 'expired' }) }));
+      if (!closed) return;
+      const { sig } = closed;
       await recordEvent({
         organizationId: String(sig.organization_id),
         type: 'signature.expired',
@@ -59,28 +56,34 @@ export function createSignatureActivities(s: Services) {
     },
 
     async completeSignatureRequest({ signatureId }: { signatureId: string }): Promise<void> {
-      const sig = await findPending(signatureId);
-      if (!sig || sig.signers.some((x) => x.status !== 'signed')) return;
       const key = await getSigningKey(s.config);
       const completedAt = new Date();
-      const trail = sig.audit_trail as unknown as AuditEntry[];
-      const closing = appendAudit(trail, { type: 'completed', at: completedAt.toISOString() });
-      const certificate = issueCertificate(key, {
-        version: 1,
-        signature_id: signatureId,
-        contract_id: String(sig.contract_id),
-        document_hash: sig.document_hash,
-        signers: sig.signers.map((x) => ({ name: x.name, email: x.email, signed_at: x.signed_at!.toISOString() })),
-        audit_head: closing.hash,
-        issued_at: completedAt.toISOString(),
-      });
-      const done = await Signature.updateOne(
-        { _id: sig._id, status: 'pending' },
-        { $set: { status: 'completed', completed_at: completedAt, certificate }, $push: { audit_trail: closing } },
+      const done = await changeWithAudit(signatureId, pending, (sig) =>
+        sig.signers.some((x) => x.status !== 'signed')
+          ? null
+          : {
+              entry: { type: 'completed', at: completedAt.toISOString() },
+              set: (closing) => ({
+                status: 'completed',
+                completed_at: completedAt,
+                certificate: issueCertificate(key, {
+                  version: 1,
+                  signature_id: signatureId,
+                  contract_id: String(sig.contract_id),
+                  document_hash: sig.document_hash,
+                  signers: sig.signers.map((x) => ({ name: x.name, email: x.email, signed_at: x.signed_at!.toISOString() })),
+                  audit_head: closing.hash,
+                  issued_at: completedAt.toISOString(),
+                }),
+              }),
+            },
       );
-      if (done.modifiedCount !== 1) return;
+      // A retry after the request was closed still finishes the contract's side.
+      const sig = done?.sig ?? (await Signature.findOne({ _id: signatureId, status: 'completed' }));
+      if (!sig?.completed_at) return;
+      const signedAt = sig.completed_at;
       const contractFilter = { _id: sig.contract_id, organization_id: sig.organization_id };
-      await Contract.updateOne(contractFilter, { $set: { signed_at: completedAt } });
+      await Contract.updateOne(contractFilter, { $set: { signed_at: signedAt } });
       const activated = await Contract.updateOne({ ...contractFilter, status: 'draft' }, { $set: { status: 'active' } });
       if (activated.modifiedCount === 1) {
         const contract = await Contract.findOne(contractFilter).lean();
@@ -88,7 +91,7 @@ export function createSignatureActivities(s: Services) {
           await recordEvent({
             organizationId: String(sig.organization_id),
             type: 'contract.updated',
-            data: { id: String(contract._id), title: contract.title, type: contract.type, status: contract.status, counterparty: contract.counterparty, signed_at: completedAt.toISOString(), changes: ['status', 'signed_at'] },
+            data: { id: String(contract._id), title: contract.title, type: contract.type, status: contract.status, counterparty: contract.counterparty, signed_at: signedAt.toISOString(), changes: ['status', 'signed_at'] },
             actor: { type: 'system', id: null, name: 'signature completion' },
             resource: { type: 'contract', id: String(contract._id) },
             summary: `Contract "${contract.title}" is active: every signer has signed`,

@@ -21,7 +21,8 @@ const schema = z
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     HOST: z.string().default('0.0.0.0'),
     PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-    PUBLIC_BASE_URL: z.url().default('http://localhost:8080'),
+    /** Origin of links the service hands out (signing links); empty: the request's own origin. */
+    PUBLIC_BASE_URL: z.union([z.url(), z.literal('')]).default(''),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     BODY_LIMIT: z.string().default('1mb'),
     CORS_ORIGINS: z.string().default(''),

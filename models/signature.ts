@@ -1,5 +1,6 @@
-import { Schema, model, type InferSchemaType } from 'mongoose';
+import { Schema, model, trusted, type HydratedDocument, type InferSchemaType, type Types } from 'mongoose';
 import { basePlugin, tenantFields } from './base';
+import { appendAudit, type AuditEntry, type AuditEntryInput } from '../lib/signature-evidence';
 
 export const SIGNATURE_STATUSES = ['pending', 'completed', 'declined', 'expired', 'cancelled'] as const;
 export const SIGNER_STATUSES = ['pending', 'viewed', 'signed', 'declined'] as const;
@@ -64,3 +65,41 @@ schema.index({ 'signers.token_hash': 1 });
 
 export type SignatureDoc = InferSchemaType<typeof schema>;
 export const Signature = model('Signature', schema, 'signatures');
+export type SignatureRecord = HydratedDocument<SignatureDoc>;
+
+/** The stored trail in the shape the evidence functions read. */
+export const auditOf = (sig: SignatureRecord) => sig.toObject().audit_trail as AuditEntry[];
+
+export interface AuditedChange {
+  entry: AuditEntryInput;
+  /** Fields to set with the entry; may depend on the entry's hash (the certificate does). */
+  set?: (entry: AuditEntry) => Record<string, unknown>;
+}
+
+/**
+ * Applies one change together with its audit entry, only while the request still matches
+ * `filter` and nobody appended to the trail meanwhile: the trail's length is the record's
+ * version, so concurrent acts (two signers, a reminder) never fork the hash chain or
+ * overwrite each other. On a lost race it re-reads and `decide`s again; `decide` returns
+ * null when there is nothing (left) to do. Returns the changed record and its entry, or null.
+ */
+export async function changeWithAudit(
+  id: Types.ObjectId | string,
+  filter: Record<string, unknown>,
+  decide: (sig: SignatureRecord) => AuditedChange | null,
+): Promise<{ sig: SignatureRecord; entry: AuditEntry } | null> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const sig = await Signature.findOne({ ...filter, _id: id });
+    const change = sig && decide(sig);
+    if (!sig || !change) return null;
+    const trail = auditOf(sig);
+    const entry = appendAudit(trail, change.entry);
+    const updated = await Signature.findOneAndUpdate(
+      { ...filter, _id: id, audit_trail: trusted({ $size: trail.length }) },
+      { $set: change.set?.(entry) ?? {}, $push: { audit_trail: entry } },
+      { returnDocument: 'after' },
+    );
+    if (updated) return { sig: updated, entry };
+  }
+  throw new Error(`signature request ${String(id)}: too many concurrent changes`);
+}

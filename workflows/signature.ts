@@ -26,6 +26,12 @@ export interface SignatureStatus {
   reminders_sent: number;
 }
 
+/** The request as stored; the workflow reads it to catch up on acts whose signal was lost. */
+export interface StoredSignatureState {
+  status: RequestState;
+  signers: Array<{ id: string; status: SignerState }>;
+}
+
 export const viewedSignal = defineSignal<[{ signerId: string }]>('viewed');
 export const signedSignal = defineSignal<[{ signerId: string }]>('signed');
 export const declinedSignal = defineSignal<[{ signerId: string }]>('declined');
@@ -75,7 +81,11 @@ export async function signatureWorkflow(input: SignatureWorkflowInput): Promise<
     const changed = await condition(() => status !== 'pending' || allSigned(), wait);
     if (!changed && wait === input.reminderIntervalMs && Date.now() < input.expiresAtMs) {
       remindersSent++;
-      await sendSignatureReminders({ signatureId: input.signatureId });
+      const stored = await sendSignatureReminders({ signatureId: input.signatureId });
+      // The signer endpoints store each act before signalling; an act whose signal did not
+      // arrive (workflow engine briefly unreachable) is taken from the store here.
+      for (const x of stored?.signers ?? []) if (x.status !== 'pending') act(x.id, x.status);
+      if (stored && stored.status !== 'pending' && status === 'pending') status = stored.status;
     }
   }
   if (status === 'pending') {

@@ -12,6 +12,7 @@ import { documentsRouter } from './documents';
 import { chatRouter } from './chat';
 import { contractsRouter } from './contracts';
 import { vendorsRouter } from './vendors';
+import { signaturesPublicRouter, signaturesRouter } from './signatures';
 import { openApiRouter } from './openapi';
 import { complianceRouter } from './compliance';
 
@@ -21,6 +22,8 @@ export function apiRouter(s: Services): Router {
   // Public routes first; everything mounted after `authenticate` needs a bearer credential.
   router.use(rateLimits(s));
   router.use(publicAuthRouter(s));
+  // Signer links and the certificate public key: no account needed.
+  router.use('/signatures', signaturesPublicRouter(s));
   router.use(openApiRouter(s));
   router.use(authenticate(s));
   router.use(authRouter(s));
@@ -33,6 +36,7 @@ export function apiRouter(s: Services): Router {
   router.use(organizationRouter(s));
   router.use('/contracts', contractsRouter(s));
   router.use('/vendors', vendorsRouter(s));
+  router.use('/signatures', signaturesRouter(s));
   router.use('/compliance', complianceRouter(s));
   return router;
 }

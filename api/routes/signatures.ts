@@ -1,0 +1,400 @@
+/**
+ * Electronic signatures. Members send a request for a contract; each signer gets a secret
+ * single-purpose link (only its SHA-256 is stored) to view, sign or decline without an
+ * account. Every act is written here first, with its audit entry and event, in one
+ * conditional write (models/signature.ts `changeWithAudit`), and then signalled to the
+ * workflow `signature-<id>`, which owns time: reminders, expiry, and completion with the
+ * certificate once everyone has signed. A signal that cannot be delivered loses nothing:
+ * the workflow re-reads the stored acts on its next timer.
+ */
+import { Router, type Request } from 'express';
+import { Types, trusted } from 'mongoose';
+import { z } from 'zod';
+import type { Services } from '../../lib/services';
+import type { Principal } from '../../lib/principal';
+import { actorOf, recordEvent, type Actor } from '../../lib/events';
+import { pageQuery, skipOf } from '../../lib/pagination';
+import { randomBase62, sha256Hex } from '../../lib/crypto';
+import { startOnce } from '../../lib/temporal';
+import { appendAudit, brokenAuditLink, certificateValid, sha256, type AuditEntryInput, type Certificate, type CertificatePayload } from '../../lib/signature-evidence';
+import { getSigningKey } from '../../lib/signing-key';
+import { msToNumber } from '@temporalio/common/lib/time';
+import type { EventType } from '../../models/event';
+import { inOrg, isObjectId, orgFilter } from '../../models/base';
+import { Contract } from '../../models/contract';
+import { SIGNATURE_STATUSES, SIGNER_STATUSES, Signature, auditOf, changeWithAudit, type SignatureRecord } from '../../models/signature';
+import { cancelSignal, declinedSignal, signedSignal, viewedSignal, type SignatureWorkflowInput } from '../../workflows/signature';
+import { authorize, principalOf } from '../middleware/auth';
+import { idempotent } from '../middleware/idempotency';
+import { operation, registry } from '../openapi';
+import { AppError, badRequest, conflict, notFound, unavailable } from '../errors';
+
+const DAY_MS = 24 * 3600 * 1000;
+const TEMPORAL_DEADLINE_MS = 5000;
+
+const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+const createBody = z
+  .object({
+    contract_id: z.string().refine(isObjectId, 'must be an id'),
+    signers: z
+      .array(z.object({ name: text(200), email: z.email('must be an email address').trim().toLowerCase() }), 'must be a list of { name, email }')
+      .min(1, 'must name at least one signer')
+      .max(20, 'must name at most 20 signers'),
+    ordered: z.boolean('must be true or false').default(false),
+    message: z.string().trim().max(2000, 'must be at most 2000 characters').optional(),
+    expires_in_days: z.number('must be a number').int('must be a whole number of days').min(1, 'must be at least 1').max(365, 'must be at most 365').default(30),
+  })
+  .superRefine((b, ctx) => {
+    if (new Set(b.signers.map((x) => x.email)).size !== b.signers.length) ctx.addIssue({ code: 'custom', path: ['signers'], message: 'signer emails must be unique' });
+  });
+
+const listQuery = pageQuery.extend({
+  status: z.enum(SIGNATURE_STATUSES, `must be one of ${SIGNATURE_STATUSES.join(', ')}`).optional(),
+  contract_id: z.string().refine(isObjectId, 'must be an id').optional(),
+});
+
+const signBody = z.object({ signature_text: text(200) });
+const declineBody = z.object({ reason: text(2000) });
+
+const timestamp = z.iso.datetime();
+const signerSchema = z.object({
+  id: z.string(), name: z.string(), email: z.string(), order: z.number().int(), status: z.enum(SIGNER_STATUSES),
+  viewed_at: timestamp.nullable(), signed_at: timestamp.nullable(), declined_at: timestamp.nullable(), decline_reason: z.string().nullable(),
+  signature_text: z.string().nullable(), ip: z.string().nullable(), user_agent: z.string().nullable(),
+});
+const signatureSchema = registry.register('SignatureRequest', z.object({
+  id: z.string(), contract_id: z.string(), contract_title: z.string(), status: z.enum(SIGNATURE_STATUSES), ordered: z.boolean(),
+  message: z.string().nullable(), signers: z.array(signerSchema), document_hash: z.string().meta({ description: 'SHA-256 (hex) of the contract content as sent' }),
+  requested_by_name: z.string().nullable(), expires_at: timestamp, completed_at: timestamp.nullable(), created_at: timestamp, updated_at: timestamp,
+}));
+const createdSchema = signatureSchema.extend({
+  signers: z.array(signerSchema.extend({ signing_url: z.url().meta({ description: 'The signer\'s secret link; shown only in this response' }) })),
+});
+const certificateSchema = registry.register('SignatureCertificate', z.object({
+  algorithm: z.literal('Ed25519'),
+  payload: z.string().meta({ description: 'The exact signed bytes: canonical JSON of { version, signature_id, contract_id, document_hash, signers, audit_head, issued_at }' }),
+  signature: z.string().meta({ description: 'Base64 Ed25519 signature over the UTF-8 bytes of `payload`' }),
+  key_id: z.string().meta({ description: 'First 16 hex characters of the SHA-256 of the public key PEM' }),
+}));
+const verifySchema = z.object({
+  valid: z.boolean(), document_hash: z.string(),
+  signers: z.array(z.object({ name: z.string(), email: z.string(), signed_at: timestamp.nullable() })),
+  certificate: certificateSchema.nullable(),
+  reasons: z.array(z.string()).optional().meta({ description: 'Why `valid` is false' }),
+});
+const signerViewSchema = z.object({
+  signature_id: z.string(), status: z.enum(SIGNATURE_STATUSES), contract_title: z.string(), document: z.string(), document_hash: z.string(),
+  requested_by: z.object({ name: z.string().nullable() }), message: z.string().nullable(), expires_at: timestamp,
+  signer: z.object({ name: z.string(), email: z.string(), status: z.enum(SIGNER_STATUSES) }),
+  your_turn: z.boolean().meta({ description: 'False while an earlier signer of an ordered request has not signed' }),
+});
+
+const tag = 'Signatures';
+const one = { description: 'The signature request', schema: signatureSchema };
+const gone = 'The link was used, or the request is expired, cancelled, declined or completed';
+operation({ path: '/signatures', method: 'post', tag, summary: 'Send a contract for signature (honours Idempotency-Key)', description: 'Freezes the contract content and its SHA-256, gives each signer a secret signing link, emits signature.requested and starts the workflow signature-<id> (reminders, expiry, completion). `ordered: true` lets signers sign one after another in the given order; otherwise in parallel.', body: createBody, responses: { 201: { description: 'The request, with each signer\'s signing_url (shown only here)', schema: createdSchema }, 409: 'Idempotency-Key reused with a different body, or still in flight', 503: 'The workflow engine is unavailable; nothing was sent' } });
+operation({ path: '/signatures', method: 'get', tag, summary: 'List signature requests (newest first), filtered by status or contract', query: listQuery, responses: { 200: { description: 'A page of requests', schema: z.object({ signatures: z.array(signatureSchema), total: z.number().int(), page: z.number().int(), page_size: z.number().int() }) } } });
+operation({ path: '/signatures/{id}', method: 'get', tag, summary: 'Get a signature request', responses: { 200: one } });
+operation({ path: '/signatures/{id}/cancel', method: 'post', tag, summary: 'Cancel a pending request; its signing links stop working', responses: { 200: one, 409: 'The request is no longer pending' } });
+operation({ path: '/signatures/{id}/verify', method: 'get', tag, summary: 'Verify a request\'s evidence', description: 'Recomputes the SHA-256 of the contract\'s current content against the hash frozen at request time, checks the hash chain of the audit trail, and verifies the Ed25519 certificate with the service key (GET /signatures/public-key). `valid` is true only for a completed request where all three hold; `reasons` says what failed.', responses: { 200: { description: 'The verification', schema: verifySchema } } });
+operation({ path: '/signatures/public-key', method: 'get', tag, public: true, summary: 'The Ed25519 public key (SPKI PEM) that verifies signature certificates offline', responses: { 200: { description: 'PEM text', schema: z.string(), contentType: 'application/x-pem-file' } } });
+operation({ path: '/signatures/sign/{token}', method: 'get', tag, public: true, summary: 'Signer: read the document (marks the signer as having viewed it, once)', responses: { 200: { description: 'What the signer is asked to sign', schema: signerViewSchema }, 410: gone } });
+operation({ path: '/signatures/sign/{token}', method: 'post', tag, public: true, summary: 'Signer: sign with a typed signature (name, email, time, IP and user agent are recorded)', body: signBody, responses: { 200: { description: 'The signer\'s view after signing', schema: signerViewSchema }, 409: 'An earlier signer of an ordered request has not signed yet', 410: gone } });
+operation({ path: '/signatures/sign/{token}/decline', method: 'post', tag, public: true, summary: 'Signer: decline with a reason; the whole request ends declined', body: declineBody, responses: { 200: { description: 'The signer\'s view after declining', schema: signerViewSchema }, 410: gone } });
+
+type Signer = SignatureRecord['signers'][number];
+
+/** One signer's act: its audit entry (the signer's identity and client are added), the signer's fields, and any request fields. */
+interface SignerAct {
+  entry: Pick<AuditEntryInput, 'type' | 'at' | 'detail'>;
+  fields: Record<string, unknown>;
+  request?: Record<string, unknown>;
+}
+
+const signatureView = (sig: SignatureRecord) => {
+  const { certificate: _certificate, ...rest } = sig.toJSON() as Record<string, unknown>;
+  return rest;
+};
+
+/** The signer whose turn it is in an ordered request: the first who has not signed. */
+const currentSigner = (sig: SignatureRecord) => [...sig.signers].sort((a, b) => a.order - b.order).find((x) => x.status !== 'signed');
+
+const yourTurn = (sig: SignatureRecord, signer: Signer) => !sig.ordered || currentSigner(sig)?._id.equals(signer._id) === true;
+
+function signerView(sig: SignatureRecord, signer: Signer) {
+  return {
+    signature_id: sig.id,
+    status: sig.status,
+    contract_title: sig.contract_title,
+    document: sig.document,
+    document_hash: sig.document_hash,
+    requested_by: { name: sig.requested_by_name },
+    message: sig.message,
+    expires_at: sig.expires_at,
+    signer: { name: signer.name, email: signer.email, status: signer.status },
+    your_turn: yourTurn(sig, signer),
+  };
+}
+
+const GONE: Record<string, string> = {
+  completed: 'This signature request is already completed',
+  declined: 'This signature request was declined',
+  expired: 'This signing link has expired',
+  cancelled: 'This signature request was cancelled',
+};
+
+/** Why a signer's link can no longer act, or null when it can. */
+function goneReason(sig: SignatureRecord, signer: Signer): string | null {
+  if (signer.status === 'signed') return 'This signing link was already used to sign';
+  if (signer.status === 'declined') return 'This signing link was already used to decline';
+  if (sig.status !== 'pending') return GONE[sig.status] ?? 'This signature request is closed';
+  if (sig.expires_at.getTime() <= Date.now()) return GONE.expired!;
+  return null;
+}
+
+const tokenHash = (req: Request) => sha256Hex(String(req.params.token));
+
+const signerIndex = (sig: SignatureRecord, hash: string) => sig.signers.findIndex((x) => x.token_hash === hash);
+
+/** The request and signer a link belongs to: 404 unknown, 410 when it can no longer act. */
+async function byToken(req: Request) {
+  const hash = tokenHash(req);
+  const sig = await Signature.findOne({ 'signers.token_hash': hash });
+  const signer = sig?.signers[signerIndex(sig, hash)];
+  if (!sig || !signer) throw notFound('Signing link');
+  const reason = goneReason(sig, signer);
+  if (reason) throw new AppError(410, reason);
+  return { sig, signer };
+}
+
+const signerActor = (signer: Signer): Actor => ({ type: 'signer', id: String(signer._id), name: signer.name });
+
+function emit(sig: SignatureRecord, type: EventType, actor: Actor, summary: string, data: Record<string, unknown>) {
+  return recordEvent({
+    organizationId: String(sig.organization_id),
+    type,
+    data: { signature_id: sig.id, contract_id: String(sig.contract_id), ...data },
+    actor,
+    resource: { type: 'signature', id: sig.id },
+    summary,
+  });
+}
+
+const publicBase = (s: Services, req: Request) => s.config.PUBLIC_BASE_URL.replace(/\/+$/, '') || `${req.protocol}://${req.get('host')}`;
+
+export function signaturesPublicRouter(s: Services): Router {
+  const router = Router();
+
+  /** Tells the workflow; the act is already stored, so a failed signal is only logged (the workflow re-reads on its timer). */
+  async function tell(sig: SignatureRecord, send: (h: ReturnType<typeof s.temporal.workflow.getHandle>) => Promise<void>) {
+    try {
+      await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () => send(s.temporal.workflow.getHandle(`signature-${sig.id}`)));
+    } catch (err) {
+      s.logger.warn({ err, signatureId: sig.id }, 'could not signal the signature workflow; it catches up from the store');
+    }
+  }
+
+  /**
+   * Records a signer's act on the still-open request: the signer's fields at their index
+   * and the audit entry, in one write that fails over to a re-read if anything changed.
+   */
+  async function act(req: Request, decide: (sig: SignatureRecord, signer: Signer) => SignerAct | null) {
+    const hash = tokenHash(req);
+    const open = { status: 'pending', expires_at: trusted({ $gt: new Date() }) };
+    const done = await changeWithAudit((await byToken(req)).sig._id, open, (sig) => {
+      const i = signerIndex(sig, hash);
+      const signer = sig.signers[i];
+      if (!signer || goneReason(sig, signer)) return null;
+      const d = decide(sig, signer);
+      if (!d) return null;
+      return {
+        entry: { ...d.entry, signer_id: String(signer._id), name: signer.name, email: signer.email, ip: req.ip ?? null, user_agent: req.get('user-agent') ?? null },
+        set: () => ({ ...d.request, ...Object.fromEntries(Object.entries(d.fields).map(([k, v]) => [`signers.${i}.${k}`, v])) }),
+      };
+    });
+    if (done) {
+      const signer = done.sig.signers[signerIndex(done.sig, hash)]!;
+      return { sig: done.sig, signer, changed: true };
+    }
+    // Nothing written: someone else closed it meanwhile (410), or there was nothing to do.
+    return { ...(await byToken(req)), changed: false };
+  }
+
+  router.get('/public-key', async (_req, res) => {
+    const key = await getSigningKey(s.config);
+    res.type('application/x-pem-file').send(key.publicKeyPem);
+  });
+
+  router.get('/sign/:token', async (req, res) => {
+    const now = new Date();
+    const r = await act(req, (_sig, signer) =>
+      signer.status === 'pending' ? { entry: { type: 'viewed', at: now.toISOString() }, fields: { status: 'viewed', viewed_at: now } } : null,
+    );
+    if (r.changed) {
+      await emit(r.sig, 'signature.viewed', signerActor(r.signer), `${r.signer.name} viewed "${r.sig.contract_title}"`, { signer_name: r.signer.name, signer_email: r.signer.email });
+      await tell(r.sig, (h) => h.signal(viewedSignal, { signerId: String(r.signer._id) }));
+    }
+    res.json(signerView(r.sig, r.signer));
+  });
+
+  router.post('/sign/:token', async (req, res) => {
+    const body = signBody.parse(req.body);
+    const now = new Date();
+    let notYourTurn = false;
+    const r = await act(req, (sig, signer) => {
+      notYourTurn = !yourTurn(sig, signer);
+      if (notYourTurn) return null;
+      return {
+        entry: { type: 'signed', at: now.toISOString(), detail: body.signature_text },
+        fields: { status: 'signed', signed_at: now, signature_text: body.signature_text, ip: req.ip ?? null, user_agent: req.get('user-agent') ?? null, ...(signer.viewed_at ? {} : { viewed_at: now }) },
+      };
+    });
+    if (!r.changed) throw notYourTurn ? conflict('It is not your turn yet: an earlier signer has not signed') : new AppError(410, 'This signing link was already used to sign');
+    await emit(r.sig, 'signature.completed', signerActor(r.signer), `${r.signer.name} signed "${r.sig.contract_title}"`, { signer_name: r.signer.name, signer_email: r.signer.email, signed_at: now.toISOString() });
+    await tell(r.sig, (h) => h.signal(signedSignal, { signerId: String(r.signer._id) }));
+    res.json(signerView(r.sig, r.signer));
+  });
+
+  router.post('/sign/:token/decline', async (req, res) => {
+    const body = declineBody.parse(req.body);
+    const now = new Date();
+    // One refusal ends the whole request.
+    const r = await act(req, () => ({
+      entry: { type: 'declined', at: now.toISOString(), detail: body.reason },
+      fields: { status: 'declined', declined_at: now, decline_reason: body.reason, ip: req.ip ?? null, user_agent: req.get('user-agent') ?? null },
+      request: { status: 'declined' },
+    }));
+    if (!r.changed) throw new AppError(410, 'This signing link can no longer be used');
+    await emit(r.sig, 'signature.declined', signerActor(r.signer), `${r.signer.name} declined "${r.sig.contract_title}"`, { signer_name: r.signer.name, signer_email: r.signer.email, reason: body.reason });
+    await tell(r.sig, (h) => h.signal(declinedSignal, { signerId: String(r.signer._id) }));
+    res.json(signerView(r.sig, r.signer));
+  });
+
+  return router;
+}
+
+async function findSignature(p: Principal, id: unknown): Promise<SignatureRecord> {
+  const filter = inOrg(p.organizationId, id);
+  const sig = filter && (await Signature.findOne(filter));
+  if (!sig) throw notFound('Signature request');
+  return sig;
+}
+
+export function signaturesRouter(s: Services): Router {
+  const router = Router();
+  const once = idempotent(s.logger);
+  const reminderIntervalMs = msToNumber(s.config.SIGNATURE_REMINDER_INTERVAL as Parameters<typeof msToNumber>[0]);
+
+  router.post('/', authorize('signatures:send'), once, async (req, res) => {
+    const p = principalOf(req);
+    const body = createBody.parse(req.body);
+    const contract = await Contract.findOne(inOrg(p.organizationId, body.contract_id)!);
+    if (!contract) throw notFound('Contract');
+    if (!contract.content.trim()) throw badRequest('contract_id: the contract has no content to sign; add or draft it first');
+
+    const now = new Date();
+    const tokens = body.signers.map(() => randomBase62(43));
+    const requested: AuditEntryInput = { type: 'requested', at: now.toISOString(), name: p.name, detail: `${body.signers.length} signer(s), ${body.ordered ? 'ordered' : 'parallel'}` };
+    const sig = await Signature.create({
+      organization_id: new Types.ObjectId(p.organizationId),
+      contract_id: contract._id,
+      contract_title: contract.title,
+      ordered: body.ordered,
+      message: body.message || null,
+      signers: body.signers.map((x, i) => ({ ...x, order: i + 1, token_hash: sha256Hex(tokens[i]!) })),
+      document: contract.content,
+      document_hash: sha256(contract.content),
+      audit_trail: [appendAudit([], requested)],
+      requested_by: new Types.ObjectId(p.userId),
+      requested_by_name: p.name,
+      expires_at: new Date(now.getTime() + body.expires_in_days * DAY_MS),
+      workflow_id: null,
+    });
+    const workflowId = `signature-${sig.id}`;
+    const input: SignatureWorkflowInput = { signatureId: sig.id, signerIds: sig.signers.map((x) => String(x._id)), expiresAtMs: sig.expires_at.getTime(), reminderIntervalMs };
+    try {
+      await startOnce(s, { workflowType: 'signatureWorkflow', workflowId, args: [input], kind: 'signature', organizationId: p.organizationId, recordId: sig.id });
+    } catch (err) {
+      await Signature.deleteOne({ _id: sig._id });
+      s.logger.error({ err, signatureId: sig.id }, 'could not start the signature workflow');
+      throw unavailable('The workflow engine is unavailable; nothing was sent, try again shortly');
+    }
+    sig.workflow_id = workflowId;
+    await sig.save();
+    await emit(sig, 'signature.requested', actorOf(p), `Signature requested for "${sig.contract_title}" from ${sig.signers.map((x) => x.name).join(', ')}`, {
+      contract_title: sig.contract_title,
+      signers: sig.signers.map((x) => ({ name: x.name, email: x.email })),
+      ordered: sig.ordered,
+      expires_at: sig.expires_at.toISOString(),
+    });
+    const base = publicBase(s, req);
+    const view = signatureView(sig) as { signers: Array<Record<string, unknown>> };
+    res.status(201).json({ ...view, signers: view.signers.map((x, i) => ({ ...x, signing_url: `${base}/api/v1/signatures/sign/${tokens[i]}` })) });
+  });
+
+  router.get('/', authorize('signatures:read'), async (req, res) => {
+    const p = principalOf(req);
+    const q = listQuery.parse(req.query);
+    const filter = {
+      ...orgFilter(p.organizationId),
+      ...(q.status ? { status: q.status } : {}),
+      ...(q.contract_id ? { contract_id: new Types.ObjectId(q.contract_id) } : {}),
+    };
+    const [items, total] = await Promise.all([
+      Signature.find(filter).sort({ created_at: -1, _id: -1 }).skip(skipOf(q)).limit(q.page_size),
+      Signature.countDocuments(filter),
+    ]);
+    res.json({ signatures: items.map(signatureView), total, page: q.page, page_size: q.page_size });
+  });
+
+  router.get('/:id', authorize('signatures:read'), async (req, res) => {
+    res.json(signatureView(await findSignature(principalOf(req), req.params.id)));
+  });
+
+  router.post('/:id/cancel', authorize('signatures:send'), async (req, res) => {
+    const p = principalOf(req);
+    const sig = await findSignature(p, req.params.id);
+    const done = await changeWithAudit(sig._id, { status: 'pending' }, () => ({
+      entry: { type: 'cancelled', at: new Date().toISOString(), name: p.name },
+      set: () => ({ status: 'cancelled' }),
+    }));
+    if (!done) throw conflict(`The signature request is already ${(await Signature.findById(sig._id))?.status ?? sig.status}`);
+    await s.temporalConnection
+      .withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () => s.temporal.workflow.getHandle(`signature-${sig.id}`).signal(cancelSignal, { reason: `cancelled by ${p.name}` }))
+      .catch((err: unknown) => s.logger.warn({ err, signatureId: sig.id }, 'could not signal cancel; the workflow catches up from the store'));
+    res.json(signatureView(done.sig));
+  });
+
+  router.get('/:id/verify', authorize('signatures:read'), async (req, res) => {
+    const sig = await findSignature(principalOf(req), req.params.id);
+    const reasons: string[] = [];
+    const contract = await Contract.findOne({ _id: sig.contract_id, organization_id: sig.organization_id }).lean();
+    if (!contract) reasons.push('the contract no longer exists');
+    else if (sha256(contract.content) !== sig.document_hash) reasons.push('the contract content changed after the signature request');
+    if (sha256(sig.document) !== sig.document_hash) reasons.push('the frozen document does not match its hash');
+    const trail = auditOf(sig);
+    const broken = brokenAuditLink(trail);
+    if (broken !== -1) reasons.push(`the audit trail is broken at entry ${broken}`);
+    const certificate = (sig.certificate ?? null) as Certificate | null;
+    if (sig.status !== 'completed' || !certificate) reasons.push(`the request is ${sig.status}, not completed`);
+    else {
+      const key = await getSigningKey(s.config);
+      if (!certificateValid(key.publicKey, certificate)) reasons.push('the certificate signature does not verify');
+      else {
+        const payload = JSON.parse(certificate.payload) as CertificatePayload;
+        if (payload.signature_id !== sig.id || payload.document_hash !== sig.document_hash) reasons.push('the certificate belongs to other evidence');
+        if (!trail.some((e) => e.type === 'completed' && e.hash === payload.audit_head)) reasons.push('the certificate does not match the audit trail');
+      }
+    }
+    res.json({
+      valid: reasons.length === 0,
+      document_hash: sig.document_hash,
+      signers: sig.signers.map((x) => ({ name: x.name, email: x.email, signed_at: x.signed_at })),
+      certificate,
+      ...(reasons.length ? { reasons } : {}),
+    });
+  });
+
+  return router;
+}
