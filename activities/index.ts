@@ -3,6 +3,7 @@ import { createWebhookActivities } from './webhooks';
 import { createDocumentActivities } from './documents';
 import { createChatActivities } from './chat';
 import { createSignatureActivities } from './signatures';
+import { createIntegrationActivities } from './integrations';
 import { createComplianceActivities } from './compliance';
 
 /** Every activity the worker registers, bound to the process's engines. */
@@ -12,6 +13,7 @@ export function createActivities(s: Services) {
     ...createDocumentActivities(s),
     ...createChatActivities(s),
     ...createSignatureActivities(s),
+    ...createIntegrationActivities(s),
     ...createComplianceActivities(s),
   };
 }

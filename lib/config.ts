@@ -61,6 +61,8 @@ const schema = z
     RATE_LIMIT_KEY_PREFIX: z.string().default('rl'),
     ALLOW_PRIVATE_WEBHOOK_URLS: bool.default(false),
     WEBHOOK_TIMEOUT_MS: positiveInt.default(10000),
+    /** How long one call to an integration vendor (Slack, Salesforce, ...) may take. */
+    INTEGRATION_TIMEOUT_MS: positiveInt.default(15000),
     UPLOAD_DIR: z.string().default('.stack/uploads'),
     UPLOAD_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
     SIGNATURE_REMINDER_INTERVAL: z.string().default('3 days'),

@@ -16,6 +16,7 @@ import { setEventRecordedListener } from './events';
 import { Event, type EventDoc } from '../models/event';
 import { webhookConsumer } from './webhooks';
 import { contractIndexConsumer } from './contract-index';
+import { integrationNotificationConsumer } from './integrations/notifications';
 
 export type EventRecord = HydratedDocument<EventDoc>;
 
@@ -26,7 +27,7 @@ export interface EventConsumer {
 }
 
 /** Every consumer of the event stream; the integrations piece appends its own. */
-export const EVENT_CONSUMERS: EventConsumer[] = [webhookConsumer, contractIndexConsumer];
+export const EVENT_CONSUMERS: EventConsumer[] = [webhookConsumer, contractIndexConsumer, integrationNotificationConsumer];
 
 /** Hands one event to every consumer, then marks it relayed. Throws when a consumer fails. */
 export async function relayEvent(s: Services, eventId: string): Promise<void> {

@@ -3,4 +3,5 @@ export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { documentIngestionWorkflow } from './document-ingestion';
 export { syncContractsWorkflow, contractIndexWorkflow } from './sync-contracts';
 export { signatureWorkflow } from './signature';
+export { integrationNotificationWorkflow } from './integration-notification';
 export { complianceScanWorkflow } from './compliance-scan';

@@ -12,6 +12,7 @@ import { documentsRouter } from './documents';
 import { chatRouter } from './chat';
 import { contractsRouter } from './contracts';
 import { vendorsRouter } from './vendors';
+import { integrationsRouter } from './integrations';
 import { signaturesPublicRouter, signaturesRouter } from './signatures';
 import { openApiRouter } from './openapi';
 import { complianceRouter } from './compliance';
@@ -36,6 +37,7 @@ export function apiRouter(s: Services): Router {
   router.use(organizationRouter(s));
   router.use('/contracts', contractsRouter(s));
   router.use('/vendors', vendorsRouter(s));
+  router.use('/integrations', integrationsRouter(s));
   router.use('/signatures', signaturesRouter(s));
   router.use('/compliance', complianceRouter(s));
   return router;

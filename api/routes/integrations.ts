@@ -1,0 +1,158 @@
+/**
+ * Integrations: connect (per-kind body, URL policy, secrets sealed), list (secrets
+ * redacted), test (a real vendor call) and disconnect (credentials erased). One record per
+ * organization and type: connecting a type again replaces its settings and credentials
+ * (201 again) and keeps its sync history. Kind-specific behaviour lives in the connectors.
+ */
+import { Router } from 'express';
+import { Types } from 'mongoose';
+import { z } from 'zod';
+import type { Services } from '../../lib/services';
+import type { Principal } from '../../lib/principal';
+import { resolvedUrlRefusal } from '../../lib/url-policy';
+import { CONNECTORS, LIVE, connectorFor, redactedConfig, splitConnectBody } from '../../lib/integrations';
+import type { Connector } from '../../lib/integrations/connector';
+import { connectorContext, sealCredentials } from '../../lib/integrations/context';
+import { INTEGRATION_STATUSES, INTEGRATION_TYPES, Integration, type IntegrationDoc, type IntegrationType } from '../../models/integration';
+import { orgFilter } from '../../models/base';
+import { authorize, principalOf } from '../middleware/auth';
+import { AppError, badRequest, conflict, notFound } from '../errors';
+import { operation, registry, timestamp } from '../openapi';
+
+const tag = 'Integrations';
+
+const integrationSchema = registry.register('Integration', z.object({
+  type: z.enum(INTEGRATION_TYPES),
+  status: z.enum(INTEGRATION_STATUSES),
+  config: z.record(z.string(), z.unknown()).meta({ description: 'Settings as connected; secret fields show as "[redacted]"' }),
+  connected_at: timestamp,
+  last_sync_at: timestamp.nullable(),
+  last_error: z.string().nullable(),
+  last_sync: z.record(z.string(), z.unknown()).nullable().meta({ description: 'Summary of the last sync (CRM and storage kinds)' }),
+}));
+const testResult = z.object({ ok: z.boolean(), detail: z.string() });
+const connectBodies = Object.values(CONNECTORS).map((c) => c.connectBody);
+
+operation({
+  path: '/integrations/{type}/connect', method: 'post', tag,
+  summary: 'Connect (or reconnect) an integration',
+  description: `\`type\` is one of ${INTEGRATION_TYPES.join(', ')}. The body depends on the type; chat kinds (slack, teams) take webhook_url, channel and notify_on. Secrets are stored encrypted. Connecting a connected type replaces its settings.`,
+  body: z.union(connectBodies as [z.ZodObject, ...z.ZodObject[]]),
+  responses: { 201: { description: 'The integration, secrets redacted', schema: integrationSchema } },
+});
+operation({ path: '/integrations', method: 'get', tag, summary: 'List the organization\'s integrations', responses: { 200: { description: 'Integrations', schema: z.object({ integrations: z.array(integrationSchema) }) } } });
+operation({ path: '/integrations/{type}/test', method: 'post', tag, summary: 'Test the connection with a real call (chat kinds send a test message); a failure is recorded on the integration', responses: { 200: { description: 'The outcome', schema: testResult } } });
+operation({ path: '/integrations/{type}/disconnect', method: 'delete', tag, summary: 'Disconnect: credentials are erased', responses: { 204: 'Disconnected' } });
+
+function integrationView(doc: IntegrationDoc) {
+  return {
+    type: doc.type,
+    status: doc.status,
+    config: redactedConfig(connectorFor(doc.type), doc.config),
+    connected_at: doc.connected_at,
+    last_sync_at: doc.last_sync_at ?? null,
+    last_error: doc.last_error ?? null,
+    last_sync: (doc.last_sync as Record<string, unknown> | null) ?? null,
+  };
+}
+
+const typeParam = z.enum(INTEGRATION_TYPES);
+
+/** The `:type` and its connector; unknown types answer 404 naming the known ones. */
+export function connectorOfParam(raw: unknown): { type: IntegrationType; connector: Connector } {
+  const parsed = typeParam.safeParse(raw);
+  const connector = parsed.success ? connectorFor(parsed.data) : undefined;
+  if (!parsed.success || !connector) {
+    throw new AppError(404, `Unknown integration type "${String(raw)}"; one of ${Object.keys(CONNECTORS).join(', ')}`);
+  }
+  return { type: parsed.data, connector };
+}
+
+/** The caller's connected (or failing) integration of that type; 404 when absent or disconnected. */
+export async function connectedIntegration(p: Principal, type: IntegrationType) {
+  const integration = await Integration.findOne({ ...orgFilter(p.organizationId), type, status: LIVE });
+  if (!integration) throw notFound(`Connected ${type} integration`);
+  return integration;
+}
+
+/** What a failed vendor call tells the user: the vendor's answer, a timeout or the connection error. */
+function failureDetail(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  if (err.name === 'TimeoutError') return 'the vendor did not answer in time';
+  const cause = (err as { cause?: unknown }).cause;
+  return cause instanceof Error ? `${err.message}: ${cause.message}` : err.message;
+}
+
+export function integrationsRouter(s: Services): Router {
+  const router = Router();
+  const policy = { allowPrivate: s.config.ALLOW_PRIVATE_WEBHOOK_URLS };
+  const manage = authorize('integrations:manage');
+
+  router.get('/', authorize('integrations:read'), async (req, res) => {
+    const docs = await Integration.find(orgFilter(principalOf(req).organizationId)).sort({ type: 1 });
+    res.json({ integrations: docs.map(integrationView) });
+  });
+
+  router.post('/:type/connect', manage, async (req, res) => {
+    const p = principalOf(req);
+    const { type, connector } = connectorOfParam(req.params.type);
+    const body: Record<string, unknown> = connector.connectBody.parse(req.body ?? {});
+    // Every URL the service will call on the customer's behalf (webhook, base, instance URLs).
+    for (const [field, value] of Object.entries(body)) {
+      if (!field.endsWith('url') || typeof value !== 'string') continue;
+      const refused = await resolvedUrlRefusal(value, policy);
+      if (refused) throw badRequest(`${field}: ${refused}`);
+    }
+    const { config, credentials } = splitConnectBody(connector, body);
+    let doc;
+    try {
+      doc = await Integration.findOneAndUpdate(
+        { ...orgFilter(p.organizationId), type },
+        {
+          $set: {
+            status: 'connected',
+            config,
+            credentials_encrypted: sealCredentials(s, credentials),
+            connected_at: new Date(),
+            connected_by: new Types.ObjectId(p.userId),
+            last_error: null,
+          },
+        },
+        { upsert: true, returnDocument: 'after' },
+      );
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000) throw conflict(`${type} is being connected by another request; try again`);
+      throw err;
+    }
+    res.status(201).json(integrationView(doc));
+  });
+
+  router.post('/:type/test', manage, async (req, res) => {
+    const { type, connector } = connectorOfParam(req.params.type);
+    const integration = await connectedIntegration(principalOf(req), type);
+    let result: { ok: boolean; detail: string };
+    try {
+      result = await connector.test(connectorContext(s, integration, connector));
+    } catch (err) {
+      result = { ok: false, detail: failureDetail(err) };
+    }
+    await Integration.updateOne(
+      { _id: integration._id, status: LIVE },
+      { $set: result.ok ? { status: 'connected', last_error: null } : { status: 'error', last_error: result.detail } },
+    );
+    res.json(result);
+  });
+
+  router.delete('/:type/disconnect', manage, async (req, res) => {
+    const { type } = connectorOfParam(req.params.type);
+    const p = principalOf(req);
+    const done = await Integration.updateOne(
+      { ...orgFilter(p.organizationId), type, status: LIVE },
+      { $set: { status: 'disconnected', credentials_encrypted: null, last_error: null } },
+    );
+    if (done.matchedCount === 0) throw notFound(`Connected ${type} integration`);
+    res.status(204).end();
+  });
+
+  return router;
+}
