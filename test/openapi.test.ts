@@ -146,7 +146,13 @@ describe('API reference', () => {
     });
   });
 
-  describe('security headers and CORS', () => {
+  describe('app-wide protections', () => {
+    it('refuses a JSON body above BODY_LIMIT with 413 and a detail', async () => {
+      const res = await api('POST', '/auth/login', { rawBody: JSON.stringify({ email: 'a@example.test', password: 'x'.repeat(1_100_000) }) });
+      expect(res.status).to.equal(413);
+      expect(res.body).to.deep.equal({ detail: 'Request body is too large' });
+    });
+
     it('answers API routes with helmet\'s strict headers and no X-Powered-By', async () => {
       const res = await api('GET', '/contracts');
       expect(res.status).to.equal(401);

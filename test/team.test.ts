@@ -48,6 +48,29 @@ describe('team', () => {
     expect((await api<{ total: number }>('GET', '/team/invites', { token: owner.token })).body.total).to.equal(0);
   });
 
+  it('never takes role or organization from a registration or settings body', async () => {
+    const owner = await signUp();
+    const other = await signUp();
+    const email = `viewer-${uniqueIp()}@example.test`;
+    const inv = await api<{ invite_token: string }>('POST', '/team/invite', { token: owner.token, body: { email, role: 'viewer' } });
+    const reg = await api<LoginBody>('POST', '/auth/register', {
+      body: { email, password: 'long-enough-1', full_name: 'V', invite_token: inv.body.invite_token, role: 'owner', organization_id: other.organizationId },
+      headers: fromIp(uniqueIp()),
+    });
+    expect(reg.status).to.equal(201);
+    expect(reg.body.user).to.include({ organization_id: owner.organizationId, role: 'viewer' });
+
+    const fresh = await api<LoginBody>('POST', '/auth/register', {
+      body: { email: `new-${uniqueIp()}@example.test`, password: 'long-enough-1', full_name: 'N', role: 'viewer', organization_id: other.organizationId },
+      headers: fromIp(uniqueIp()),
+    });
+    expect(fresh.body.user.organization_id).to.not.be.oneOf([owner.organizationId, other.organizationId]);
+    expect(fresh.body.user.role).to.equal('owner');
+
+    const org = await api<{ id: string; name: string }>('PUT', '/settings/organization', { token: owner.token, body: { name: 'Renamed', id: other.organizationId, organization_id: other.organizationId } });
+    expect(org.body).to.include({ id: owner.organizationId, name: 'Renamed' });
+  });
+
   it('changes roles with owner rules, takes effect at once, and protects the last owner', async () => {
     const owner = await signUp();
     const admin = await addMember(owner, 'admin');
