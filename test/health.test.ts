@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { api } from './support/http';
 import { testEnv, testEnvironment } from './support/env';
-import { startApiProcess, startFerretDb, startRedis, startTcpProxy, type EngineProcess } from './support/processes';
+import { startApiProcess, startFerretDb, startRedis, startTcpProxy, waitFor, type EngineProcess } from './support/processes';
 
 interface Health {
   status: string;
@@ -24,7 +24,7 @@ describe('GET /health', () => {
 
   describe('when an engine stops', function () {
     this.timeout(120000);
-    let redis: EngineProcess, store: EngineProcess, apiProc: EngineProcess;
+    let redis: EngineProcess, store: Awaited<ReturnType<typeof startFerretDb>>, apiProc: EngineProcess;
     let esLink: Awaited<ReturnType<typeof startTcpProxy>>;
 
     before(async () => {
@@ -65,11 +65,16 @@ describe('GET /health', () => {
       expect(res.body.services.vector_store).to.equal('connected');
     });
 
-    it('answers 503 when the store stops', async () => {
+    it('answers 503 when the store stops, and recovers without a restart when it returns', async () => {
       await store.stop();
       const res = await health(apiProc.url);
       expect(res.status).to.equal(503);
       expect(res.body.services.database).to.equal('disconnected');
+      store = await startFerretDb({ port: store.port, dir: store.dir });
+      const started = Date.now();
+      await waitFor(async () => (await health(apiProc.url)).status === 200, 30000, 'health after the store returned');
+      expect((await health(apiProc.url)).body.services.database).to.equal('connected');
+      console.log(`      store back: /health 200 again after ${Date.now() - started} ms`);
     });
   });
 });

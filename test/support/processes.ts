@@ -66,10 +66,12 @@ export async function startRedis(): Promise<EngineProcess> {
   return startProcess('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], port, `redis://127.0.0.1:${port}`);
 }
 
-export async function startFerretDb(): Promise<EngineProcess> {
-  const port = await freePort();
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'ferretdb-'));
-  return startProcess(path.join(repoRoot, '.stack/bin/ferretdb'), ['-listen', `127.0.0.1:${port}`, '-data', dir], port, `mongodb://127.0.0.1:${port}/health_check`);
+/** A FerretDB of the test's own; pass the `port` and `dir` of a stopped one to start it again with its data. */
+export async function startFerretDb(again?: { port: number; dir: string }): Promise<EngineProcess & { dir: string }> {
+  const port = again?.port ?? (await freePort());
+  const dir = again?.dir ?? mkdtempSync(path.join(os.tmpdir(), 'ferretdb-'));
+  const engine = await startProcess(path.join(repoRoot, '.stack/bin/ferretdb'), ['-listen', `127.0.0.1:${port}`, '-data', dir], port, `mongodb://127.0.0.1:${port}/health_check`);
+  return { ...engine, dir };
 }
 
 /** A TCP relay to a real engine whose link can be cut and restored, like a network fault. */
@@ -127,6 +129,13 @@ export function startWorkerProcess(env: Record<string, string | undefined>) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'workers/worker.ts')], { stdio: 'ignore', env });
   return {
     running: () => child.exitCode === null && child.signalCode === null,
+    /** A crash: SIGKILL, no draining, in-flight activities are abandoned. */
+    kill: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
