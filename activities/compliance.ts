@@ -1,6 +1,6 @@
 /**
- * Activities of the compliance scan (`compliance-scan-<scanId>`): page through the contract
- * ids in the scan's scope, scan a batch (rules, then AI flags; one open task per contract
+ * Activities of the compliance scan (`compliance-scan-<scanId>`): scan the contracts in the
+ * scan's scope a page at a time (rules, then AI flags; one open task per contract
  * and rule; `compliance.alert` per new task), record progress, finish. Every step is safe
  * to retry: tasks are upserted on (contract, rule, open), an alert is recorded once per
  * task (`alerted_at`), and progress is written as absolute numbers.
@@ -43,7 +43,7 @@ async function upsertTask(scan: ComplianceScanDoc, contract: ContractDoc, f: Fin
       jurisdiction: f.jurisdiction,
       scan_id: scan._id,
     },
-  }, { upsert: true, new: true });
+  }, { upsert: true, returnDocument: 'after' });
   return task;
 }
 
@@ -67,7 +67,12 @@ async function alert(task: ComplianceTaskDoc): Promise<void> {
 
 export function createComplianceActivities(s: Services) {
   return {
-    async listScanContractIds({ scanId, afterId, limit }: { scanId: string; afterId: string | null; limit: number }): Promise<string[]> {
+    /**
+     * Scans the next page of contracts in scope after `afterId` and records progress;
+     * `done` when the page was the last. Listing and scanning in one step halves the
+     * round trips of a small scan.
+     */
+    async scanBatch({ scanId, afterId, scannedBefore, limit }: { scanId: string; afterId: string | null; scannedBefore: number; limit: number }): Promise<{ afterId: string | null; scanned: number; done: boolean }> {
       const scan = await loadScan(scanId);
       const idCondition = {
         ...(afterId ? { $gt: new Types.ObjectId(afterId) } : {}),
@@ -78,14 +83,7 @@ export function createComplianceActivities(s: Services) {
         ...(scan.scope === 'active' ? { status: 'active' as const } : {}),
         ...(Object.keys(idCondition).length ? { _id: trusted(idCondition) } : {}),
       };
-      const rows = await Contract.find(filter, { _id: 1 }).sort({ _id: 1 }).limit(limit).lean();
-      return rows.map((r) => r._id.toHexString());
-    },
-
-    /** Scans a batch and records progress; returns how many of the contracts still existed and were scanned. */
-    async scanContracts({ scanId, contractIds, scannedBefore }: { scanId: string; contractIds: string[]; scannedBefore: number }): Promise<number> {
-      const scan = await loadScan(scanId);
-      const contracts = await Contract.find({ organization_id: scan.organization_id, _id: trusted({ $in: contractIds.map((id) => new Types.ObjectId(id)) }) });
+      const contracts = await Contract.find(filter).sort({ _id: 1 }).limit(limit);
       for (const contract of contracts) {
         const text = `${contract.title}\n${contract.content ?? ''}`;
         const analysis = await s.ai.analyzeContract({ type: contract.type, title: contract.title, content: contract.content ?? '' });
@@ -99,9 +97,10 @@ export function createComplianceActivities(s: Services) {
         }
         Context.current().heartbeat(contract.id);
       }
+      const scanned = scannedBefore + contracts.length;
       const tasksCreated = await ComplianceTask.countDocuments({ organization_id: scan.organization_id, scan_id: scan._id });
-      await ComplianceScan.updateOne({ _id: scan._id }, { $set: { contracts_scanned: scannedBefore + contracts.length, tasks_created: tasksCreated } });
-      return contracts.length;
+      await ComplianceScan.updateOne({ _id: scan._id }, { $set: { contracts_scanned: scanned, tasks_created: tasksCreated } });
+      return { afterId: contracts.at(-1)?.id ?? afterId, scanned, done: contracts.length < limit };
     },
 
     async finishScan({ scanId, error }: { scanId: string; error?: string }): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * `POST /compliance/scan`: checks every contract in the scan's scope against the rule set
- * (and the AI's flags), a batch of ids at a time, creating deduplicated tasks and
+ * (and the AI's flags), a page of contracts at a time, creating deduplicated tasks and
  * `compliance.alert` events; the scan record shows progress and the outcome. Large
  * organizations continue as new with their cursor.
  */
@@ -9,11 +9,11 @@ import type { ComplianceActivities } from '../activities/compliance';
 
 export const SCAN_BATCH = 25;
 
-const { listScanContractIds, finishScan } = proxyActivities<ComplianceActivities>({
+const { finishScan } = proxyActivities<ComplianceActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 10 },
 });
-const { scanContracts } = proxyActivities<ComplianceActivities>({
+const { scanBatch } = proxyActivities<ComplianceActivities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '2 minutes',
   retry: { maximumAttempts: 5, initialInterval: '2 seconds', maximumInterval: '1 minute' },
@@ -30,12 +30,11 @@ export async function complianceScanWorkflow({ scanId, cursor }: ComplianceScanI
   let scanned = cursor?.scanned ?? 0;
   try {
     for (;;) {
-      const ids = await listScanContractIds({ scanId, afterId, limit: SCAN_BATCH });
-      if (!ids.length) break;
-      scanned += await scanContracts({ scanId, contractIds: ids, scannedBefore: scanned });
-      afterId = ids.at(-1)!;
+      const batch = await scanBatch({ scanId, afterId, scannedBefore: scanned, limit: SCAN_BATCH });
+      ({ afterId, scanned } = batch);
+      if (batch.done) break;
       if (workflowInfo().continueAsNewSuggested) {
-        await continueAsNew<typeof complianceScanWorkflow>({ scanId, cursor: { afterId, scanned } });
+        await continueAsNew<typeof complianceScanWorkflow>({ scanId, cursor: { afterId: afterId!, scanned } });
       }
     }
   } catch (err) {
