@@ -67,8 +67,8 @@ for (const type of EVENT_TYPES) {
     path: type,
     summary: `The ${type} event`,
     tags: ['Webhooks'],
-    description: 'Sent to each subscribed URL; any 2xx acknowledges it. Up to 3 attempts (immediately, after 30 s, after 5 min) with the same delivery id.',
+    description: 'Sent to each subscribed URL; any 2xx acknowledges it. Up to 3 attempts (immediately, 30 s after the first failure, 5 min after the second) with the same delivery id; 410 Gone disables the subscription.',
     request: { headers, body: { required: true, content: { 'application/json': { schema: payload } } } },
-    responses: { 200: { description: 'Received (any 2xx)' } },
+    responses: { 200: { description: 'Received (any 2xx)' }, 410: { description: 'Gone: stop sending to this URL' } },
   });
 }

@@ -2,8 +2,11 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { expect } from 'chai';
 import { createApp } from '../api/app';
-import { EVENT_TYPES } from '../models/event';
+import { Types } from 'mongoose';
+import { EVENT_DATA } from '../api/openapi-events';
+import { EVENT_TYPES, Event } from '../models/event';
 import { api } from './support/http';
+import { addMember, signUp } from './support/auth';
 import { testEnv } from './support/env';
 
 interface OpenApiDoc {
@@ -108,6 +111,30 @@ describe('API reference', () => {
       }
       const completed = doc.components.schemas['Event_signature_completed'] as { properties: { data: { required: string[] } } };
       expect(completed.properties.data.required).to.include.members(['signature_id', 'contract_id', 'signer_name', 'signer_email']);
+    });
+
+    it('documents the data the API really records for contract, vendor and team events', async function () {
+      // Ten requests through the whole stack; slow when the shared machine is busy.
+      this.timeout(180_000);
+      const owner = await signUp();
+      const post = (path: string, body?: unknown) => api<{ id: string }>('POST', path, { token: owner.token, body });
+      const contract = await post('/contracts', { title: 'MSA', type: 'service_agreement', counterparty: 'Acme', content: 'The supplier provides services. Payment within 30 days.' });
+      await api('PUT', `/contracts/${contract.body.id}`, { token: owner.token, body: { status: 'active' } });
+      await post(`/contracts/${contract.body.id}/analyze`);
+      const vendor = await post('/vendors', { name: 'Acme Cloud' });
+      await post(`/vendors/${vendor.body.id}/risk-assessment`);
+      await post(`/vendors/${vendor.body.id}/generate-nda`, { party_name: 'Us Ltd' });
+      await api('DELETE', `/contracts/${contract.body.id}`, { token: owner.token });
+      await addMember(owner, 'viewer');
+
+      const events = await Event.find({ organization_id: new Types.ObjectId(owner.organizationId) }).lean();
+      expect(new Set(events.map((e) => e.type))).to.have.all.keys(
+        'contract.created', 'contract.updated', 'contract.analyzed', 'contract.deleted', 'vendor.created', 'vendor.risk_assessed', 'team.member_joined',
+      );
+      for (const e of events) {
+        const checked = EVENT_DATA[e.type].safeParse(e.data);
+        expect(checked.success, `${e.type}: ${checked.error?.issues[0]?.path.join('.')} ${checked.error?.issues[0]?.message}`).to.equal(true);
+      }
     });
 
     it('documents every mounted route, and nothing that is not mounted', async () => {
