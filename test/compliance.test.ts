@@ -2,6 +2,13 @@ import { expect } from 'chai';
 import { api } from './support/http';
 import { addMember, signUp, type TestUser } from './support/auth';
 import { startReceiver } from './support/receiver';
+import { testEnv } from './support/env';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { Types } from 'mongoose';
+import { createComplianceActivities } from '../activities/compliance';
+import { ComplianceScan } from '../models/compliance-scan';
+import { ComplianceTask } from '../models/compliance-task';
+import { Event } from '../models/event';
 
 interface Task {
   id: string; title: string; description: string; priority: string; status: string; due_date: string;
@@ -207,5 +214,24 @@ describe('compliance', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it('a retried scan step creates the task and its alert once', async () => {
+    const org = await signUp();
+    const contractId = await createContract(org, 'Ledger outsourcing', 'The Vendor maintains the general ledger and prepares financial statements.');
+    const scan = await ComplianceScan.create({ organization_id: new Types.ObjectId(org.organizationId), scope: 'all', jurisdictions: ['US'] });
+    const activities = createComplianceActivities(testEnv().services);
+    const scanBatch = (input: Parameters<typeof activities.scanBatch>[0]) => activities.scanBatch(input);
+    const step = { scanId: scan.id, afterId: null, scannedBefore: 0, limit: 25 };
+    // The same step twice, as Temporal does when an attempt's result was lost.
+    const first = await new MockActivityEnvironment().run(scanBatch, step);
+    const second = await new MockActivityEnvironment().run(scanBatch, step);
+    expect(second).to.deep.equal(first);
+    expect(first).to.deep.equal({ afterId: contractId, scanned: 1, done: true });
+    const tasks = await ComplianceTask.find({ organization_id: scan.organization_id }).lean();
+    expect(tasks.map((t) => t.rule_id).sort()).to.deep.equal(['sox-audit-rights', 'sox-record-retention']);
+    const alerts = await Event.countDocuments({ organization_id: scan.organization_id, type: 'compliance.alert' });
+    expect(alerts).to.equal(2);
+    expect(await ComplianceScan.findById(scan._id).lean()).to.include({ contracts_scanned: 1, tasks_created: 2 });
   });
 });
