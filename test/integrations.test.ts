@@ -157,6 +157,28 @@ describe('integrations (chat)', function () {
     expect((await list(owner)).find((i) => i.type === 'slack')).to.deep.include({ status: 'connected' });
   });
 
+  it('does not retry a notification Slack refuses with a 4xx, and records the error', async () => {
+    const revoked = `${slack.url}/services/T0FAKE01/B0FAKE01/revoked`; // not a webhook the fake knows: 404 no_service
+    const res = await api('POST', '/integrations/slack/connect', {
+      token: owner.token,
+      body: { webhook_url: revoked, channel: '#contracts', notify_on: ['contract_created'] },
+    });
+    expect(res.status, res.text).to.equal(201);
+    const title = `Revoked ${randomBytes(4).toString('hex')}`;
+    await createContract(owner, title);
+    const deadline = Date.now() + 30000;
+    let view: IntegrationView | undefined;
+    while (Date.now() < deadline) {
+      view = (await list(owner)).find((i) => i.type === 'slack');
+      if (view?.status === 'error') break;
+      await sleep(200);
+    }
+    expect(view).to.deep.include({ status: 'error' });
+    expect(view!.last_error).to.include('no_service');
+    await sleep(3000); // the workflow's first retry would come after 2 s
+    expect(slack.received.filter((r) => r.path.endsWith('/revoked') && r.body.includes(title))).to.have.length(1);
+  });
+
   it('disconnects: 204, credentials erased, no more notifications', async () => {
     const res = await api('DELETE', '/integrations/slack/disconnect', { token: owner.token });
     expect(res.status).to.equal(204);

@@ -1,6 +1,6 @@
 /**
  * Slack chat notifications through an incoming webhook
- * (https://docs.slack.dev/messaging/sending-messages-using-incoming-webhooks): a JSON POST
+ * (https://api.slack.com/messaging/webhooks): a JSON POST
  * with a `text` fallback (shown in notifications) and Block Kit `blocks` (a header, then a
  * section with the text and up to ten label/value fields). Slack answers 200 `ok`; errors
  * are plain-text codes such as 400 `invalid_blocks`, 404 `no_service`, 429 with Retry-After.
@@ -11,7 +11,7 @@ import { channelOf, chatConnectBody, postWebhook, testMessage } from './context'
 
 type Message = Omit<Notification, 'event'>;
 
-/** Block Kit limits: header text 150 characters, section text 3000, ten fields of 2000. */
+/** Block Kit limits (https://api.slack.com/reference/block-kit/blocks): header text 150 characters, section text 3000, ten fields of 2000. */
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 export function slackMessage(m: Message) {

@@ -1,6 +1,6 @@
 /**
  * A local Slack incoming webhook that accepts only what Slack documents
- * (https://docs.slack.dev/messaging/sending-messages-using-incoming-webhooks and the Block Kit
+ * (https://api.slack.com/messaging/webhooks and the Block Kit
  * reference): POST, JSON, `text` and/or `blocks` of known block types within their limits.
  * It answers like Slack: 200 `ok`, or a plain-text error code (400 invalid_payload /
  * invalid_blocks, 404 no_service), and 429 `rate_limited` with Retry-After when told to.
