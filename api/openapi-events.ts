@@ -31,8 +31,10 @@ export const EVENT_DATA = {
   }),
   'contract.deleted': contractData,
   'contract.analyzed': contractData.extend({ risk_score: z.number(), risk_level: z.enum(RISK_LEVELS) }),
-  'contract.renewal_due': contractData.extend({ end_date: z.iso.date().optional() }),
-  'signature.requested': signatureData.extend({ contract_title: z.string(), signers: z.array(z.object({ name: z.string(), email: z.string() })) }),
+  'contract.renewal_due': contractData.extend({ end_date: z.iso.date(), days_until_end: z.number().int() }),
+  'signature.requested': signatureData.extend({
+    contract_title: z.string(), signers: z.array(z.object({ name: z.string(), email: z.string() })), ordered: z.boolean(), expires_at: timestamp,
+  }),
   'signature.viewed': signerData,
   'signature.completed': signerData.extend({ signed_at: timestamp }),
   'signature.declined': signerData.extend({ reason: z.string().optional() }),
