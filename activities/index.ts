@@ -5,6 +5,7 @@ import { createChatActivities } from './chat';
 import { createSignatureActivities } from './signatures';
 import { createIntegrationActivities } from './integrations';
 import { createComplianceActivities } from './compliance';
+import { createContractActivities } from './contracts';
 
 /** Every activity the worker registers, bound to the process's engines. */
 export function createActivities(s: Services) {
@@ -15,5 +16,6 @@ export function createActivities(s: Services) {
     ...createSignatureActivities(s),
     ...createIntegrationActivities(s),
     ...createComplianceActivities(s),
+    ...createContractActivities(s),
   };
 }

@@ -66,6 +66,8 @@ const schema = z
     UPLOAD_DIR: z.string().default('.stack/uploads'),
     UPLOAD_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
     SIGNATURE_REMINDER_INTERVAL: z.string().default('3 days'),
+    /** Active contracts ending within this many days get one `contract.renewal_due` (daily schedule). */
+    RENEWAL_REMINDER_DAYS: positiveInt.default(30),
 
     GEMINI_API_KEY: z.string().default(''),
     GEMINI_BASE_URL: z.string().default(''),

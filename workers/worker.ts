@@ -9,6 +9,7 @@ import { createLogger } from '../lib/logger';
 import { closeServices, createServices } from '../lib/services';
 import { createActivities } from '../activities';
 import { relayOnRecord, startRelayLoop } from '../lib/relay';
+import { ensureSchedules } from '../lib/schedules';
 
 export async function createWorker(s: Services, connection: NativeConnection, taskQueue = s.config.TEMPORAL_TASK_QUEUE) {
   return Worker.create({
@@ -26,11 +27,12 @@ async function main() {
   const services = await createServices(config, logger);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await createWorker(services, connection);
+  const schedules = await ensureSchedules(services.temporal, config.TEMPORAL_TASK_QUEUE);
   // The worker also relays: its activities record events, and the loop catches up on any
   // event whose immediate relay failed (e.g. Temporal was down when it happened).
   relayOnRecord(services);
   const relay = startRelayLoop(services);
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporalUi: config.TEMPORAL_UI_URL }, 'worker running');
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporalUi: config.TEMPORAL_UI_URL, schedules }, 'worker running');
   await worker.run();
   await relay.stop();
   await connection.close();

@@ -5,3 +5,4 @@ export { syncContractsWorkflow, contractIndexWorkflow } from './sync-contracts';
 export { signatureWorkflow } from './signature';
 export { integrationNotificationWorkflow } from './integration-notification';
 export { complianceScanWorkflow } from './compliance-scan';
+export { contractExpirySweepWorkflow, renewalRemindersWorkflow } from './contract-schedules';
