@@ -118,6 +118,12 @@ describe('integrations (chat)', function () {
     expect(JSON.stringify(card)).to.include('General');
     teamsView = (await list(owner)).find((i) => i.type === 'teams');
     expect(teamsView).to.deep.include({ status: 'connected', last_error: null });
+
+    // A test is one call: throttling is reported, not retried.
+    teams.rateLimitOnce(30);
+    const throttled = await api<{ ok: boolean; detail: string }>('POST', '/integrations/teams/test', { token: owner.token });
+    expect(throttled.body.ok).to.equal(false);
+    expect(throttled.body.detail).to.include('429');
   });
 
   it('refuses bad bodies and unknown types', async () => {
