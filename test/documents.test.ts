@@ -105,7 +105,7 @@ describe('documents', function () {
   });
 
   it('replays an upload under the same Idempotency-Key, and refuses another file under it with 409', async () => {
-    const key = { 'idempotency-key': `upload-${Date.now()}` };
+    const key = { headers: { 'idempotency-key': `upload-${Date.now()}` } };
     const file = { name: 'minutes.txt', bytes: Buffer.from('Board minutes: the budget was approved.') };
     const first = await upload(owner.token, file, 'other', key);
     expect(first.status, JSON.stringify(first.body)).to.equal(201);

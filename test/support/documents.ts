@@ -45,11 +45,16 @@ export interface UploadedDocument {
 }
 
 /** POST /documents/upload as multipart/form-data. */
-export async function upload(token: string, file: { name: string; bytes: Uint8Array; type?: string }, category?: string, headers: Record<string, string> = {}) {
+export async function upload(
+  token: string,
+  file: { name: string; bytes: Uint8Array; type?: string },
+  category?: string,
+  { headers = {}, base = testEnv().baseUrl }: { headers?: Record<string, string>; base?: string } = {},
+) {
   const form = new FormData();
   form.append('file', new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.name);
   if (category !== undefined) form.append('category', category);
-  const res = await fetch(`${testEnv().baseUrl}/documents/upload`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${token}` }, body: form });
+  const res = await fetch(`${base}/documents/upload`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${token}` }, body: form });
   const text = await res.text();
   return { status: res.status, body: (text ? JSON.parse(text) : undefined) as UploadedDocument & { detail?: string } };
 }
