@@ -23,15 +23,26 @@ async function loadScan(scanId: string): Promise<ComplianceScanDoc> {
   return scan;
 }
 
+const filterOf = (scan: ComplianceScanDoc, contract: ContractDoc, f: Finding) => ({
+  organization_id: scan.organization_id,
+  contract_id: contract._id,
+  rule_id: f.rule_id,
+  status: trusted({ $in: OPEN_STATUSES }),
+});
+
+/**
+ * Two scans of one organization running at once may both insert the open task (the store
+ * has no partial unique index); the newer copy removes itself so the older one stands alone.
+ */
+async function yieldToOlder(task: ComplianceTaskDoc, filter: ReturnType<typeof filterOf>): Promise<boolean> {
+  const older = await ComplianceTask.exists({ ...filter, _id: trusted({ $lt: task._id }) });
+  if (older) await ComplianceTask.deleteOne({ _id: task._id });
+  return Boolean(older);
+}
+
 /** The open task for this contract and rule, created by this scan when there was none. */
 async function upsertTask(scan: ComplianceScanDoc, contract: ContractDoc, f: Finding): Promise<ComplianceTaskDoc> {
-  const filter = {
-    organization_id: scan.organization_id,
-    contract_id: contract._id,
-    rule_id: f.rule_id,
-    status: trusted({ $in: OPEN_STATUSES }),
-  };
-  const task = await ComplianceTask.findOneAndUpdate(filter, {
+  const task = await ComplianceTask.findOneAndUpdate(filterOf(scan, contract, f), {
     $setOnInsert: {
       title: f.title,
       description: f.description,
@@ -93,7 +104,7 @@ export function createComplianceActivities(s: Services) {
         ];
         for (const f of findings) {
           const task = await upsertTask(scan, contract, f);
-          if (task.scan_id?.equals(scan._id) && !task.alerted_at) await alert(task);
+          if (task.scan_id?.equals(scan._id) && !task.alerted_at && !(await yieldToOlder(task, filterOf(scan, contract, f)))) await alert(task);
         }
         Context.current().heartbeat(contract.id);
       }

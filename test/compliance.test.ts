@@ -216,7 +216,8 @@ describe('compliance', () => {
     }
   });
 
-  it('a retried scan step creates the task and its alert once', async () => {
+  it('a retried scan step creates the task and its alert once', async function () {
+    this.timeout(150000);
     const org = await signUp();
     const contractId = await createContract(org, 'Ledger outsourcing', 'The Vendor maintains the general ledger and prepares financial statements.');
     const scan = await ComplianceScan.create({ organization_id: new Types.ObjectId(org.organizationId), scope: 'all', jurisdictions: ['US'] });
@@ -233,5 +234,22 @@ describe('compliance', () => {
     const alerts = await Event.countDocuments({ organization_id: scan.organization_id, type: 'compliance.alert' });
     expect(alerts).to.equal(2);
     expect(await ComplianceScan.findById(scan._id).lean()).to.include({ contracts_scanned: 1, tasks_created: 2 });
+  });
+
+  it('two scans running at once leave one open task per contract and rule, alerted once', async function () {
+    this.timeout(150000);
+    const org = await signUp();
+    const organization_id = new Types.ObjectId(org.organizationId);
+    for (let i = 0; i < 5; i++) await createContract(org, `Clinic ${i}`, 'The clinic shares patient records and cardholder data with the Vendor.');
+    const activities = createComplianceActivities(testEnv().services);
+    const scans = await ComplianceScan.create([{ organization_id, scope: 'all', jurisdictions: ['US'] }, { organization_id, scope: 'all', jurisdictions: ['US'] }]);
+    await Promise.all(scans.map((scan) => new MockActivityEnvironment().run(
+      (input: Parameters<typeof activities.scanBatch>[0]) => activities.scanBatch(input),
+      { scanId: scan.id, afterId: null, scannedBefore: 0, limit: 25 },
+    )));
+    const tasks = await ComplianceTask.find({ organization_id }).lean();
+    expect(tasks).to.have.length(10);
+    expect(new Set(tasks.map((t) => `${t.contract_id.toHexString()}:${t.rule_id}`)).size).to.equal(10);
+    expect(await Event.countDocuments({ organization_id, type: 'compliance.alert' })).to.equal(10);
   });
 });
