@@ -39,7 +39,8 @@ async function main() {
     // Where the time goes: change → event row → delivery row (relay) → workflow start → attempt.
     const events = new Map((await Event.find({ resource_id: trusted({ $in: [...sentAt.keys()] }) }).lean()).map((e) => [e._id.toHexString(), e]));
     const deliveries = await WebhookDelivery.find({ event_id: trusted({ $in: [...events.values()].map((e) => e._id) }) }).lean();
-    const stages = deliveries.map((d) => {
+    // A receiver may have answered before its attempt was written to the delivery row.
+    const stages = deliveries.filter((d) => d.attempt_log.length > 0).map((d) => {
       const e = events.get(d.event_id.toHexString())!;
       const t0 = sentAt.get(e.resource_id)!;
       const relayedAt = (d as unknown as { created_at: Date }).created_at.getTime();

@@ -29,25 +29,47 @@ export interface EventConsumer {
 /** Every consumer of the event stream; the integrations piece appends its own. */
 export const EVENT_CONSUMERS: EventConsumer[] = [webhookConsumer, contractIndexConsumer, integrationNotificationConsumer];
 
-/** Hands one event to every consumer, then marks it relayed. Throws when a consumer fails. */
+/**
+ * Hands one event to every consumer, then marks it relayed. Consumers are independent, so
+ * they run side by side: an event waits for the slowest, not for the sum. Throws when a
+ * consumer fails (after all have finished, so each got its chance).
+ */
 export async function relayEvent(s: Services, eventId: string): Promise<void> {
   const event = await Event.findById(eventId);
   if (!event || event.relayed_at) return;
-  for (const consumer of EVENT_CONSUMERS) await consumer.consume(s, event);
+  const failed = (await Promise.allSettled(EVENT_CONSUMERS.map((consumer) => consumer.consume(s, event)))).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
   await Event.updateOne({ _id: event._id, relayed_at: null }, { $set: { relayed_at: new Date() } });
 }
 
-/** Relays rows older than `olderThanMs` that are still unrelayed; stops at the first failure. */
+/** Events the catch-up loop relays side by side (a backlog drains at this many at a time). */
+const RELAY_CONCURRENCY = 16;
+
+/**
+ * Relays rows older than `olderThanMs` that are still unrelayed, up to RELAY_CONCURRENCY at
+ * once; after the first failure (e.g. Temporal down) it starts no more and throws.
+ */
 export async function relayPending(s: Services, { olderThanMs = 1500, limit = 100 } = {}): Promise<number> {
   const due = await Event.find({ relayed_at: null, occurred_at: trusted({ $lte: new Date(Date.now() - olderThanMs) }) }, { _id: 1 })
     .sort({ occurred_at: 1 })
     .limit(limit)
     .lean();
+  let next = 0;
   let relayed = 0;
-  for (const { _id } of due) {
-    await relayEvent(s, _id.toHexString());
-    relayed++;
-  }
+  let failure: { err: unknown } | undefined;
+  const lane = async () => {
+    while (!failure && next < due.length) {
+      const { _id } = due[next++]!;
+      try {
+        await relayEvent(s, _id.toHexString());
+        relayed++;
+      } catch (err) {
+        failure ??= { err };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(RELAY_CONCURRENCY, due.length) }, lane));
+  if (failure) throw failure.err;
   return relayed;
 }
 
