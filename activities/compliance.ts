@@ -5,6 +5,7 @@
  * to retry: tasks are upserted on (contract, rule, open), an alert is recorded once per
  * task (`alerted_at`), and progress is written as absolute numbers.
  */
+import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { trusted, Types } from 'mongoose';
 import type { Services } from '../lib/services';
@@ -23,26 +24,34 @@ async function loadScan(scanId: string): Promise<ComplianceScanDoc> {
   return scan;
 }
 
-const filterOf = (scan: ComplianceScanDoc, contract: ContractDoc, f: Finding) => ({
-  organization_id: scan.organization_id,
-  contract_id: contract._id,
-  rule_id: f.rule_id,
-  status: trusted({ $in: OPEN_STATUSES }),
-});
+const LOCK_MS = 60_000;
+const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
 /**
- * Two scans of one organization running at once may both insert the open task (the store
- * has no partial unique index); the newer copy removes itself so the older one stands alone.
+ * Two scans of one organization may run at once, and the store has no partial unique
+ * index to keep one open task per contract and rule; a short Redis lock per contract
+ * serializes the check-and-insert across them. It expires by itself if a worker dies.
  */
-async function yieldToOlder(task: ComplianceTaskDoc, filter: ReturnType<typeof filterOf>): Promise<boolean> {
-  const older = await ComplianceTask.exists({ ...filter, _id: trusted({ $lt: task._id }) });
-  if (older) await ComplianceTask.deleteOne({ _id: task._id });
-  return Boolean(older);
+async function withContractLock<T>(s: Services, contractId: string, fn: () => Promise<T>): Promise<T> {
+  const key = `compliance-scan-lock:${contractId}`;
+  const token = randomUUID();
+  while ((await s.redis.set(key, token, 'PX', LOCK_MS, 'NX')) !== 'OK') await Context.current().sleep(50);
+  try {
+    return await fn();
+  } finally {
+    await s.redis.eval(RELEASE, 1, key, token);
+  }
 }
 
 /** The open task for this contract and rule, created by this scan when there was none. */
 async function upsertTask(scan: ComplianceScanDoc, contract: ContractDoc, f: Finding): Promise<ComplianceTaskDoc> {
-  const task = await ComplianceTask.findOneAndUpdate(filterOf(scan, contract, f), {
+  const filter = {
+    organization_id: scan.organization_id,
+    contract_id: contract._id,
+    rule_id: f.rule_id,
+    status: trusted({ $in: OPEN_STATUSES }),
+  };
+  const task = await ComplianceTask.findOneAndUpdate(filter, {
     $setOnInsert: {
       title: f.title,
       description: f.description,
@@ -102,10 +111,12 @@ export function createComplianceActivities(s: Services) {
           ...evaluateContract(text, scan.jurisdictions),
           ...aiFindings(text, analysis.analysis.compliance_flags, scan.jurisdictions),
         ];
-        for (const f of findings) {
-          const task = await upsertTask(scan, contract, f);
-          if (task.scan_id?.equals(scan._id) && !task.alerted_at && !(await yieldToOlder(task, filterOf(scan, contract, f)))) await alert(task);
-        }
+        await withContractLock(s, contract.id, async () => {
+          for (const f of findings) {
+            const task = await upsertTask(scan, contract, f);
+            if (task.scan_id?.equals(scan._id) && !task.alerted_at) await alert(task);
+          }
+        });
         Context.current().heartbeat(contract.id);
       }
       const scanned = scannedBefore + contracts.length;
