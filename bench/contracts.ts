@@ -17,7 +17,7 @@ import { createLogger } from '../lib/logger';
 import { closeServices, createServices } from '../lib/services';
 import { containsText } from '../lib/text-search';
 import { createApp } from '../api/app';
-import { Contract, contractListItem, contractView } from '../models/contract';
+import { CONTRACT_STATUSES, Contract, contractListItem, contractView } from '../models/contract';
 import { writeResult, type BenchRow } from './report';
 
 const run = randomBytes(3).toString('hex');
@@ -29,7 +29,7 @@ function bareApp(organizationId: Types.ObjectId, userId: Types.ObjectId): expres
   const app = express();
   app.use(express.json());
   app.get('/contracts', async (req, res) => {
-    const status = typeof req.query.status === 'string' ? req.query.status : undefined;
+    const status = CONTRACT_STATUSES.find((x) => x === req.query.status);
     const search = typeof req.query.search === 'string' ? req.query.search : undefined;
     const filter = {
       organization_id: organizationId,
