@@ -2,7 +2,7 @@
  * Shared by the benchmarks: each writes its rows to bench/results/<name>.json (ignored by
  * git) and prints them; bench/run.ts prints every result as one ratio table.
  */
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -33,11 +33,6 @@ export function table(rows: BenchRow[]): string {
 }
 
 export function readResults(): Array<{ name: string; machine: string; at: string; rows: BenchRow[] }> {
-  let files: string[] = [];
-  try {
-    files = readdirSync(RESULTS).filter((f) => f.endsWith('.json'));
-  } catch {
-    return [];
-  }
-  return files.map((f) => JSON.parse(readFileSync(path.join(RESULTS, f), 'utf8')) as { name: string; machine: string; at: string; rows: BenchRow[] });
+  if (!existsSync(RESULTS)) return [];
+  return readdirSync(RESULTS).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(readFileSync(path.join(RESULTS, f), 'utf8')) as { name: string; machine: string; at: string; rows: BenchRow[] });
 }
