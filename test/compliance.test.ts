@@ -98,6 +98,8 @@ describe('compliance', () => {
     expect(third.tasks_created).to.equal(1);
     const open = await tasksOf(owner, `?contract_id=${bare}&status=pending`);
     expect(open.tasks.filter((t) => t.rule_id === 'gdpr-processing-terms')).to.have.length(1);
+    const reopen = await api('PUT', `/compliance/tasks/${gdpr.id}`, { token: owner.token, body: { status: 'pending' } });
+    expect(reopen.status, reopen.text).to.equal(409);
   });
 
   it('the task list and the dashboard agree', async () => {

@@ -11,13 +11,13 @@ import { JURISDICTIONS, COMPLIANCE_RULES } from '../../lib/compliance/rules';
 import { inOrg, isObjectId, orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { ComplianceScan, SCAN_SCOPES, scanView } from '../../models/compliance-scan';
-import { ComplianceTask, TASK_PRIORITIES, TASK_STATUSES, taskCounts, taskView } from '../../models/compliance-task';
+import { ComplianceTask, OPEN_STATUSES, TASK_PRIORITIES, TASK_STATUSES, taskCounts, taskView } from '../../models/compliance-task';
 import { complianceScanWorkflow } from '../../workflows/compliance-scan';
 import { recordSearchAttributes } from '../../workflows/search-attributes';
 import { operation } from '../openapi';
 import { authorize, principalOf } from '../middleware/auth';
 import { idempotent } from '../middleware/idempotency';
-import { badRequest, notFound, unavailable } from '../errors';
+import { badRequest, conflict, notFound, unavailable } from '../errors';
 
 const MAX_SCAN_CONTRACTS = 500;
 const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
@@ -96,7 +96,7 @@ operation({
   path: '/compliance/tasks/{id}', method: 'put', tag: 'Compliance', summary: 'Update a task\'s status, priority or due date',
   description: 'Members and above. Setting `resolved` stamps `resolved_at`; reopening clears it.',
   body: updateBody,
-  responses: { 200: { description: 'The updated task', schema: taskResponse } },
+  responses: { 200: { description: 'The updated task', schema: taskResponse }, 409: 'Reopening while a newer open task for the same contract and rule exists' },
 });
 operation({
   path: '/compliance/dashboard', method: 'get', tag: 'Compliance', summary: 'Task counts by status, priority and regulation',
@@ -169,6 +169,10 @@ export function complianceRouter(s: Services): Router {
     const task = filter && (await ComplianceTask.findOne(filter));
     if (!task) throw notFound('Compliance task');
     if (body.status && body.status !== task.status) {
+      // Reopening must not make a second open task for the same contract and rule.
+      if (task.status === 'resolved' && await ComplianceTask.exists({
+        organization_id: task.organization_id, contract_id: task.contract_id, rule_id: task.rule_id, _id: trusted({ $ne: task._id }), status: trusted({ $in: OPEN_STATUSES }),
+      })) throw conflict('An open task for this contract and rule already exists');
       task.resolved_at = body.status === 'resolved' ? new Date() : null;
       task.status = body.status;
     }
