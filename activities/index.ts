@@ -4,6 +4,7 @@ import { createDocumentActivities } from './documents';
 import { createChatActivities } from './chat';
 import { createSignatureActivities } from './signatures';
 import { createIntegrationActivities } from './integrations';
+import { createIntegrationSyncActivities } from './integration-sync';
 import { createComplianceActivities } from './compliance';
 import { createContractActivities } from './contracts';
 
@@ -15,6 +16,7 @@ export function createActivities(s: Services) {
     ...createChatActivities(s),
     ...createSignatureActivities(s),
     ...createIntegrationActivities(s),
+    ...createIntegrationSyncActivities(s),
     ...createComplianceActivities(s),
     ...createContractActivities(s),
   };

@@ -17,6 +17,7 @@ import { Event, type EventDoc } from '../models/event';
 import { webhookConsumer } from './webhooks';
 import { contractIndexConsumer } from './contract-index';
 import { integrationNotificationConsumer } from './integrations/notifications';
+import { integrationSyncConsumer } from './integrations/sync';
 
 export type EventRecord = HydratedDocument<EventDoc>;
 
@@ -27,7 +28,7 @@ export interface EventConsumer {
 }
 
 /** Every consumer of the event stream; the integrations piece appends its own. */
-export const EVENT_CONSUMERS: EventConsumer[] = [webhookConsumer, contractIndexConsumer, integrationNotificationConsumer];
+export const EVENT_CONSUMERS: EventConsumer[] = [webhookConsumer, contractIndexConsumer, integrationNotificationConsumer, integrationSyncConsumer];
 
 /**
  * Hands one event to every consumer, then marks it relayed. Consumers are independent, so

@@ -5,4 +5,5 @@ export { syncContractsWorkflow, contractIndexWorkflow } from './sync-contracts';
 export { signatureWorkflow } from './signature';
 export { integrationNotificationWorkflow } from './integration-notification';
 export { complianceScanWorkflow } from './compliance-scan';
+export { integrationSyncWorkflow } from './integration-sync';
 export { contractExpirySweepWorkflow, renewalRemindersWorkflow } from './contract-schedules';

@@ -13,6 +13,7 @@ import { resolvedUrlRefusal } from '../../lib/url-policy';
 import { CONNECTORS, LIVE, connectorFor, redactedConfig, splitConnectBody } from '../../lib/integrations';
 import type { Connector } from '../../lib/integrations/connector';
 import { connectorContext, sealCredentials } from '../../lib/integrations/context';
+import { startIntegrationSync, syncConnector } from '../../lib/integrations/sync';
 import { INTEGRATION_STATUSES, INTEGRATION_TYPES, Integration, type IntegrationDoc, type IntegrationType } from '../../models/integration';
 import { orgFilter } from '../../models/base';
 import { authorize, principalOf } from '../middleware/auth';
@@ -43,6 +44,12 @@ operation({
 operation({ path: '/integrations', method: 'get', tag, summary: 'List the organization\'s integrations', responses: { 200: { description: 'Integrations', schema: z.object({ integrations: z.array(integrationSchema) }) } } });
 operation({ path: '/integrations/{type}/test', method: 'post', tag, summary: 'Test the connection with a real call (chat kinds send a test message); a failure is recorded on the integration', responses: { 200: { description: 'The outcome', schema: testResult } } });
 operation({ path: '/integrations/{type}/disconnect', method: 'delete', tag, summary: 'Disconnect: credentials are erased', responses: { 204: 'Disconnected' } });
+operation({
+  path: '/integrations/{type}/sync', method: 'post', tag,
+  summary: 'Sync every contract to a CRM or storage integration',
+  description: 'Starts a `crm-sync-...` or `storage-sync-...` workflow: batches of the vendor\'s size, upserts keyed by contract id, waits honouring 429 Retry-After; Temporal query `progress` gives { total, synced, failed, batches }, and the summary lands in the integration\'s last_sync. Chat kinds answer 400.',
+  responses: { 202: { description: 'Started', schema: z.object({ workflow_id: z.string() }) } },
+});
 
 function integrationView(doc: IntegrationDoc) {
   return {
@@ -152,6 +159,13 @@ export function integrationsRouter(s: Services): Router {
     );
     if (done.matchedCount === 0) throw notFound(`Connected ${type} integration`);
     res.status(204).end();
+  });
+
+  router.post('/:type/sync', manage, async (req, res) => {
+    const { type } = connectorOfParam(req.params.type);
+    if (!syncConnector(type)) throw badRequest(`type: ${type} does not sync contracts`);
+    const integration = await connectedIntegration(principalOf(req), type);
+    res.status(202).json({ workflow_id: await startIntegrationSync(s, integration) });
   });
 
   return router;

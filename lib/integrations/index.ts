@@ -7,10 +7,16 @@ import type { IntegrationType } from '../../models/integration';
 import type { Connector } from './connector';
 import { slackConnector } from './slack';
 import { teamsConnector } from './teams';
+import { salesforce } from './salesforce';
+import { hubspot } from './hubspot';
+import { googleDrive } from './google-drive';
 
 export const CONNECTORS: Partial<Record<IntegrationType, Connector>> = {
   slack: slackConnector,
   teams: teamsConnector,
+  salesforce,
+  hubspot,
+  google_drive: googleDrive,
 };
 
 /** Query condition on `status` for integrations in use (connected or failing, not disconnected). */
