@@ -10,7 +10,7 @@ import type { Services } from '../lib/services';
 import { chunkId, deleteSource, embeddingText, indexChunks, refreshCollections, type Collection } from '../lib/vector-store';
 import { chunkPages } from '../lib/chunking';
 import { extractPages, UnreadableDocumentError, type SupportedMime } from '../lib/extraction';
-import { Document, DocumentChunk, type DocumentCategory } from '../models/document';
+import { Document, DocumentChunk, type DocumentCategory, type DocumentDoc } from '../models/document';
 
 /** Knowledge base = policies and templates; user documents = contracts and the rest. */
 export const collectionForCategory = (category: DocumentCategory): Collection =>
@@ -21,61 +21,86 @@ export interface PreparedDocument {
   pageCount: number;
 }
 
+/** How often a running step tells Temporal it is alive, well inside the workflow's heartbeat timeout. */
+const HEARTBEAT_EVERY_MS = 5000;
+
+/**
+ * Runs `step` while heartbeating on a timer, so a long awaited call (an embedding request,
+ * a bulk write, a large DOCX) keeps the activity alive and only a dead worker stops the beat.
+ */
+async function whileBeating<T>(details: () => unknown, step: () => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  ctx.heartbeat(details());
+  const timer = setInterval(() => ctx.heartbeat(details()), HEARTBEAT_EVERY_MS);
+  try {
+    return await step();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 export function createDocumentActivities(s: Services) {
-  const heartbeat = (details: unknown) => Context.current().heartbeat(details);
+  /** Extraction and staging, heartbeating with the progress so far. */
+  async function prepare(doc: DocumentDoc, documentId: string, progress: Record<string, number>): Promise<PreparedDocument> {
+    let pages;
+    try {
+      pages = await extractPages(doc.storage_path, doc.mime_type as SupportedMime, (page, of) => Object.assign(progress, { page, of }));
+    } catch (err) {
+      if (err instanceof UnreadableDocumentError) throw ApplicationFailure.nonRetryable(err.message, 'UnreadableDocument');
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw ApplicationFailure.nonRetryable('the uploaded file is missing', 'MissingFile');
+      throw err;
+    }
+    const chunks = chunkPages(pages);
+    await DocumentChunk.deleteMany({ document_id: doc._id });
+    for (let i = 0; i < chunks.length; i += 1000) {
+      await DocumentChunk.insertMany(
+        chunks.slice(i, i + 1000).map((c) => ({ _id: chunkId(documentId, c.index), document_id: doc._id, ...c })),
+      );
+      progress.staged = i;
+    }
+    return { chunkCount: chunks.length, pageCount: pages.length };
+  }
 
   return {
     /** Extracts and chunks the file; null when the document was deleted meanwhile. */
     async extractDocument({ documentId }: { documentId: string }): Promise<PreparedDocument | null> {
       const doc = await Document.findById(documentId);
       if (!doc) return null;
-      let pages;
-      try {
-        pages = await extractPages(doc.storage_path, doc.mime_type as SupportedMime, (page, of) => heartbeat({ page, of }));
-      } catch (err) {
-        if (err instanceof UnreadableDocumentError) throw ApplicationFailure.nonRetryable(err.message, 'UnreadableDocument');
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw ApplicationFailure.nonRetryable('the uploaded file is missing', 'MissingFile');
-        throw err;
-      }
-      const chunks = chunkPages(pages);
-      await DocumentChunk.deleteMany({ document_id: doc._id });
-      for (let i = 0; i < chunks.length; i += 1000) {
-        await DocumentChunk.insertMany(
-          chunks.slice(i, i + 1000).map((c) => ({ _id: chunkId(documentId, c.index), document_id: doc._id, ...c })),
-        );
-        heartbeat({ staged: i });
-      }
-      return { chunkCount: chunks.length, pageCount: pages.length };
+      const progress: Record<string, number> = {};
+      return whileBeating(() => progress, () => prepare(doc, documentId, progress));
     },
 
     /** Embeds chunks [from, to) and writes them to the document's collection. */
     async indexDocumentChunks({ documentId, from, to }: { documentId: string; from: number; to: number }): Promise<number> {
       const doc = await Document.findById(documentId);
       if (!doc) return 0;
-      const chunks = await DocumentChunk.find({ document_id: doc._id, index: trusted({ $gte: from, $lt: to }) }).sort({ index: 1 }).lean();
-      heartbeat({ from, to, embedding: true });
-      const vectors = await s.ai.embed(chunks.map((c) => embeddingText({ section: c.section ?? '', text: c.text })), 'document');
-      heartbeat({ from, to, indexing: true });
-      await indexChunks(
-        s,
-        collectionForCategory(doc.category),
-        chunks.map((c, i) => ({
-          organizationId: doc.organization_id.toHexString(),
-          sourceType: 'document',
-          sourceId: documentId,
-          title: doc.filename,
-          page: c.page,
-          section: c.section ?? '',
-          startOffset: c.start,
-          endOffset: c.end,
-          text: c.text,
-          chunkIndex: c.index,
-          vector: vectors[i]!,
-        })),
-      );
-      // Deleted while this batch ran: take back what it wrote.
-      if (!(await Document.exists({ _id: doc._id }))) await deleteSource(s, doc.organization_id.toHexString(), documentId);
-      return chunks.length;
+      const stage = { from, to, step: 'reading' };
+      return whileBeating(() => stage, async () => {
+        const chunks = await DocumentChunk.find({ document_id: doc._id, index: trusted({ $gte: from, $lt: to }) }).sort({ index: 1 }).lean();
+        stage.step = 'embedding';
+        const vectors = await s.ai.embed(chunks.map((c) => embeddingText({ section: c.section ?? '', text: c.text })), 'document');
+        stage.step = 'indexing';
+        await indexChunks(
+          s,
+          collectionForCategory(doc.category),
+          chunks.map((c, i) => ({
+            organizationId: doc.organization_id.toHexString(),
+            sourceType: 'document',
+            sourceId: documentId,
+            title: doc.filename,
+            page: c.page,
+            section: c.section ?? '',
+            startOffset: c.start,
+            endOffset: c.end,
+            text: c.text,
+            chunkIndex: c.index,
+            vector: vectors[i]!,
+          })),
+        );
+        // Deleted while this batch ran: take back what it wrote.
+        if (!(await Document.exists({ _id: doc._id }))) await deleteSource(s, doc.organization_id.toHexString(), documentId);
+        return chunks.length;
+      });
     },
 
     /** Marks the document ready (and searchable), dropping vectors an earlier, longer version left behind. */

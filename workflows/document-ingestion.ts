@@ -9,14 +9,16 @@ import type { DocumentActivities, PreparedDocument } from '../activities/documen
 /** Chunks per embedding call and bulk request (the embedding APIs take about 100 texts per call). */
 export const INGEST_BATCH = 100;
 
+// The activities heartbeat every 5 s while they run: a worker that dies is noticed after
+// the heartbeat timeout, and its step retried elsewhere, instead of after the step's whole budget.
 const { extractDocument } = proxyActivities<DocumentActivities>({
   startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '1 minute',
+  heartbeatTimeout: '30 seconds',
   retry: { maximumAttempts: 5 },
 });
 const { indexDocumentChunks } = proxyActivities<DocumentActivities>({
   startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '2 minutes',
+  heartbeatTimeout: '30 seconds',
   retry: { maximumAttempts: 10, initialInterval: '2 seconds', maximumInterval: '1 minute' },
 });
 const { finishDocument, failDocument } = proxyActivities<DocumentActivities>({
