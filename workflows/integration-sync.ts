@@ -5,7 +5,7 @@
  * waits as long as the vendor's Retry-After says (the activity sets the next retry's delay).
  * The `progress` query reports counts while it runs; the summary is stored on the integration.
  */
-import { ActivityFailure, ApplicationFailure, defineQuery, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { IntegrationSyncActivities, SyncProgress } from '../activities/integration-sync';
 import type { ChatActivities } from '../activities/chat';
 
@@ -30,19 +30,21 @@ export interface IntegrationSyncInput {
   integrationId: string;
   /** Only these contracts (a contract event); all of the organization's when absent. */
   contractIds?: string[];
+  /** A full run's place and counts, carried across continue-as-new. */
+  cursor?: { afterId: string; progress: SyncProgress };
 }
 
 /** Failures that end the whole run: the credentials no longer work or the integration is gone. */
 const FATAL = new Set(['VendorAuth', 'IntegrationGone']);
 
-export async function integrationSyncWorkflow({ organizationId, integrationId, contractIds }: IntegrationSyncInput): Promise<SyncProgress> {
-  const progress: SyncProgress = { total: contractIds?.length ?? 0, synced: 0, failed: 0, batches: 0, last_error: null };
+export async function integrationSyncWorkflow({ organizationId, integrationId, contractIds, cursor }: IntegrationSyncInput): Promise<SyncProgress> {
+  const progress: SyncProgress = cursor?.progress ?? { total: contractIds?.length ?? 0, synced: 0, failed: 0, batches: 0, last_error: null };
   // Registered before the first await, so a query is answered from the start.
   setHandler(progressQuery, () => progress);
   const plan = await integrationSyncPlan({ organizationId, integrationId });
-  if (!contractIds) progress.total = plan.total;
+  if (!contractIds && !cursor) progress.total = plan.total;
 
-  let afterId: string | null = null;
+  let afterId: string | null = cursor?.afterId ?? null;
   const pending = contractIds ? [...contractIds] : null;
   for (;;) {
     const ids: string[] = pending ? pending.splice(0, plan.batchSize) : await listContractIds({ organizationId, afterId, limit: plan.batchSize });
@@ -60,6 +62,10 @@ export async function integrationSyncWorkflow({ organizationId, integrationId, c
       progress.failed += ids.length;
       progress.last_error = cause?.message ?? err.message;
       if (cause?.type && FATAL.has(cause.type)) break;
+    }
+    // Large organizations: a fresh history with the place and counts so far.
+    if (!contractIds && workflowInfo().continueAsNewSuggested) {
+      await continueAsNew<typeof integrationSyncWorkflow>({ organizationId, integrationId, cursor: { afterId, progress } });
     }
   }
   await recordIntegrationSync({ organizationId, integrationId, summary: progress, full: !contractIds });
