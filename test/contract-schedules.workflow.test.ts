@@ -1,5 +1,9 @@
 import { expect } from 'chai';
 import { ScheduleNotFoundError } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createTimeSkippingEnv } from './support/time-skipping';
+import { createContractActivities } from '../activities/contracts';
 import { api } from './support/http';
 import { signUp, type TestUser } from './support/auth';
 import { testEnv } from './support/env';
@@ -125,5 +129,48 @@ describe('contract schedules (dev server)', function () {
       await services.temporal.workflow.getHandle(runId!).result();
       expect((await api<{ status: string }>('GET', `/contracts/${ended}`, { token: owner.token })).body.status).to.equal('expired');
     });
+  });
+});
+
+/**
+ * The expiry sweep in workflow time: the time-skipping test server has no Schedules API
+ * ("Failed to create schedule"), so this runs the sweep as the schedule's action would
+ * after two skipped days, against the real store, and checks it uses the workflow's clock.
+ */
+describe('contract expiry sweep (time-skipping)', function () {
+  this.timeout(180000);
+  let env: TestWorkflowEnvironment;
+  let worker: Worker;
+  let running: Promise<void>;
+  const taskQueue = 'contract-sweeps-test';
+
+  before(async () => {
+    env = await createTimeSkippingEnv();
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowsPath: require.resolve('../workflows'),
+      activities: createContractActivities(testEnv().services),
+    });
+    running = worker.run();
+  });
+  after(async () => {
+    worker?.shutdown();
+    await running;
+    await env?.teardown();
+  });
+
+  it('a contract ending tomorrow is left alone today and expired by the sweep two days later', async () => {
+    const owner = await signUp();
+    const endsTomorrow = await activeContract(owner, { end_date: day(1) });
+    const sweep = () => env.client.workflow.execute(contractExpirySweepWorkflow, { taskQueue, workflowId: `sweep-${Math.random()}`, args: [{}] });
+
+    await sweep();
+    expect((await api<{ status: string }>('GET', `/contracts/${endsTomorrow}`, { token: owner.token })).body.status).to.equal('active');
+
+    await env.sleep('2 days');
+    await sweep();
+    expect((await api<{ status: string }>('GET', `/contracts/${endsTomorrow}`, { token: owner.token })).body.status).to.equal('expired');
+    expect(await eventsOf(endsTomorrow, 'contract.updated')).to.have.length(2); // the PUT to active, then the expiry
   });
 });
