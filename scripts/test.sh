@@ -6,13 +6,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-before=$(ls .stack/run/*.pid 2>/dev/null || true)
-bash scripts/stack.sh up
-# shellcheck disable=SC1091
-source .stack/stack.env
-if [ -z "$before" ] && [ "${KEEP_STACK:-0}" != "1" ]; then
-  trap 'bash scripts/stack.sh down' EXIT
-fi
+# shellcheck source=scripts/stack-session.sh
+source scripts/stack-session.sh
 
 echo "[test] lint"; npx eslint .
 echo "[test] type-check"; npx tsc --noEmit -p .
