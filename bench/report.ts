@@ -13,7 +13,8 @@ export interface BenchRow {
   /** measured ÷ baseline of the quantity the target is about. */
   ratio: number;
   target: string;
-  met: boolean;
+  /** null: no target is set for this case, the figures are reported only. */
+  met: boolean | null;
 }
 
 const RESULTS = path.join(__dirname, 'results');
@@ -28,7 +29,7 @@ export function writeResult(name: string, rows: BenchRow[]): void {
 
 export function table(rows: BenchRow[]): string {
   const lines = ['| case | baseline | measured | ratio | target | met |', '|---|---|---|---|---|---|'];
-  for (const r of rows) lines.push(`| ${r.name} | ${r.baseline} | ${r.measured} | ${r.ratio.toFixed(2)} | ${r.target} | ${r.met ? 'yes' : 'no'} |`);
+  for (const r of rows) lines.push(`| ${r.name} | ${r.baseline} | ${r.measured} | ${Number.isFinite(r.ratio) ? r.ratio.toFixed(2) : '—'} | ${r.target} | ${r.met === null ? '—' : r.met ? 'yes' : 'no'} |`);
   return lines.join('\n');
 }
 

@@ -128,6 +128,7 @@ export async function startTemporalDevServer(port: number, dbFile: string): Prom
 export function startWorkerProcess(env: Record<string, string | undefined>) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'workers/worker.ts')], { stdio: 'ignore', env });
   return {
+    pid: child.pid!,
     running: () => child.exitCode === null && child.signalCode === null,
     /** A crash: SIGKILL, no draining, in-flight activities are abandoned. */
     kill: () =>

@@ -1,0 +1,127 @@
+/**
+ * What the benchmarks share: a run's own names on the shared engines (database, index
+ * prefix, task queue, rate-limit counters), the API in this process, a registered user,
+ * percentiles, process memory, and the clean-up that removes everything a run made.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import mongoose from 'mongoose';
+import { loadConfig, type Config } from '../lib/config';
+import { createLogger } from '../lib/logger';
+import { closeServices, createServices, type Services } from '../lib/services';
+import { createApp } from '../api/app';
+
+/** Environment of one benchmark run: its own names, no logging, limits out of the way. */
+export function benchEnvironment(name: string): Record<string, string | undefined> {
+  const run = `${name}_${randomBytes(3).toString('hex')}`;
+  const mongo = new URL(process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017/contracts');
+  mongo.pathname = `/clm_bench_${run}`;
+  return {
+    ...process.env,
+    MONGODB_URI: mongo.toString(),
+    LOG_LEVEL: 'silent',
+    TEMPORAL_TASK_QUEUE: `bench-${run}`,
+    ELASTICSEARCH_INDEX_PREFIX: `bench_${run}_`,
+    RATE_LIMIT_DEFAULT_PER_MINUTE: '100000000',
+    RATE_LIMIT_KEY_PREFIX: `rl-bench-${run}`,
+    ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+    UPLOAD_DIR: `.stack/bench-uploads/${run}`,
+  };
+}
+
+export interface Bench {
+  config: Config;
+  env: Record<string, string | undefined>;
+  services: Services;
+}
+
+/** Connects this process to the engines under the run's names. */
+export async function openBench(name: string, overrides: Record<string, string> = {}): Promise<Bench> {
+  const env = { ...benchEnvironment(name), ...overrides };
+  const config = loadConfig(env);
+  return { config, env, services: await createServices(config, createLogger(config, 'bench')) };
+}
+
+/**
+ * Removes what the run made: workflows still running on its task queue, its database and
+ * its indices (by name: Elasticsearch 8 refuses wildcard deletes).
+ */
+export async function closeBench({ config, services: s }: Bench): Promise<void> {
+  const running = s.temporal.workflow.list({ query: `TaskQueue = "${config.TEMPORAL_TASK_QUEUE}" AND ExecutionStatus = "Running"` });
+  for await (const wf of running) await s.temporal.workflow.getHandle(wf.workflowId).terminate('benchmark finished').catch(() => undefined);
+  await mongoose.connection.db?.dropDatabase();
+  const prefix = config.ELASTICSEARCH_INDEX_PREFIX;
+  const indices = await s.es.cat.indices({ index: `${prefix}*`, h: 'index', format: 'json' }).catch(() => []);
+  const names = indices.map((i) => i.index).filter((n): n is string => !!n?.startsWith(prefix));
+  if (names.length) await s.es.indices.delete({ index: names.join(','), ignore_unavailable: true }).catch(() => undefined);
+  await closeServices(s);
+}
+
+export async function listen(app: Express): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((r) => server.once('listening', () => r()));
+  return {
+    server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/** The full API (every middleware) in this process. */
+export const listenApi = (b: Bench) => listen(createApp(b.services));
+
+export interface BenchUser {
+  token: string;
+  userId: string;
+  organizationId: string;
+}
+
+/** A new organization and its owner, through the API at `apiUrl` (…/api/v1). */
+export async function registerUser(apiUrl: string, label = 'bench'): Promise<BenchUser> {
+  const res = await fetch(`${apiUrl}/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `${label}-${randomBytes(4).toString('hex')}@example.test`, password: 'bench-password-1', full_name: 'Bench', organization_name: `Bench ${label}` }),
+  });
+  if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { access_token: string; user: { id: string; organization_id: string } };
+  return { token: body.access_token, userId: body.user.id, organizationId: body.user.organization_id };
+}
+
+/** The p-th percentile (nearest rank) of samples. */
+export function percentile(samples: readonly number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+}
+
+export const ms = (x: number) => `${Math.abs(x) < 10 ? x.toFixed(1) : x.toFixed(0)} ms`;
+
+/** A difference in milliseconds with its sign: "+3.2 ms", "-1.0 ms". */
+export const signedMs = (x: number) => `${x >= 0 ? '+' : ''}${ms(x)}`;
+
+/** "p50 12 ms, p95 30 ms" of samples in milliseconds. */
+export const latencies = (samples: readonly number[], ps: readonly number[] = [50, 95]) => ps.map((p) => `p${p} ${ms(percentile(samples, p))}`).join(', ');
+
+/** Resident memory of a process from /proc, in MiB: now (VmRSS) and the peak (VmHWM). */
+export function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
+  return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
+}
+
+/** Resets a process's peak resident memory (VmHWM) to its current size (Linux clear_refs 5). */
+export const resetPeakMemory = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5');
+
+/** Runs a benchmark's main and exits with its outcome (open handles must not keep it alive). */
+export function runBench(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
