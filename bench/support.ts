@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import mongoose from 'mongoose';
+import { temporal } from '@temporalio/proto';
 import { loadConfig, type Config } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { closeServices, createServices, type Services } from '../lib/services';
@@ -58,6 +59,21 @@ export async function closeBench({ config, services: s }: Bench): Promise<void> 
   const names = indices.map((i) => i.index).filter((n): n is string => !!n?.startsWith(prefix));
   if (names.length) await s.es.indices.delete({ index: names.join(','), ignore_unavailable: true }).catch(() => undefined);
   await closeServices(s);
+}
+
+/** Waits until a worker polls the run's task queue (a worker process takes seconds to bundle its workflows). */
+export async function waitForWorker({ config, services: s }: Bench, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const queue = await s.temporal.workflowService.describeTaskQueue({
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: { name: config.TEMPORAL_TASK_QUEUE },
+      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+    });
+    if (queue.pollers?.length) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`no worker polls ${config.TEMPORAL_TASK_QUEUE}`);
 }
 
 export async function listen(app: Express): Promise<{ server: Server; url: string; close(): Promise<void> }> {
