@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Connection } from '@temporalio/client';
 
 export const repoRoot = path.resolve(__dirname, '..', '..');
 
@@ -41,6 +42,8 @@ export const portOpen = (port: number) =>
   });
 
 export interface EngineProcess {
+  /** The process id (for memory samples from /proc). */
+  pid: number;
   port: number;
   url: string;
   stop(): Promise<void>;
@@ -50,6 +53,7 @@ async function startProcess(cmd: string, args: string[], port: number, url: stri
   const child: ChildProcess = spawn(cmd, args, { stdio: 'ignore', env: env ?? process.env });
   await waitFor(() => portOpen(port), 30000, `${cmd} on :${port}`);
   return {
+    pid: child.pid!,
     port,
     url,
     stop: () =>
@@ -117,11 +121,24 @@ export async function startApiProcess(env: Record<string, string | undefined>): 
   return startProcess(process.execPath, args, port, `http://127.0.0.1:${port}`, { ...env, PORT: String(port), HOST: '127.0.0.1' });
 }
 
-/** A Temporal dev server of the test's own, so a test may stop it (never the shared one on :7233). */
+/**
+ * A Temporal dev server of the test's own, so a test may stop it (never the shared one on :7233).
+ * Resolves once its frontend answers for the default namespace (the port opens earlier).
+ */
 export async function startTemporalDevServer(port: number, dbFile: string): Promise<EngineProcess> {
   const attributes = ['OrganizationId', 'RecordId', 'RecordKind'].flatMap((k) => ['--search-attribute', `${k}=Keyword`]);
   const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', dbFile, ...attributes];
-  return startProcess(path.join(repoRoot, '.stack/bin/temporal'), args, port, `127.0.0.1:${port}`);
+  const server = await startProcess(path.join(repoRoot, '.stack/bin/temporal'), args, port, `127.0.0.1:${port}`);
+  await waitFor(async () => {
+    const conn = await Connection.connect({ address: server.url, connectTimeout: 1000 });
+    try {
+      await conn.workflowService.describeNamespace({ namespace: 'default' });
+      return true;
+    } finally {
+      await conn.close();
+    }
+  }, 60000, `the Temporal server on :${port}`);
+  return server;
 }
 
 /** Runs the real worker entry point (workers/worker.ts, with its relay loop) as its own process. */
