@@ -1,69 +1,179 @@
 /**
- * Delay from a change (POST /contracts) to the first delivery attempt reaching a local
- * receiver, over N events, on the local engines (the shared Temporal dev server, FerretDB):
- * `source .stack/stack.env && RATE_LIMIT_DEFAULT_PER_MINUTE=100000 node --import tsx bench/webhook-latency.ts [N] [paced|burst]`
- * Runs the API and a worker in this process with their own database and task queue.
+ * Event to first webhook delivery: contracts created through the API (its own process,
+ * which relays each event as it records it) reach a subscribed local receiver through a
+ * delivery workflow run by a worker in a process of its own, as deployed. Every created
+ * contract also starts its contract re-index workflow on the same worker.
+ * - burst: N events (default 1,000) created as fast as the API answers, 10 in flight;
+ * - paced: events one at a time, each waiting for its delivery (latency with no backlog);
+ * both against a bare baseline measured in the same run: this process POSTing the same
+ * bodies straight to the same kind of receiver, 10 in flight.
+ * Latency runs from the event's `occurred_at` to the receiver's arrival time (one clock).
+ * Diagnostics (printed, not in the table): the relay's share, and from sampled workflow
+ * histories how long workflow and activity tasks waited for the worker.
+ *   source .stack/stack.env && node --import tsx bench/webhook-latency.ts [burst N] [paced N]
  */
 import { trusted } from 'mongoose';
-import { startTestEnv, stopTestEnv } from '../test/support/env';
-import { signUp } from '../test/support/auth';
-import { api } from '../test/support/http';
-import { startReceiver } from '../test/support/receiver';
+import { temporal } from '@temporalio/proto';
+import { startApiProcess, startWorkerProcess } from '../test/support/processes';
+import { startReceiver, type Received } from '../test/support/receiver';
 import { Event } from '../models/event';
 import { WebhookDelivery } from '../models/webhook-delivery';
+import { deliveryWorkflowId } from '../lib/webhooks';
+import { writeResult, type BenchRow } from './report';
+import { closeBench, latencies, openBench, percentile, registerUser, runBench, waitForWorker, type Bench } from './support';
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const BURST = Number(process.argv[2] ?? 1000);
+const PACED = Number(process.argv[3] ?? 50);
+const IN_FLIGHT = 10;
+const DRAIN_TIMEOUT_MS = 15 * 60_000;
+
+/** Runs `count` jobs, `inFlight` at a time. */
+async function pool(count: number, inFlight: number, job: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < count) await job(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(inFlight, count) }, lane));
+}
+
+async function createContract(apiUrl: string, token: string, i: number): Promise<string> {
+  const res = await fetch(`${apiUrl}/contracts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: `Latency ${i}`, type: 'nda', counterparty: 'Bench Ltd' }),
+  });
+  const body = (await res.json()) as { id: string };
+  if (res.status !== 201) throw new Error(`create: ${res.status} ${JSON.stringify(body)}`);
+  return body.id;
+}
+
+/** The bare baseline: the same bodies POSTed straight to a receiver; milliseconds to arrival. */
+async function directPosts(bodies: readonly string[]): Promise<number[]> {
+  const receiver = await startReceiver(() => 200);
+  const sentAt: number[] = [];
+  await pool(bodies.length, IN_FLIGHT, async (i) => {
+    sentAt[i] = Date.now();
+    const res = await fetch(receiver.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-bench-index': String(i) }, body: bodies[i] });
+    await res.arrayBuffer();
+  });
+  const received = await receiver.waitFor(bodies.length);
+  await receiver.close();
+  return received.map((r) => r.at - sentAt[Number(r.headers['x-bench-index'])]!);
+}
+
+/** Milliseconds from each event's occurred_at to its delivery's arrival, and the relay's share. */
+async function eventLatencies(received: readonly Received[]) {
+  const arrived = new Map(received.map((r) => [(JSON.parse(r.body) as { data: { id: string } }).data.id, r.at]));
+  const events = await Event.find({ type: 'contract.created', resource_id: trusted({ $in: [...arrived.keys()] }) }).lean();
+  const relayedAt = new Map(
+    (await WebhookDelivery.find({ event_id: trusted({ $in: events.map((e) => e._id) }) }, { event_id: 1, created_at: 1 }).lean())
+      .map((d) => [d.event_id.toHexString(), (d as unknown as { created_at: Date }).created_at.getTime()]),
+  );
+  const total = events.map((e) => arrived.get(e.resource_id)! - e.occurred_at.getTime());
+  const relay = events.map((e) => relayedAt.get(e._id.toHexString())! - e.occurred_at.getTime());
+  return { total, relay, eventIds: events.map((e) => e._id.toHexString()) };
+}
+
+/**
+ * From sampled delivery workflow histories: how long the first workflow task waited for
+ * the worker (schedule to start), how long workflow tasks ran (start to completion), and
+ * how long the attempt activity waited for a slot.
+ */
+async function taskWaits(b: Bench, deliveryIds: readonly string[]) {
+  const T = temporal.api.enums.v1.EventType;
+  const wftWait: number[] = [];
+  const wftRun: number[] = [];
+  const activityWait: number[] = [];
+  for (const id of deliveryIds) {
+    const history = await b.services.temporal.workflow.getHandle(deliveryWorkflowId(id)).fetchHistory();
+    const at = (e: temporal.api.history.v1.IHistoryEvent) => Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6);
+    const events = history.events ?? [];
+    let scheduled: number | undefined;
+    let started: number | undefined;
+    let activityScheduled: number | undefined;
+    for (const e of events) {
+      if (e.eventType === T.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED) scheduled = at(e);
+      if (e.eventType === T.EVENT_TYPE_WORKFLOW_TASK_STARTED) {
+        started = at(e);
+        if (scheduled !== undefined) wftWait.push(started - scheduled);
+      }
+      if (e.eventType === T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED && started !== undefined) wftRun.push(at(e) - started);
+      if (e.eventType === T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) activityScheduled = at(e);
+      if (e.eventType === T.EVENT_TYPE_ACTIVITY_TASK_STARTED && activityScheduled !== undefined) activityWait.push(at(e) - activityScheduled);
+    }
+  }
+  return { wftWait, wftRun, activityWait };
+}
 
 async function main() {
-  const n = Number(process.argv[2] ?? 100);
-  const mode = process.argv[3] === 'burst' ? 'burst' : 'paced';
-  await startTestEnv();
+  const b = await openBench('webhooks');
+  const api = await startApiProcess(b.env);
+  const worker = startWorkerProcess(b.env);
+  const receiver = await startReceiver(() => 200);
   try {
-    const owner = await signUp();
-    const receiver = await startReceiver(() => 200);
-    await api('POST', '/webhooks/subscribe', { token: owner.token, body: { url: receiver.url, events: ['contract.created'], secret: 'latency-secret-0123456789' } });
-    const sentAt = new Map<string, number>();
-    for (let i = 0; i < n; i++) {
-      const t0 = Date.now();
-      const res = await api<{ id: string }>('POST', '/contracts', { token: owner.token, body: { title: `Latency ${i}`, type: 'nda', counterparty: 'Bench' } });
-      if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text}`);
-      sentAt.set(res.body.id, t0);
-      // paced: the next change waits for this delivery (latency without a backlog);
-      // burst: changes follow each other as fast as the API answers.
-      if (mode === 'paced') await receiver.waitFor(i + 1, 60000);
-    }
-    const received = await receiver.waitFor(n, 120000);
-    const sorted = (xs: number[]) => xs.sort((a, b) => a - b);
-    const stats = (xs: number[]) => ({ median_ms: percentile(sorted(xs), 50), p95_ms: percentile(xs, 95), max_ms: xs.at(-1) });
-    const contractOf = (r: { body: string }) => (JSON.parse(r.body) as { data: { id: string } }).data.id;
-    // Where the time goes: change → event row → delivery row (relay) → workflow start → attempt.
-    const events = new Map((await Event.find({ resource_id: trusted({ $in: [...sentAt.keys()] }) }).lean()).map((e) => [e._id.toHexString(), e]));
-    const deliveries = await WebhookDelivery.find({ event_id: trusted({ $in: [...events.values()].map((e) => e._id) }) }).lean();
-    // A receiver may have answered before its attempt was written to the delivery row.
-    const stages = deliveries.filter((d) => d.attempt_log.length > 0).map((d) => {
-      const e = events.get(d.event_id.toHexString())!;
-      const t0 = sentAt.get(e.resource_id)!;
-      const relayedAt = (d as unknown as { created_at: Date }).created_at.getTime();
-      return { recorded: e.occurred_at.getTime() - t0, relayed: relayedAt - e.occurred_at.getTime(), attempted: d.attempt_log[0]!.at.getTime() - relayedAt };
+    await waitForWorker(b);
+    const apiUrl = `${api.url}/api/v1`;
+    const user = await registerUser(apiUrl);
+    const sub = await fetch(`${apiUrl}/webhooks/subscribe`, {
+      method: 'POST', headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url, events: ['contract.created'], secret: 'latency-secret-0123456789' }),
     });
-    console.log(JSON.stringify({
-      events: n,
-      mode,
-      change_to_first_attempt: stats(received.map((r) => r.at - sentAt.get(contractOf(r))!)),
-      change_to_event_row: stats(stages.map((x) => x.recorded)),
-      event_row_to_delivery_row: stats(stages.map((x) => x.relayed)),
-      delivery_row_to_attempt: stats(stages.map((x) => x.attempted)),
-    }));
-    await receiver.close();
+    if (sub.status !== 201) throw new Error(`subscribe: ${sub.status} ${await sub.text()}`);
+
+    // Paced first, while the queue is empty: one event at a time, each waits for its delivery.
+    for (let i = 0; i < PACED; i++) {
+      await createContract(apiUrl, user.token, i);
+      await receiver.waitFor(i + 1, 60_000);
+    }
+    const paced = await eventLatencies(receiver.received);
+
+    // Burst: as fast as the API answers.
+    const b0 = Date.now();
+    await pool(BURST, IN_FLIGHT, async (i) => void (await createContract(apiUrl, user.token, PACED + i)));
+    const createdIn = Date.now() - b0;
+    await receiver.waitFor(PACED + BURST, DRAIN_TIMEOUT_MS);
+    const drainedIn = Date.now() - b0;
+    const burst = await eventLatencies(receiver.received.slice(PACED));
+
+    const bare = await directPosts(receiver.received.slice(PACED).map((r) => r.body));
+    const bareLine = `direct POST ${latencies(bare)}`;
+    const sample = await WebhookDelivery.find({ event_id: trusted({ $in: burst.eventIds.filter((_, i) => i % Math.ceil(BURST / 100) === 0) }) }, { _id: 1 }).lean();
+    const waits = await taskWaits(b, sample.map((d) => d._id.toHexString()));
+    console.log({
+      burst: { created_in_ms: createdIn, drained_in_ms: drainedIn, relay: latencies(burst.relay), after_relay: latencies(burst.total.map((t, i) => t - burst.relay[i]!)) },
+      sampled_delivery_workflows: {
+        count: sample.length,
+        workflow_task_wait: latencies(waits.wftWait, [50, 95, 100]),
+        workflow_task_run: latencies(waits.wftRun, [50, 95, 100]),
+        activity_wait: latencies(waits.activityWait, [50, 95, 100]),
+      },
+      paced: { relay: latencies(paced.relay), after_relay: latencies(paced.total.map((t, i) => t - paced.relay[i]!)) },
+    });
+    const rows: BenchRow[] = [
+      {
+        name: `event → first delivery, burst of ${BURST.toLocaleString('en-US')}`,
+        baseline: bareLine,
+        measured: `${latencies(burst.total)} (all created in ${(createdIn / 1000).toFixed(1)} s, all delivered in ${(drainedIn / 1000).toFixed(1)} s)`,
+        ratio: percentile(burst.total, 50) / percentile(bare, 50),
+        target: 'reported (median, p95)',
+        met: null,
+      },
+      {
+        name: `event → first delivery, ${PACED} paced`,
+        baseline: bareLine,
+        measured: latencies(paced.total),
+        ratio: percentile(paced.total, 50) / percentile(bare, 50),
+        target: 'reported (median, p95)',
+        met: null,
+      },
+    ];
+    writeResult('webhook-latency', rows);
   } finally {
-    await stopTestEnv();
+    await receiver.close();
+    await worker.stop();
+    await api.stop();
+    await closeBench(b);
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);
