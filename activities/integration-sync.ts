@@ -2,7 +2,8 @@
  * CRM and storage sync steps: how the run is cut (the vendor's batch size, how many
  * contracts), one batch upserted through the integration's connector with the vendor ids
  * kept as links, and the run's summary stored on the integration. Vendor answers become
- * Temporal failures: 429 retried after its Retry-After, 401/403 and other 4xx not retried.
+ * Temporal failures: rate limits retried after their Retry-After (else with backoff),
+ * 401/403 and other 4xx not retried.
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { trusted, Types } from 'mongoose';
@@ -32,7 +33,7 @@ interface IntegrationRef {
 /** A thrown error as the failure Temporal should act on. */
 function asFailure(err: unknown): unknown {
   if (!(err instanceof VendorError)) return err;
-  if (err.status === 429) {
+  if (err.rateLimited) {
     return ApplicationFailure.create({ message: err.message, type: 'VendorRateLimited', nextRetryDelay: err.retryAfterMs ?? undefined });
   }
   if (err.status === 401 || err.status === 403) return ApplicationFailure.nonRetryable(err.message, 'VendorAuth');

@@ -21,7 +21,7 @@ export interface NotificationInput {
 /** The Temporal failure for an error of a vendor call: when (and whether) to try again. */
 export function retryFailure(err: unknown): unknown {
   if (err instanceof VendorError) {
-    if (err.status === 429) {
+    if (err.rateLimited) {
       return ApplicationFailure.create({ message: err.message, type: 'VendorRateLimited', nextRetryDelay: err.retryAfterMs ?? undefined });
     }
     if (err.retryable) return ApplicationFailure.retryable(err.message, 'VendorUnavailable');

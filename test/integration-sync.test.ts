@@ -7,6 +7,7 @@ import type { FakeVendor } from './support/vendors/server';
 import { startSalesforceFake } from './support/vendors/salesforce';
 import { startHubspotFake } from './support/vendors/hubspot';
 import { startDriveFake } from './support/vendors/google-drive';
+import { startClioFake } from './support/vendors/clio';
 import { Contract } from '../models/contract';
 import type { SyncProgress } from '../activities/integration-sync';
 
@@ -14,6 +15,8 @@ const TOKEN = 'vendor-token-0123456789';
 const CONTRACTS = 250;
 /** Every 50th seeded contract is signed (storage keeps a signed copy of those). */
 const SIGNED = CONTRACTS / 50;
+/** The Clio matter contracts are kept under. */
+const MATTER = 1200345;
 
 /** What each vendor's fake holds per contract: how often it was written, and the title it shows. */
 interface VendorView {
@@ -24,7 +27,7 @@ interface VendorView {
 }
 
 interface Case {
-  type: 'salesforce' | 'hubspot' | 'google_drive';
+  type: 'salesforce' | 'hubspot' | 'google_drive' | 'clio';
   prefix: string;
   batches: number;
   /** Which write call gets the 429 (mid-sync, after the first batch). */
@@ -74,6 +77,26 @@ const cases: Case[] = [
           copies: () => new Map([...fake.byContract()].filter(([k]) => k.endsWith(':current')).map(([k, files]) => [k.split(':')[0]!, files.length])),
           title: (id) => fake.byContract().get(`${id}:current`)?.[0]?.name.replace(/\.txt$/, ''),
           writeCalls: () => fake.uploads().length,
+        },
+      };
+    },
+  },
+  {
+    // Two Clio API writes per document (create, then fully_uploaded); the 44th is the PATCH of the
+    // 3rd batch's first document: it exists by then, so the retry must add a version to it.
+    type: 'clio', prefix: 'storage-sync-', batches: 25, limitAt: 44,
+    async start() {
+      const fake = await startClioFake({ token: TOKEN, matterId: MATTER });
+      return {
+        fake,
+        body: { access_token: TOKEN, matter_id: MATTER, base_url: fake.url },
+        view: {
+          copies: () => new Map([...fake.byContract()].filter(([k]) => k.endsWith(':current')).map(([k, docs]) => [k.split(':')[0]!, docs.length])),
+          title: (id) => {
+            const doc = fake.byContract().get(`${id}:current`)?.[0];
+            return doc?.versions.at(-1)?.fully_uploaded ? doc.name.replace(/\.txt$/, '') : undefined;
+          },
+          writeCalls: () => fake.documentWrites().length,
         },
       };
     },
@@ -201,6 +224,69 @@ describe('CRM and storage sync (fakes of the vendor APIs)', function () {
         expect(files[0]!.name).to.match(/\(signed\)\.txt$/);
         expect(files[0]!.content).to.include('Signed at 2026-01-02');
       }
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('clio writes a changed contract as a new version of the same document; an unknown matter fails the test call', async () => {
+    const owner = await signUp();
+    const fake = await startClioFake({ token: TOKEN, matterId: 77 });
+    try {
+      const connect = (matterId: number) => api('POST', '/integrations/clio/connect', { token: owner.token, body: { access_token: TOKEN, matter_id: matterId, base_url: fake.url } });
+      expect((await connect(78)).status).to.equal(201);
+      const wrong = await api<{ ok: boolean; detail: string }>('POST', '/integrations/clio/test', { token: owner.token });
+      expect(wrong.body.ok).to.equal(false);
+      expect(wrong.body.detail).to.include('404');
+      expect((await connect(77)).status).to.equal(201);
+      const good = await api<{ ok: boolean; detail: string }>('POST', '/integrations/clio/test', { token: owner.token });
+      expect(good.body, good.text).to.deep.equal({ ok: true, detail: 'matter 00042-Acme reachable as Alex Counsel' });
+
+      const created = await api<{ id: string }>('POST', '/contracts', { token: owner.token, body: { title: 'Retainer', type: 'nda', counterparty: 'Lawco', value: 900 } });
+      expect(created.status, created.text).to.equal(201);
+      const docOf = () => fake.byContract().get(`${created.body.id}:current`);
+      await until(() => docOf()?.[0]?.versions.at(-1)?.fully_uploaded);
+      const changed = await api('PUT', `/contracts/${created.body.id}`, { token: owner.token, body: { title: 'Retainer (amended)' } });
+      expect(changed.status, changed.text).to.equal(200);
+      await until(() => docOf()?.[0]?.name === 'Retainer (amended).txt' && docOf()![0]!.versions.at(-1)!.fully_uploaded);
+
+      const docs = docOf()!;
+      expect(docs).to.have.length(1);
+      expect(docs[0]!.matterId).to.equal(77);
+      expect(docs[0]!.versions.map((v) => v.fully_uploaded)).to.deep.equal([true, true]);
+      expect(docs[0]!.versions[1]!.content).to.include('Retainer (amended)');
+      const posts = fake.requests.filter((r) => r.method === 'POST');
+      expect(posts.map((r) => (JSON.parse(r.body) as { data: { parent: { type: string } } }).data.parent.type)).to.deep.equal(['Matter', 'Document']);
+      // The bytes went to the presigned URL without the Clio token.
+      const puts = fake.requests.filter((r) => r.method === 'PUT');
+      expect(puts).to.have.length(2);
+      for (const put of puts) expect(put.headers.authorization).to.equal(undefined);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('salesforce: a 403 REQUEST_LIMIT_EXCEEDED mid-sync is waited out with backoff, not taken for bad credentials', async () => {
+    const owner = await signUp();
+    const fake = await startSalesforceFake({ token: TOKEN, object: 'CLM_Contract__c', externalIdField: 'CLM_Contract_Id__c' });
+    try {
+      await seedContracts(owner.organizationId);
+      const res = await api('POST', '/integrations/salesforce/connect', { token: owner.token, body: { access_token: TOKEN, instance_url: fake.url } });
+      expect(res.status, res.text).to.equal(201);
+      fake.rateLimitOnce(2, null, 403);
+      const sync = await api<{ workflow_id: string }>('POST', '/integrations/salesforce/sync', { token: owner.token });
+      const result = await testEnv().services.temporal.workflow.getHandle(sync.body.workflow_id).result() as SyncProgress;
+      expect(result).to.deep.include({ total: CONTRACTS, synced: CONTRACTS, failed: 0, batches: 2 });
+
+      const limited = fake.limited()!;
+      expect(limited, 'the 403 was answered').to.not.equal(null);
+      const next = fake.requests[fake.requests.indexOf(limited) + 1]!;
+      expect(next.at - limited.at, 'retried after the backoff interval').to.be.at.least(900);
+      expect(fake.records.size).to.equal(CONTRACTS);
+      for (const r of fake.records.values()) expect(r.writes).to.equal(1);
+
+      const list = await api<{ integrations: Array<{ type: string; status: string; last_error: string | null }> }>('GET', '/integrations', { token: owner.token });
+      expect(list.body.integrations.find((i) => i.type === 'salesforce')).to.deep.include({ status: 'connected', last_error: null });
     } finally {
       await fake.close();
     }

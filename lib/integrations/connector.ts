@@ -54,20 +54,22 @@ export interface ContractRecord {
 export type UpsertResult = Record<string, string>;
 
 /**
- * A vendor answered in a way worth telling apart: 429 (retry after `retryAfterMs`),
- * 401/403 (credentials no longer valid: not retried), anything else non-2xx.
+ * A vendor answered in a way worth telling apart: rate limited (429, or a vendor's own
+ * signal such as Salesforce's 403 REQUEST_LIMIT_EXCEEDED: retry after `retryAfterMs` or
+ * with backoff), 401/403 (credentials no longer valid: not retried), anything else non-2xx.
  */
 export class VendorError extends Error {
   constructor(
     readonly vendor: IntegrationType,
     readonly status: number,
-    detail: string,
+    readonly detail: string,
     readonly retryAfterMs: number | null = null,
+    readonly rateLimited: boolean = status === 429,
   ) {
     super(`${vendor} answered ${status}: ${detail}`);
   }
   get retryable(): boolean {
-    return this.status === 429 || this.status >= 500;
+    return this.rateLimited || this.status >= 500;
   }
 }
 

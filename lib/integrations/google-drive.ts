@@ -23,6 +23,16 @@ const folderOf = (ctx: ConnectorContext) => connectBody.omit({ access_token: tru
 /** The key of a contract's signed copy in upsert results and links. */
 export const signedKey = (contractId: string) => `${contractId}:signed`;
 
+/** The files a batch of contracts becomes, by upsert key: each contract, and a signed copy of a signed one. */
+export function storageCopies(contracts: ContractRecord[]) {
+  const byKey = new Map<string, { c: ContractRecord; signed: boolean }>();
+  for (const c of contracts) {
+    byKey.set(c.id, { c, signed: false });
+    if (c.signed_at) byKey.set(signedKey(c.id), { c, signed: true });
+  }
+  return byKey;
+}
+
 /** A multipart/related body: the metadata part, then the media part (RFC 2387, as Drive documents it). */
 export function multipartRelated(metadata: object, content: string, contentType = 'text/plain; charset=UTF-8') {
   const boundary = `clm-${randomBytes(12).toString('hex')}`;
@@ -41,7 +51,8 @@ export function multipartRelated(metadata: object, content: string, contentType 
   return { body, contentType: `multipart/related; boundary=${boundary}` };
 }
 
-function fileFor(c: ContractRecord, signed: boolean) {
+/** The file a contract (or its signed copy) becomes in document storage: name, text and tags. */
+export function fileFor(c: ContractRecord, signed: boolean) {
   const name = `${c.title}${signed ? ' (signed)' : ''}.txt`;
   const header = `${c.title}\nType: ${c.type}. Counterparty: ${c.counterparty}. Status: ${c.status}.${signed ? `\nSigned at ${c.signed_at}.` : ''}`;
   return { name, content: `${header}\n\n${c.content}`, appProperties: { clm_contract_id: c.id, clm_copy: signed ? 'signed' : 'current' } };
@@ -80,11 +91,7 @@ export const googleDrive: Connector<typeof connectBody> = {
   },
 
   async upsert(ctx, contracts, known): Promise<UpsertResult> {
-    const byKey = new Map<string, { c: ContractRecord; signed: boolean }>();
-    for (const c of contracts) {
-      byKey.set(c.id, { c, signed: false });
-      if (c.signed_at) byKey.set(signedKey(c.id), { c, signed: true });
-    }
+    const byKey = storageCopies(contracts);
     return writeEach([...byKey.keys()], (key) => {
       const { c, signed } = byKey.get(key)!;
       return writeFile(ctx, known[key], c, signed);

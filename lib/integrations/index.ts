@@ -10,19 +10,21 @@ import { teamsConnector } from './teams';
 import { salesforce } from './salesforce';
 import { hubspot } from './hubspot';
 import { googleDrive } from './google-drive';
+import { clio } from './clio';
 
-export const CONNECTORS: Partial<Record<IntegrationType, Connector>> = {
+export const CONNECTORS: Record<IntegrationType, Connector> = {
   slack: slackConnector,
   teams: teamsConnector,
   salesforce,
   hubspot,
   google_drive: googleDrive,
+  clio,
 };
 
 /** Query condition on `status` for integrations in use (connected or failing, not disconnected). */
 export const LIVE = trusted({ $in: ['connected' as const, 'error' as const] });
 
-export const connectorFor = (type: IntegrationType): Connector | undefined => CONNECTORS[type];
+export const connectorFor = (type: IntegrationType): Connector => CONNECTORS[type];
 
 /** Shown in place of every secret in lists. */
 export const REDACTED = '[redacted]';

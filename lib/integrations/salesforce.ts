@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import type { Connector, ConnectorContext, ContractRecord, UpsertResult } from './connector';
+import { VendorError } from './connector';
 import { bearer, callVendor, isoDay } from './vendor-http';
 
 export const SALESFORCE_API_VERSION = 'v62.0';
@@ -30,6 +31,22 @@ const upsertResults = z.array(z.object({
   created: z.boolean().optional(),
   errors: z.array(z.object({ statusCode: z.string().optional(), message: z.string() })).default([]),
 }));
+
+/**
+ * A Salesforce call. Salesforce signals its API request limits with 403 REQUEST_LIMIT_EXCEEDED
+ * rather than 429 (https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/errorcodes.htm):
+ * that is a wait (retried with backoff), not credentials gone bad.
+ */
+async function call<T extends z.ZodType>(ctx: ConnectorContext, url: string, init: RequestInit, schema: T): Promise<z.infer<T>> {
+  try {
+    return await callVendor('salesforce', ctx, url, init, schema);
+  } catch (err) {
+    if (err instanceof VendorError && err.status === 403 && /"errorCode"\s*:\s*"REQUEST_LIMIT_EXCEEDED"/.test(err.detail)) {
+      throw new VendorError('salesforce', err.status, err.detail, err.retryAfterMs, true);
+    }
+    throw err;
+  }
+}
 
 /** Stored settings: the connect body without the token. */
 const settings = connectBody.omit({ access_token: true });
@@ -72,13 +89,13 @@ export const salesforce: Connector<typeof connectBody> = {
   async test(ctx) {
     const { root, object } = cfg(ctx);
     // The object's basic information: proves the token, the instance and the object.
-    const info = await callVendor('salesforce', ctx, `${root}/sobjects/${object}`, { headers: bearer(ctx.credentials.access_token) }, z.object({ objectDescribe: z.object({ name: z.string() }) }));
+    const info = await call(ctx, `${root}/sobjects/${object}`, { headers: bearer(ctx.credentials.access_token) }, z.object({ objectDescribe: z.object({ name: z.string() }) }));
     return { ok: true, detail: `object ${info.objectDescribe.name} reachable` };
   },
 
   async upsert(ctx, contracts): Promise<UpsertResult> {
     const { root, object, externalId } = cfg(ctx);
-    const results = await callVendor('salesforce', ctx, `${root}/composite/sobjects/${object}/${externalId}`, {
+    const results = await call(ctx, `${root}/composite/sobjects/${object}/${externalId}`, {
       method: 'PATCH',
       headers: { ...bearer(ctx.credentials.access_token), 'content-type': 'application/json' },
       body: JSON.stringify({ allOrNone: false, records: contracts.map((c) => salesforceRecord(object, externalId, c)) }),

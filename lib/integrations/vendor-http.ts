@@ -25,12 +25,18 @@ export class PartialUpsertError extends Error {
   }
 }
 
-/** Runs `write` per key in order, collecting vendor ids; a failure carries what was done. */
-export async function writeEach(keys: string[], write: (key: string) => Promise<string>): Promise<UpsertResult> {
+/**
+ * Runs `write` per key in order, collecting vendor ids; a failure carries what was done.
+ * A write of several calls reports its record through `created` as soon as it exists, so a
+ * failure after that still keeps the id and the retry updates that record.
+ */
+export async function writeEach(keys: string[], write: (key: string, created: (vendorId: string) => void) => Promise<string>): Promise<UpsertResult> {
   const done: UpsertResult = {};
   for (const key of keys) {
     try {
-      done[key] = await write(key);
+      done[key] = await write(key, (vendorId) => {
+        done[key] = vendorId;
+      });
     } catch (err) {
       throw new PartialUpsertError(done, err);
     }

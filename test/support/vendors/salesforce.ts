@@ -13,7 +13,8 @@ const BASIC = /^\/services\/data\/v\d+\.\d+\/sobjects\/(\w+)$/;
 export async function startSalesforceFake(opts: { token: string; object: string; externalIdField: string }) {
   /** External id → the stored record and how often it was written. */
   const records = new Map<string, { id: string; fields: Record<string, unknown>; writes: number }>();
-  const errorCode = (status: number) => (status === 401 ? 'INVALID_SESSION_ID' : status === 429 ? 'REQUEST_LIMIT_EXCEEDED' : status === 404 ? 'NOT_FOUND' : 'INVALID_FIELD');
+  // Salesforce reports API request limits as 403 REQUEST_LIMIT_EXCEEDED; the shared 429 case uses the same code.
+  const errorCode = (status: number) => (status === 401 ? 'INVALID_SESSION_ID' : status === 403 || status === 429 ? 'REQUEST_LIMIT_EXCEEDED' : status === 404 ? 'NOT_FOUND' : 'INVALID_FIELD');
   const isUpsert = (r: FakeRequest) => r.method === 'PATCH' && UPSERT.test(r.path);
   const fake = await startFake({
     token: opts.token,

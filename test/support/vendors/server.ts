@@ -26,8 +26,11 @@ export interface FakeVendor {
   requests: FakeRequest[];
   /** The request answered with the scripted 429, once it happened. */
   limited(): FakeRequest | null;
-  /** Answers the `n`th write call (1-based, counted by `isWrite`) with 429 and this Retry-After. */
-  rateLimitOnce(n: number, retryAfterSeconds: number): void;
+  /**
+   * Answers the `n`th write call (1-based, counted by `isWrite`) with 429 and this Retry-After,
+   * or with the vendor's own limit signal (`status`, no Retry-After when null).
+   */
+  rateLimitOnce(n: number, retryAfterSeconds: number | null, status?: number): void;
   close(): Promise<void>;
 }
 
@@ -37,10 +40,12 @@ export async function startFake(opts: {
   error: (status: number, message: string) => unknown;
   isWrite: (r: FakeRequest) => boolean;
   handle: (r: FakeRequest) => FakeAnswer;
+  /** Requests authorized by other means than the Bearer token (presigned storage URLs). */
+  presigned?: (r: FakeRequest) => boolean;
 }): Promise<FakeVendor> {
   const requests: FakeRequest[] = [];
   let writes = 0;
-  let limitAt: { n: number; seconds: number } | null = null;
+  let limitAt: { n: number; seconds: number | null; status: number } | null = null;
   let limited: FakeRequest | null = null;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -50,10 +55,11 @@ export async function startFake(opts: {
       const r: FakeRequest = { method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
       requests.push(r);
       let answer: FakeAnswer;
-      if (req.headers.authorization !== `Bearer ${opts.token}`) answer = { status: 401, body: opts.error(401, 'invalid or missing Bearer token') };
+      if (!opts.presigned?.(r) && req.headers.authorization !== `Bearer ${opts.token}`) answer = { status: 401, body: opts.error(401, 'invalid or missing Bearer token') };
       else if (opts.isWrite(r) && ++writes === limitAt?.n) {
         limited = r;
-        answer = { status: 429, body: opts.error(429, 'rate limit exceeded'), headers: { 'retry-after': String(limitAt.seconds) } };
+        const { seconds, status } = limitAt;
+        answer = { status, body: opts.error(status, 'rate limit exceeded'), headers: seconds === null ? {} : { 'retry-after': String(seconds) } };
       } else {
         try {
           answer = opts.handle(r);
@@ -71,8 +77,8 @@ export async function startFake(opts: {
     url: `http://127.0.0.1:${port}`,
     requests,
     limited: () => limited,
-    rateLimitOnce(n, seconds) {
-      limitAt = { n: writes + n, seconds };
+    rateLimitOnce(n, seconds, status = 429) {
+      limitAt = { n: writes + n, seconds, status };
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
