@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { signatureWorkflow, signedSignal, declinedSignal, statusQuery, viewedSignal } from '../workflows/signature';
+import { signatureWorkflow, signedSignal, declinedSignal, statusQuery, viewedSignal, type StoredSignatureState } from '../workflows/signature';
 import { createTimeSkippingEnv } from './support/time-skipping';
 
 const DAY = 24 * 3600 * 1000;
@@ -15,6 +15,8 @@ describe('signature workflow (time-skipping)', function () {
   let worker: Worker;
   let running: Promise<void>;
   const taskQueue = 'signatures-test';
+  /** What the store says when the reminder activity reads it (null: nothing to catch up on). */
+  let stored: StoredSignatureState | null = null;
 
   before(async () => {
     env = await createTimeSkippingEnv();
@@ -26,7 +28,10 @@ describe('signature workflow (time-skipping)', function () {
       taskQueue,
       workflowsPath: require.resolve('../workflows'),
       activities: {
-        sendSignatureReminders: record('remind'),
+        sendSignatureReminders: async () => {
+          await record('remind')();
+          return stored;
+        },
         completeSignatureRequest: record('complete'),
         expireSignatureRequest: record('expire'),
       },
@@ -40,6 +45,7 @@ describe('signature workflow (time-skipping)', function () {
   });
   beforeEach(() => {
     calls.length = 0;
+    stored = null;
   });
 
   async function start(expiresInDays: number, signerIds = ['s1', 's2']) {
@@ -83,6 +89,22 @@ describe('signature workflow (time-skipping)', function () {
     await handle.signal(signedSignal, { signerId: 's2' });
     expect(await handle.result()).to.equal('completed');
     expect(calls.map((c) => c.name)).to.deep.equal(['complete']);
+  });
+
+  it('catches up from the store on its timer when a signal was lost', async () => {
+    const { handle, startMs } = await start(30);
+    await handle.signal(signedSignal, { signerId: 's1' });
+    // s2 signed, but the signal never arrived: the first reminder tick reads it from the store.
+    stored = { status: 'pending', signers: [{ id: 's1', status: 'signed' }, { id: 's2', status: 'signed' }] };
+    expect(await handle.result()).to.equal('completed');
+    expect(calls.map((c) => [c.name, Math.round((c.at - startMs) / DAY)])).to.deep.equal([['remind', 3], ['complete', 3]]);
+  });
+
+  it('ends as the store says when it was closed without a signal (cancelled while the engine was away)', async () => {
+    const { handle } = await start(30);
+    stored = { status: 'cancelled', signers: [{ id: 's1', status: 'pending' }, { id: 's2', status: 'pending' }] };
+    expect(await handle.result()).to.equal('cancelled');
+    expect(calls.map((c) => c.name)).to.deep.equal(['remind']);
   });
 
   it('ends declined without completing when a signer declines', async () => {
