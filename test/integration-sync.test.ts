@@ -32,6 +32,8 @@ interface Case {
   batches: number;
   /** Which write call gets the 429 (mid-sync, after the first batch). */
   limitAt: number;
+  /** `METHOD path` of the call that must get the 429, where that matters. */
+  limitHits?: RegExp;
   start(): Promise<{ fake: FakeVendor; body: Record<string, unknown>; view: VendorView }>;
 }
 
@@ -84,7 +86,7 @@ const cases: Case[] = [
   {
     // Two Clio API writes per document (create, then fully_uploaded); the 44th is the PATCH of the
     // 3rd batch's first document: it exists by then, so the retry must add a version to it.
-    type: 'clio', prefix: 'storage-sync-', batches: 25, limitAt: 44,
+    type: 'clio', prefix: 'storage-sync-', batches: 25, limitAt: 44, limitHits: /^PATCH \/api\/v4\/documents\/\d+\.json$/,
     async start() {
       const fake = await startClioFake({ token: TOKEN, matterId: MATTER });
       return {
@@ -182,6 +184,7 @@ describe('CRM and storage sync (fakes of the vendor APIs)', function () {
 
         // The 429 was answered once, and the next write waited for its Retry-After (1 s).
         const limited = fake.limited()!;
+        if (c.limitHits) expect(`${limited.method} ${limited.path}`).to.match(c.limitHits);
         const next = fake.requests[fake.requests.indexOf(limited) + 1]!;
         expect(next.at - limited.at).to.be.at.least(950);
 
