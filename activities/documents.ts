@@ -4,9 +4,10 @@
  * there, and chunk ids are deterministic, so any step can be retried (or a killed worker
  * resumed) without duplicates.
  */
-import { Context, ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import { trusted, Types } from 'mongoose';
 import type { Services } from '../lib/services';
+import { whileBeating } from '../lib/heartbeat';
 import { chunkId, deleteSource, embeddingText, indexChunks, refreshCollections, type Collection } from '../lib/vector-store';
 import { chunkPages } from '../lib/chunking';
 import { extractPages, UnreadableDocumentError, type SupportedMime } from '../lib/extraction';
@@ -19,24 +20,6 @@ export const collectionForCategory = (category: DocumentCategory): Collection =>
 export interface PreparedDocument {
   chunkCount: number;
   pageCount: number;
-}
-
-/** How often a running step tells Temporal it is alive, well inside the workflow's heartbeat timeout. */
-const HEARTBEAT_EVERY_MS = 5000;
-
-/**
- * Runs `step` while heartbeating on a timer, so a long awaited call (an embedding request,
- * a bulk write, a large DOCX) keeps the activity alive and only a dead worker stops the beat.
- */
-async function whileBeating<T>(details: () => unknown, step: () => Promise<T>): Promise<T> {
-  const ctx = Context.current();
-  ctx.heartbeat(details());
-  const timer = setInterval(() => ctx.heartbeat(details()), HEARTBEAT_EVERY_MS);
-  try {
-    return await step();
-  } finally {
-    clearInterval(timer);
-  }
 }
 
 export function createDocumentActivities(s: Services) {

@@ -8,6 +8,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { trusted, Types } from 'mongoose';
 import type { Services } from '../lib/services';
+import { whileBeating } from '../lib/heartbeat';
 import { contractRecord, syncConnector } from '../lib/integrations/sync';
 import { connectorContext } from '../lib/integrations/context';
 import { VendorError, type UpsertResult } from '../lib/integrations/connector';
@@ -89,7 +90,8 @@ export function createIntegrationSyncActivities(s: Services) {
       const ctx = connectorContext(s, integration, connector);
       let done: UpsertResult;
       try {
-        done = await upsert(ctx, contracts.map(contractRecord), known);
+        // Beating while the vendor works: a worker killed mid-batch is noticed in seconds (the workflow's heartbeat timeout).
+        done = await whileBeating(() => ({ contracts: contracts.length }), () => upsert(ctx, contracts.map(contractRecord), known));
       } catch (err) {
         if (err instanceof PartialUpsertError) {
           if (keepsLinks) await keepLinks(input, err.done, known);

@@ -19,6 +19,8 @@ const { listContractIds } = proxyActivities<ChatActivities>({
 });
 const { upsertIntegrationBatch } = proxyActivities<IntegrationSyncActivities>({
   startToCloseTimeout: '2 minutes',
+  // The batch heartbeats every 5 s while the vendor works: a killed worker's batch is retried within 30 s.
+  heartbeatTimeout: '30 seconds',
   // A 429's Retry-After replaces this schedule for the next try (nextRetryDelay).
   retry: { maximumAttempts: 8, initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
