@@ -4,7 +4,8 @@
  * percentiles, process memory, and the clean-up that removes everything a run made.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
@@ -14,6 +15,7 @@ import { loadConfig, type Config } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { closeServices, createServices, type Services } from '../lib/services';
 import { createApp } from '../api/app';
+import { repoRoot } from '../test/support/processes';
 
 /** Environment of one benchmark run: its own names, no logging, limits out of the way. */
 export function benchEnvironment(name: string): Record<string, string | undefined> {
@@ -126,6 +128,33 @@ export function memoryOf(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
   return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
+}
+
+/** CPU seconds (user + system, all threads) a process and its live child processes have used. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const own = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  // A child may have been started by any thread of the process (the JVM's launcher does that).
+  const children = readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+  return own + children.reduce((sum, child) => sum + (existsSync(`/proc/${child}`) ? cpuSeconds(child) : 0), 0);
+}
+
+/** Linux USER_HZ: /proc reports CPU times in these ticks on every common platform. */
+const CLOCK_TICKS = 100;
+
+/** The local engines' processes (scripts/stack.sh writes their pids), by name. */
+export function enginePids(): Record<string, number> {
+  const dir = path.join(repoRoot, '.stack/run');
+  if (!existsSync(dir)) return {};
+  return Object.fromEntries(readdirSync(dir).filter((f) => f.endsWith('.pid')).map((f) => [f.replace(/\.pid$/, ''), Number(readFileSync(path.join(dir, f), 'utf8').trim())]));
+}
+
+/** Starts counting the CPU seconds of named processes; the returned function reads the counts so far. */
+export function cpuMeter(pids: Record<string, number>): () => Record<string, string> {
+  const start = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+  return () => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, `${(cpuSeconds(pid) - start[name]!).toFixed(1)} s`]));
 }
 
 /** Resets a process's peak resident memory (VmHWM) to its current size (Linux clear_refs 5). */

@@ -20,7 +20,7 @@ import { Event } from '../models/event';
 import { WebhookDelivery } from '../models/webhook-delivery';
 import { deliveryWorkflowId } from '../lib/webhooks';
 import { writeResult, type BenchRow } from './report';
-import { closeBench, latencies, openBench, percentile, registerUser, runBench, waitForWorker, type Bench } from './support';
+import { closeBench, cpuMeter, enginePids, latencies, openBench, percentile, registerUser, runBench, waitForWorker, type Bench } from './support';
 
 const BURST = Number(process.argv[2] ?? 1000);
 const PACED = Number(process.argv[3] ?? 50);
@@ -128,11 +128,13 @@ async function main() {
     const paced = await eventLatencies(receiver.received);
 
     // Burst: as fast as the API answers.
+    const cpu = cpuMeter({ ...enginePids(), api: api.pid, worker: worker.pid });
     const b0 = Date.now();
     await pool(BURST, IN_FLIGHT, async (i) => void (await createContract(apiUrl, user.token, PACED + i)));
     const createdIn = Date.now() - b0;
     await receiver.waitFor(PACED + BURST, DRAIN_TIMEOUT_MS);
     const drainedIn = Date.now() - b0;
+    const burstCpu = cpu();
     const burst = await eventLatencies(receiver.received.slice(PACED));
 
     const bare = await directPosts(receiver.received.slice(PACED).map((r) => r.body));
@@ -140,7 +142,7 @@ async function main() {
     const sample = await WebhookDelivery.find({ event_id: trusted({ $in: burst.eventIds.filter((_, i) => i % Math.ceil(BURST / 100) === 0) }) }, { _id: 1 }).lean();
     const waits = await taskWaits(b, sample.map((d) => d._id.toHexString()));
     console.log({
-      burst: { created_in_ms: createdIn, drained_in_ms: drainedIn, relay: latencies(burst.relay), after_relay: latencies(burst.total.map((t, i) => t - burst.relay[i]!)) },
+      burst: { created_in_ms: createdIn, drained_in_ms: drainedIn, cpu_seconds: burstCpu, relay: latencies(burst.relay), after_relay: latencies(burst.total.map((t, i) => t - burst.relay[i]!)) },
       sampled_delivery_workflows: {
         count: sample.length,
         workflow_task_wait: latencies(waits.wftWait, [50, 95, 100]),

@@ -79,6 +79,9 @@ export const contractIndexConsumer: EventConsumer = {
       kind: CONTRACT_INDEX_KIND,
       organizationId,
       recordId: event.resource_id,
+      // Lowest priority: in a burst of contract events, webhook deliveries go first
+      // (bench/README.md, webhook latency).
+      priorityKey: 5,
     });
   },
 };

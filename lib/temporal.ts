@@ -32,7 +32,11 @@ const TEMPORAL_DEADLINE_MS = 5000;
  */
 export async function startOnce(
   s: Services,
-  opts: { workflowType: string; workflowId: string; args: unknown[]; kind: string; organizationId: string; recordId: string },
+  opts: {
+    workflowType: string; workflowId: string; args: unknown[]; kind: string; organizationId: string; recordId: string;
+    /** Temporal task priority, 1 (first) to 5 (last), default 3: background work yields to deliveries in a backlog. */
+    priorityKey?: number;
+  },
 ): Promise<boolean> {
   try {
     await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
@@ -42,6 +46,7 @@ export async function startOnce(
         args: opts.args,
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         typedSearchAttributes: recordSearchAttributes(opts.kind, opts.organizationId, opts.recordId),
+        ...(opts.priorityKey ? { priority: { priorityKey: opts.priorityKey } } : {}),
       }),
     );
     return true;
