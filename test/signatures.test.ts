@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { api } from './support/http';
 import { addMember, fromIp, signUp, uniqueIp, type TestUser } from './support/auth';
 import { startReceiver } from './support/receiver';
+import { testEnv } from './support/env';
 import { Signature } from '../models/signature';
 import { Event } from '../models/event';
 import { sha256 } from '../lib/signature-evidence';
@@ -26,7 +27,7 @@ const createContract = async (u: TestUser, content = CONTENT) => {
   return res.body.id;
 };
 
-const twoSigners = [{ name: 'Alice Signer', email: 'alice@example.test' }, { name: 'Bob Signer', email: 'bob@example.test' }];
+const twoSigners = [{ name: 'Alice Signer', email: 'alice@example.test' }, { name: 'Bob Ångström', email: 'bob@example.test' }];
 
 const send = (u: TestUser, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   api<SignatureBody>('POST', '/signatures', { token: u.token, body, headers });
@@ -70,7 +71,7 @@ describe('signatures', () => {
       expect(res.status).to.equal(201);
       expect(res.body).to.include({ contract_id: contractId, status: 'pending', ordered: false, document_hash: sha256(CONTENT) });
       expect(Date.parse(res.body.expires_at) - Date.parse(res.body.created_at)).to.be.closeTo(30 * 86400000, 5000);
-      expect(res.body.signers.map((x) => [x.name, x.email, x.status])).to.deep.equal([['Alice Signer', 'alice@example.test', 'pending'], ['Bob Signer', 'bob@example.test', 'pending']]);
+      expect(res.body.signers.map((x) => [x.name, x.email, x.status])).to.deep.equal([['Alice Signer', 'alice@example.test', 'pending'], ['Bob Ångström', 'bob@example.test', 'pending']]);
       for (const x of res.body.signers) expect(x.signing_url).to.match(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/signatures\/sign\/[A-Za-z0-9]{43}$/);
       expect(res.text).not.to.contain('token_hash');
       const [alice, bob] = res.body.signers.map(tokenOf) as [string, string];
@@ -116,7 +117,7 @@ describe('signatures', () => {
       expect(payloads.map((p) => p.event).sort()).to.deep.equal(['signature.completed', 'signature.completed', 'signature.requested', 'signature.viewed']);
       expect(received.length).to.equal(4);
       const completed = payloads.filter((p) => p.event === 'signature.completed').map((p) => p.data);
-      for (const [name, email] of [['Alice Signer', 'alice@example.test'], ['Bob Signer', 'bob@example.test']]) {
+      for (const [name, email] of [['Alice Signer', 'alice@example.test'], ['Bob Ångström', 'bob@example.test']]) {
         expect(completed.some((d) => d.signature_id === res.body.id && d.contract_id === contractId && d.signer_name === name && d.signer_email === email)).to.equal(true);
       }
       const viewed = payloads.find((p) => p.event === 'signature.viewed')!.data;
@@ -126,24 +127,24 @@ describe('signatures', () => {
       expect(verify.status).to.equal(200);
       expect(verify.body.valid, JSON.stringify(verify.body.reasons)).to.equal(true);
       expect(verify.body.document_hash).to.equal(sha256(CONTENT));
-      expect(verify.body.signers.map((x) => x.name)).to.deep.equal(['Alice Signer', 'Bob Signer']);
+      expect(verify.body.signers.map((x) => x.name)).to.deep.equal(['Alice Signer', 'Bob Ångström']);
       const cert = verify.body.certificate!;
       expect(cert.algorithm).to.equal('Ed25519');
       const payload = JSON.parse(cert.payload) as { signature_id: string; contract_id: string; document_hash: string; signers: unknown[]; audit_head: string; issued_at: string; version: number };
       expect(payload).to.include({ version: 1, signature_id: res.body.id, contract_id: contractId, document_hash: sha256(CONTENT) });
       expect(payload.signers).to.have.length(2);
 
-      // Offline, as the README describes: the served public key and openssl.
+      // Offline, exactly as the README says: its shell commands run against this API.
       const pem = await api('GET', '/signatures/public-key', { headers: fromIp(signerIp) });
       expect(pem.status).to.equal(200);
       expect(pem.headers.get('content-type')).to.match(/application\/x-pem-file/);
       expect(pem.text).to.match(/^-----BEGIN PUBLIC KEY-----/);
+      const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+      const script = /## Verifying a signature certificate offline[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)![1]!.replace(/^API=.*$/m, '');
       const dir = mkdtempSync(path.join(os.tmpdir(), 'sigcert-'));
-      writeFileSync(path.join(dir, 'public.pem'), pem.text);
-      writeFileSync(path.join(dir, 'payload.json'), cert.payload);
-      writeFileSync(path.join(dir, 'signature.bin'), Buffer.from(cert.signature, 'base64'));
-      const ok = execFileSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', 'public.pem', '-rawin', '-in', 'payload.json', '-sigfile', 'signature.bin'], { cwd: dir }).toString();
-      expect(ok).to.match(/Signature Verified Successfully/);
+      const out = execFileSync('sh', ['-e', '-c', script], { cwd: dir, env: { ...process.env, API: testEnv().baseUrl, TOKEN: owner.token, ID: res.body.id, CONTRACT_ID: contractId } }).toString();
+      expect(out.split('\n').filter(Boolean)).to.deep.equal(['Signature Verified Successfully', cert.key_id, `${sha256(CONTENT)}  -`]);
+      expect(readFileSync(path.join(dir, 'public.pem'), 'utf8')).to.equal(pem.text);
       writeFileSync(path.join(dir, 'payload.json'), cert.payload.replace('Alice', 'Alicia'));
       expect(() => execFileSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', 'public.pem', '-rawin', '-in', 'payload.json', '-sigfile', 'signature.bin'], { cwd: dir, stdio: 'pipe' })).to.throw();
 
@@ -186,8 +187,8 @@ describe('signatures', () => {
     expect(gone.status).to.equal(410);
     expect((await api<SignatureBody>('GET', `/signatures/${res.body.id}`, { token: owner.token })).body.status).to.equal('declined');
     const [event] = await Event.find({ resource_id: res.body.id, type: 'signature.declined' }).lean();
-    expect(event!.data).to.include({ signature_id: res.body.id, contract_id: contractId, signer_name: 'Bob Signer', signer_email: 'bob@example.test', reason: 'Fees are too high' });
-    expect(event!.actor).to.include({ type: 'signer', name: 'Bob Signer' });
+    expect(event!.data).to.include({ signature_id: res.body.id, contract_id: contractId, signer_name: 'Bob Ångström', signer_email: 'bob@example.test', reason: 'Fees are too high' });
+    expect(event!.actor).to.include({ type: 'signer', name: 'Bob Ångström' });
     const verify = await api<Verification>('GET', `/signatures/${res.body.id}/verify`, { token: owner.token });
     expect(verify.body).to.include({ valid: false, certificate: null });
     expect(verify.body.reasons).to.deep.equal(['the request is declined, not completed']);
@@ -211,6 +212,14 @@ describe('signatures', () => {
     expect(again.status).to.equal(409);
     expect(again.body.detail).to.match(/already cancelled/);
     expect((await asSigner('GET', 'x'.repeat(43))).status).to.equal(404);
+  });
+
+  it('a link past its deadline answers 410 even before the workflow has closed the request', async () => {
+    const res = await send(member, { contract_id: await createContract(owner), signers: twoSigners.slice(0, 1), expires_in_days: 1 });
+    await Signature.updateOne({ _id: res.body.id }, { $set: { expires_at: new Date(Date.now() - 1000) } });
+    const late = await asSigner('POST', tokenOf(res.body.signers[0]!), '', { signature_text: 'Alice' });
+    expect(late.status).to.equal(410);
+    expect(late.body.detail).to.equal('This signing link has expired');
   });
 
   it('validates input, honours Idempotency-Key, lists with filters, and keeps roles and organizations apart', async () => {
