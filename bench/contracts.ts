@@ -6,21 +6,14 @@
  *   source .stack/stack.env && node --import tsx bench/contracts.ts [seconds per run]
  * Uses its own database and removes it afterwards.
  */
-import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import express from 'express';
-import mongoose, { Types } from 'mongoose';
+import { Types } from 'mongoose';
 import autocannon from 'autocannon';
-import { loadConfig } from '../lib/config';
-import { createLogger } from '../lib/logger';
-import { closeServices, createServices } from '../lib/services';
 import { containsText } from '../lib/text-search';
-import { createApp } from '../api/app';
 import { CONTRACT_STATUSES, Contract, contractListItem, contractView } from '../models/contract';
 import { writeResult, type BenchRow } from './report';
+import { closeBench, listen, listenApi, openBench, registerUser, runBench } from './support';
 
-const run = randomBytes(3).toString('hex');
 const SECONDS = Number(process.argv[2] ?? 10);
 const CONNECTIONS = [10, 50, 200];
 
@@ -50,12 +43,6 @@ function bareApp(organizationId: Types.ObjectId, userId: Types.ObjectId): expres
   return app;
 }
 
-const listen = async (app: express.Express): Promise<{ server: Server; url: string }> => {
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((r) => server.once('listening', () => r()));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-};
-
 async function load(url: string, connections: number, opts: { method?: 'GET' | 'POST'; token?: string; body?: string }) {
   const result = await autocannon({
     url,
@@ -72,23 +59,12 @@ async function load(url: string, connections: number, opts: { method?: 'GET' | '
 }
 
 async function main() {
-  const base = loadConfig();
-  const mongo = new URL(base.MONGODB_URI);
-  mongo.pathname = `/clm_bench_${run}`;
-  const config = loadConfig({
-    ...process.env, MONGODB_URI: mongo.toString(), LOG_LEVEL: 'silent', TEMPORAL_TASK_QUEUE: `bench-${run}`,
-    ELASTICSEARCH_INDEX_PREFIX: `bench_${run}_`, RATE_LIMIT_DEFAULT_PER_MINUTE: '100000000', RATE_LIMIT_KEY_PREFIX: `rl-bench-${run}`,
-  });
-  const s = await createServices(config, createLogger(config, 'bench'));
-  const api = await listen(createApp(s));
+  const b = await openBench('contracts');
+  const api = await listenApi(b);
   try {
-    const reg = await fetch(`${api.url}/api/v1/auth/register`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: `bench-${run}@example.test`, password: 'bench-password-1', full_name: 'Bench', organization_name: 'Bench' }),
-    });
-    const login = (await reg.json()) as { access_token: string; user: { id: string; organization_id: string } };
-    const orgId = new Types.ObjectId(login.user.organization_id);
-    const userId = new Types.ObjectId(login.user.id);
+    const user = await registerUser(`${api.url}/api/v1`);
+    const orgId = new Types.ObjectId(user.organizationId);
+    const userId = new Types.ObjectId(user.userId);
     // 1,000 contracts of the organization and 1,000 of another one, in four statuses.
     const statuses = ['draft', 'active', 'completed', 'expired'];
     for (const org of [orgId, new Types.ObjectId()]) {
@@ -108,7 +84,7 @@ async function main() {
     for (const sc of scenarios) {
       for (const connections of CONNECTIONS) {
         const b = await load(`${bare.url}${sc.path}`, connections, sc);
-        const a = await load(`${api.url}/api/v1${sc.path}`, connections, { ...sc, token: login.access_token });
+        const a = await load(`${api.url}/api/v1${sc.path}`, connections, { ...sc, token: user.token });
         rows.push({
           name: `${sc.name} @${connections}`,
           baseline: `${b.rps.toFixed(0)} req/s, p50 ${b.p50} ms, p99 ${b.p99} ms`,
@@ -120,23 +96,14 @@ async function main() {
         console.log(rows.at(-1));
       }
     }
-    await new Promise((r) => bare.server.close(r));
+    await bare.close();
     writeResult('contracts', rows);
   } finally {
-    await new Promise((r) => api.server.close(r));
-    // Creates started contract-index workflows on this run's task queue, which no worker polls.
-    for await (const wf of s.temporal.workflow.list({ query: `TaskQueue = "${config.TEMPORAL_TASK_QUEUE}" AND ExecutionStatus = "Running"` })) {
-      await s.temporal.workflow.getHandle(wf.workflowId).terminate('benchmark finished');
-    }
-    await mongoose.connection.db?.dropDatabase();
-    await closeServices(s);
+    // Creates started contract-index workflows on this run's task queue, which no worker
+    // polls: closeBench terminates them with the rest of the run's data.
+    await api.close();
+    await closeBench(b);
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);
