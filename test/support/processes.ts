@@ -2,8 +2,8 @@
  * Throwaway engine processes and a TCP cut-off for fault tests: a test that stops an
  * engine stops its own instance, never the shared one the rest of the run depends on.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { mkdtempSync, openSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,8 +49,15 @@ export interface EngineProcess {
   stop(): Promise<void>;
 }
 
-async function startProcess(cmd: string, args: string[], port: number, url: string, env?: NodeJS.ProcessEnv): Promise<EngineProcess> {
-  const child: ChildProcess = spawn(cmd, args, { stdio: 'ignore', env: env ?? process.env });
+/** Where a process's output goes: nowhere, or appended to a log file (to read after a failure). */
+const outputTo = (logFile?: string): StdioOptions => {
+  if (!logFile) return 'ignore';
+  const fd = openSync(logFile, 'a');
+  return ['ignore', fd, fd];
+};
+
+async function startProcess(cmd: string, args: string[], port: number, url: string, env?: NodeJS.ProcessEnv, logFile?: string): Promise<EngineProcess> {
+  const child: ChildProcess = spawn(cmd, args, { stdio: outputTo(logFile), env: env ?? process.env });
   await waitFor(() => portOpen(port), 30000, `${cmd} on :${port}`);
   return {
     pid: child.pid!,
@@ -114,11 +121,11 @@ export async function startTcpProxy(target: { host: string; port: number }) {
   };
 }
 
-/** Runs the real API entry point (api/server.ts) as its own process. */
-export async function startApiProcess(env: Record<string, string | undefined>): Promise<EngineProcess> {
+/** Runs the real API entry point (api/server.ts) as its own process; its output goes to `logFile` when given. */
+export async function startApiProcess(env: Record<string, string | undefined>, logFile?: string): Promise<EngineProcess> {
   const port = await freePort();
   const args = ['--import', 'tsx', path.join(repoRoot, 'api/server.ts')];
-  return startProcess(process.execPath, args, port, `http://127.0.0.1:${port}`, { ...env, PORT: String(port), HOST: '127.0.0.1' });
+  return startProcess(process.execPath, args, port, `http://127.0.0.1:${port}`, { ...env, PORT: String(port), HOST: '127.0.0.1' }, logFile);
 }
 
 /**
@@ -141,9 +148,9 @@ export async function startTemporalDevServer(port: number, dbFile: string): Prom
   return server;
 }
 
-/** Runs the real worker entry point (workers/worker.ts, with its relay loop) as its own process. */
-export function startWorkerProcess(env: Record<string, string | undefined>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'workers/worker.ts')], { stdio: 'ignore', env });
+/** Runs the real worker entry point (workers/worker.ts, with its relay loop) as its own process; its output goes to `logFile` when given. */
+export function startWorkerProcess(env: Record<string, string | undefined>, logFile?: string) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'workers/worker.ts')], { stdio: outputTo(logFile), env });
   return {
     pid: child.pid!,
     running: () => child.exitCode === null && child.signalCode === null,
