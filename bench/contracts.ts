@@ -55,7 +55,11 @@ async function load(url: string, connections: number, opts: { method?: 'GET' | '
   });
   const bad = result.non2xx + result.errors + result.timeouts;
   if (bad > 0) throw new Error(`${url}: ${bad} failed requests of ${result.requests.total}`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  // Requests the window cut off still run on the server; the next run must not start
+  // behind them. One more request queues behind that backlog and answers once it is done.
+  await fetch(url, { method: opts.method ?? 'GET', headers: { 'content-type': 'application/json', ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) }, body: opts.body })
+    .then((r) => r.arrayBuffer());
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, done: result.requests.total };
 }
 
 async function main() {
@@ -87,11 +91,12 @@ async function main() {
         const a = await load(`${api.url}/api/v1${sc.path}`, connections, { ...sc, token: user.token });
         rows.push({
           name: `${sc.name} @${connections}`,
-          baseline: `${b.rps.toFixed(0)} req/s, p50 ${b.p50} ms, p99 ${b.p99} ms`,
-          measured: `${a.rps.toFixed(0)} req/s, p50 ${a.p50} ms, p99 ${a.p99} ms`,
+          baseline: `${b.rps.toFixed(1)} req/s, p50 ${b.p50} ms, p99 ${b.p99} ms (${b.done} done)`,
+          measured: `${a.rps.toFixed(1)} req/s, p50 ${a.p50} ms, p99 ${a.p99} ms (${a.done} done)`,
           ratio: a.rps / b.rps,
           target: 'throughput ≥ 0.75 × bare',
-          met: a.rps / b.rps >= 0.75,
+          // No bare request finished within the window (the store's queue is longer): no ratio.
+          met: b.done ? a.rps / b.rps >= 0.75 : null,
         });
         console.log(rows.at(-1));
       }
