@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -142,7 +143,8 @@ describe('signatures', () => {
       const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
       const script = /## Verifying a signature certificate offline[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)![1]!.replace(/^API=.*$/m, '');
       const dir = mkdtempSync(path.join(os.tmpdir(), 'sigcert-'));
-      const out = execFileSync('sh', ['-e', '-c', script], { cwd: dir, env: { ...process.env, API: testEnv().baseUrl, TOKEN: owner.token, ID: res.body.id, CONTRACT_ID: contractId } }).toString();
+      // Asynchronously: the script's curl calls are answered by this very process.
+      const { stdout: out } = await promisify(execFile)('sh', ['-e', '-c', script], { cwd: dir, env: { ...process.env, API: testEnv().baseUrl, TOKEN: owner.token, ID: res.body.id, CONTRACT_ID: contractId } });
       expect(out.split('\n').filter(Boolean)).to.deep.equal(['Signature Verified Successfully', cert.key_id, `${sha256(CONTENT)}  -`]);
       expect(readFileSync(path.join(dir, 'public.pem'), 'utf8')).to.equal(pem.text);
       writeFileSync(path.join(dir, 'payload.json'), cert.payload.replace('Alice', 'Alicia'));

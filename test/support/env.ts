@@ -56,7 +56,10 @@ export async function startTestEnv(): Promise<TestEnv> {
   const { port } = server.address() as AddressInfo;
   workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   worker = await createWorker(services, workerConnection);
-  workerRun = worker.run();
+  // A worker that stops on its own fails every later test with a timeout; say why at once.
+  workerRun = worker.run().catch((err: unknown) => {
+    console.error('test worker stopped:', err);
+  });
   relayLoop = startRelayLoop(services);
   env = { config, services, hostUrl: `http://127.0.0.1:${port}`, baseUrl: `http://127.0.0.1:${port}/api/v1` };
   return env;
@@ -72,7 +75,7 @@ async function deleteIndices(services: Services, prefix: string): Promise<void> 
 export async function stopTestEnv(): Promise<void> {
   if (!env) return;
   await relayLoop?.stop();
-  worker?.shutdown();
+  if (worker?.getState() === 'RUNNING') worker.shutdown();
   await workerRun;
   await workerConnection?.close();
   await new Promise((resolve) => server?.close(resolve));
