@@ -126,7 +126,6 @@ async function main() {
     await worker.stop();
     await api.stop();
     rmSync(dir, { recursive: true, force: true });
-    rmSync(b.config.UPLOAD_DIR, { recursive: true, force: true });
     await closeBench(b);
   }
 }

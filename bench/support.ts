@@ -4,7 +4,7 @@
  * percentiles, process memory, and the clean-up that removes everything a run made.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -50,8 +50,8 @@ export async function openBench(name: string, overrides: Record<string, string> 
 
 /**
  * Removes what the run made: workflows still running on its task queue (terminated in the
- * background), its database and its indices (by name: Elasticsearch 8 refuses wildcard
- * deletes).
+ * background), its database, its indices (by name: Elasticsearch 8 refuses wildcard
+ * deletes) and its upload directory.
  */
 export async function closeBench({ config, services: s }: Bench): Promise<void> {
   // One batch operation: terminating thousands of workflows one by one takes minutes.
@@ -67,6 +67,7 @@ export async function closeBench({ config, services: s }: Bench): Promise<void> 
   const indices = await s.es.cat.indices({ index: `${prefix}*`, h: 'index', format: 'json' }).catch(() => []);
   const names = indices.map((i) => i.index).filter((n): n is string => !!n?.startsWith(prefix));
   if (names.length) await s.es.indices.delete({ index: names.join(','), ignore_unavailable: true }).catch(() => undefined);
+  rmSync(config.UPLOAD_DIR, { recursive: true, force: true });
   await closeServices(s);
 }
 
