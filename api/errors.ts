@@ -43,6 +43,9 @@ function isStoreUnavailable(err: unknown): boolean {
   );
 }
 
+/** FerretDB on SQLite refuses a write it could not lock in time: transient, worth a retry. */
+const isStoreBusy = (err: unknown) => err instanceof mongoose.mongo.MongoServerError && /SQLITE_BUSY|database is locked/.test(err.message);
+
 interface BodyParserError { type?: string; status?: number }
 
 export function toAppError(err: unknown): AppError | undefined {
@@ -53,6 +56,7 @@ export function toAppError(err: unknown): AppError | undefined {
   if (type === 'entity.too.large') return new AppError(413, 'Request body is too large');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new AppError(415, 'Unsupported request encoding');
   if (isStoreUnavailable(err)) return unavailable('The database is unavailable; try again shortly');
+  if (isStoreBusy(err)) return new AppError(503, 'The database is busy; retry shortly (with the same Idempotency-Key for creates)', { 'Retry-After': '1' });
   return undefined;
 }
 
