@@ -10,16 +10,15 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import mongoose, { Types } from 'mongoose';
+import { Types } from 'mongoose';
 import { api } from './support/http';
 import { testEnv, testEnvironment } from './support/env';
 import { signUp, type TestUser } from './support/auth';
 import { upload, type UploadedDocument } from './support/documents';
 import { startReceiver } from './support/receiver';
+import { startOutageStack, type OutageStack } from './support/outage';
 import { startSalesforceFake } from './support/vendors/salesforce';
-import { freePort, startApiProcess, startTcpProxy, startTemporalDevServer, startWorkerProcess, waitFor, type EngineProcess } from './support/processes';
+import { startApiProcess, startTcpProxy, startWorkerProcess, waitFor, type EngineProcess } from './support/processes';
 import { indexName } from '../lib/vector-store';
 import { Contract } from '../models/contract';
 import type { SyncProgress } from '../activities/integration-sync';
@@ -188,32 +187,14 @@ describe('faults', function () {
   describe('Temporal unavailable for 30 s', function () {
     this.timeout(600000);
     const OUTAGE_MS = 30000;
-    // A Temporal dev server, API and worker of this test's own, on a database of their own (the
-    // shared run's relay must not deliver these events through the shared Temporal).
-    const dbFile = path.join(os.tmpdir(), `temporal-faults-${randomBytes(4).toString('hex')}.db`);
-    const mongo = new URL(testEnvironment().MONGODB_URI!);
-    mongo.pathname = `${mongo.pathname}_faults_outage`;
-    let port: number, temporal: EngineProcess | undefined, apiProc: EngineProcess, worker: ReturnType<typeof startWorkerProcess>;
-
+    let stack: OutageStack;
     before(async () => {
-      port = await freePort();
-      temporal = await startTemporalDevServer(port, dbFile);
-      const env = { ...testEnvironment(), MONGODB_URI: mongo.toString(), TEMPORAL_ADDRESS: temporal.url, TEMPORAL_TASK_QUEUE: `faults-outage-${randomBytes(4).toString('hex')}` };
-      apiProc = await startApiProcess(env);
-      worker = startWorkerProcess(env);
+      stack = await startOutageStack('faults-outage');
     });
-    after(async () => {
-      await Promise.all([worker?.stop(), apiProc?.stop()]);
-      await temporal?.stop();
-      await mongoose.connection.useDb(mongo.pathname.slice(1)).dropDatabase();
-    });
+    after(() => stack?.stop());
 
     it('loses no event: every contract change of the outage is delivered exactly once after it', async () => {
-      const base = `${apiProc.url}/api/v1`;
-      const register = await api<{ access_token: string }>('POST', '/auth/register', {
-        base, body: { email: `faults-${randomBytes(4).toString('hex')}@example.test`, password: 'outage-password-1', full_name: 'Outage Owner' },
-      });
-      const token = register.body.access_token;
+      const { base, token } = stack;
       const receiver = await startReceiver(() => 200);
       const sub = await api('POST', '/webhooks/subscribe', { base, token, body: { url: receiver.url, events: ['contract.created', 'contract.updated'], secret: 'whsec-faults-outage-0123456789' } });
       expect(sub.status, sub.text).to.equal(201);
@@ -226,7 +207,7 @@ describe('faults', function () {
       for (let i = 0; i < 3; i++) expected.push(`contract.created ${await create(`Before ${i}`)}`);
       await receiver.waitFor(3, 60000); // the worker is polling
 
-      await temporal!.stop();
+      await stack.stopTemporal();
       const downAt = Date.now();
       const slowest = { ms: 0 };
       // Changes keep being accepted during the outage, one a second: creates and updates.
@@ -243,9 +224,9 @@ describe('faults', function () {
         await new Promise((r) => setTimeout(r, 1000));
       }
       expect(receiver.received).to.have.length(3); // nothing could be delivered meanwhile
-      expect(worker.running()).to.equal(true);
+      expect(stack.worker.running()).to.equal(true);
 
-      temporal = await startTemporalDevServer(port, dbFile);
+      await stack.startTemporal();
       const upAt = Date.now();
       const received = await receiver.waitFor(expected.length, 240000);
       const allInMs = Date.now() - upAt;
@@ -256,7 +237,7 @@ describe('faults', function () {
       });
       expect([...got].sort()).to.deep.equal([...expected].sort());
       expect(new Set(received.map((r) => r.headers['x-service-delivery'])).size).to.equal(expected.length);
-      expect(worker.running()).to.equal(true);
+      expect(stack.worker.running()).to.equal(true);
       await receiver.close();
       console.log(`      ${expected.length - 3} events during a ${OUTAGE_MS / 1000} s outage (slowest write ${slowest.ms} ms); all ${expected.length} delivered once, the last ${allInMs} ms after Temporal was back`);
     });

@@ -1,14 +1,11 @@
 import { expect } from 'chai';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import os from 'node:os';
-import path from 'node:path';
-import mongoose from 'mongoose';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { api } from './support/http';
 import { addMember, signUp, type TestUser } from './support/auth';
 import { startReceiver, type Received } from './support/receiver';
-import { testEnv, testEnvironment } from './support/env';
-import { freePort, startApiProcess, startTemporalDevServer, startWorkerProcess, type EngineProcess } from './support/processes';
+import { testEnv } from './support/env';
+import { startOutageStack, type OutageStack } from './support/outage';
 import { decryptSecret } from '../lib/crypto';
 import { WebhookSubscription } from '../models/webhook-subscription';
 import { WebhookDelivery } from '../models/webhook-delivery';
@@ -238,36 +235,14 @@ describe('webhooks', () => {
 
   describe('when Temporal is down', function () {
     this.timeout(180000);
-    // A Temporal dev server, API and worker of this test's own, on a database of their own,
-    // so stopping Temporal touches nothing else in the run.
-    const dbFile = path.join(os.tmpdir(), `temporal-outage-${randomBytes(4).toString('hex')}.db`);
-    const mongo = new URL(testEnvironment().MONGODB_URI!);
-    mongo.pathname = `${mongo.pathname}_outage`;
-    let port: number, temporal: EngineProcess | undefined, apiProc: EngineProcess, worker: ReturnType<typeof startWorkerProcess>;
-
-    async function startTemporal() {
-      temporal = await startTemporalDevServer(port, dbFile);
-    }
-
+    let stack: OutageStack;
     before(async () => {
-      port = await freePort();
-      await startTemporal();
-      const env = { ...testEnvironment(), MONGODB_URI: mongo.toString(), TEMPORAL_ADDRESS: temporal!.url, TEMPORAL_TASK_QUEUE: `outage-${randomBytes(4).toString('hex')}` };
-      apiProc = await startApiProcess(env);
-      worker = startWorkerProcess(env);
+      stack = await startOutageStack('outage');
     });
-    after(async () => {
-      await Promise.all([worker?.stop(), apiProc?.stop()]);
-      await temporal?.stop();
-      await mongoose.connection.useDb(mongo.pathname.slice(1)).dropDatabase();
-    });
+    after(() => stack?.stop());
 
     it('delivers an event recorded during the outage exactly once after Temporal returns', async () => {
-      const base = `${apiProc.url}/api/v1`;
-      const register = await api<{ access_token: string }>('POST', '/auth/register', {
-        base, body: { email: `outage-${randomBytes(4).toString('hex')}@example.test`, password: 'outage-password-1', full_name: 'Outage Owner' },
-      });
-      const token = register.body.access_token;
+      const { base, token } = stack;
       const receiver = await startReceiver(() => 200);
       const sub = await api('POST', '/webhooks/subscribe', { base, token, body: { url: receiver.url, events: ['contract.created'], secret } });
       expect(sub.status).to.equal(201);
@@ -276,7 +251,7 @@ describe('webhooks', () => {
       expect((await create('Before the outage')).status).to.equal(201);
       await receiver.waitFor(1, 60000); // the worker is polling
 
-      await temporal!.stop();
+      await stack.stopTemporal();
       const started = Date.now();
       const during = await create('During the outage');
       expect(during.status).to.equal(201); // the change is accepted; delivery waits for Temporal
@@ -284,14 +259,14 @@ describe('webhooks', () => {
       await new Promise((r) => setTimeout(r, 4000));
       expect(receiver.received).to.have.length(1);
 
-      await startTemporal();
+      await stack.startTemporal();
       const received = await receiver.waitFor(2, 90000);
       await new Promise((r) => setTimeout(r, 5000)); // nothing more arrives: no second delivery
       expect(received).to.have.length(2);
       const payload = verify(received[1]!, secret);
       expect(payload.data).to.include({ id: during.body.id, title: 'During the outage' });
       expect(received[1]!.headers['x-service-delivery']).not.to.equal(received[0]!.headers['x-service-delivery']);
-      expect(worker.running()).to.equal(true);
+      expect(stack.worker.running()).to.equal(true);
       await receiver.close();
     });
   });

@@ -1,0 +1,57 @@
+/**
+ * A Temporal dev server, API and worker of a test's own, on a database of their own, with a
+ * registered owner: stopping this Temporal touches nothing else in the run, and the shared
+ * run's relay never delivers these events through the shared Temporal.
+ */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import mongoose from 'mongoose';
+import { api } from './http';
+import { testEnvironment } from './env';
+import { freePort, startApiProcess, startTemporalDevServer, startWorkerProcess, type EngineProcess } from './processes';
+
+export interface OutageStack {
+  /** The API's /api/v1 base URL and an owner's access token. */
+  base: string;
+  token: string;
+  worker: ReturnType<typeof startWorkerProcess>;
+  stopTemporal(): Promise<void>;
+  /** Starts Temporal again on the same port and data. */
+  startTemporal(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startOutageStack(label: string): Promise<OutageStack> {
+  const id = randomBytes(4).toString('hex');
+  const dbFile = path.join(os.tmpdir(), `temporal-${label}-${id}.db`);
+  const mongo = new URL(testEnvironment().MONGODB_URI!);
+  mongo.pathname = `${mongo.pathname}_${label}`;
+  const port = await freePort();
+  let temporal: EngineProcess | undefined = await startTemporalDevServer(port, dbFile);
+  const env = { ...testEnvironment(), MONGODB_URI: mongo.toString(), TEMPORAL_ADDRESS: temporal.url, TEMPORAL_TASK_QUEUE: `${label}-${id}` };
+  const apiProc = await startApiProcess(env);
+  const worker = startWorkerProcess(env);
+  const base = `${apiProc.url}/api/v1`;
+  const register = await api<{ access_token: string }>('POST', '/auth/register', {
+    base, body: { email: `${label}-${id}@example.test`, password: 'outage-password-1', full_name: 'Outage Owner' },
+  });
+  if (register.status !== 201) throw new Error(`register failed: ${register.status} ${register.text}`);
+  return {
+    base,
+    token: register.body.access_token,
+    worker,
+    async stopTemporal() {
+      await temporal?.stop();
+      temporal = undefined;
+    },
+    async startTemporal() {
+      temporal = await startTemporalDevServer(port, dbFile);
+    },
+    async stop() {
+      await Promise.all([worker.stop(), apiProc.stop()]);
+      await temporal?.stop();
+      await mongoose.connection.useDb(mongo.pathname.slice(1)).dropDatabase();
+    },
+  };
+}
