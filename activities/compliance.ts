@@ -15,6 +15,7 @@ import { orgFilter } from '../models/base';
 import { Contract, type ContractDoc } from '../models/contract';
 import { ComplianceScan, type ComplianceScanDoc } from '../models/compliance-scan';
 import { ComplianceTask, OPEN_STATUSES, type ComplianceTaskDoc } from '../models/compliance-task';
+import { dayOf } from '../lib/dates';
 
 const DAY_MS = 86_400_000;
 
@@ -68,7 +69,7 @@ async function upsertTask(scan: ComplianceScanDoc, contract: ContractDoc, f: Fin
 }
 
 async function alert(task: ComplianceTaskDoc): Promise<void> {
-  const dueDate = task.due_date.toISOString().slice(0, 10);
+  const dueDate = dayOf(task.due_date);
   await recordEvent({
     organizationId: task.organization_id.toHexString(),
     type: 'compliance.alert',

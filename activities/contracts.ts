@@ -9,6 +9,7 @@ import type { Services } from '../lib/services';
 import { recordEvent } from '../lib/events';
 import { Contract, contractEventData } from '../models/contract';
 import { Event } from '../models/event';
+import { dayOf } from '../lib/dates';
 
 export interface SweepPage {
   /** The workflow's current time (ISO). */
@@ -28,7 +29,6 @@ export interface SweepResult {
 const DAY_MS = 24 * 3600 * 1000;
 /** Midnight UTC of the day of `iso`: end dates are stored as midnight UTC of their date. */
 const dayStart = (iso: string) => new Date(Math.floor(new Date(iso).getTime() / DAY_MS) * DAY_MS);
-const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 const after = (id: string | null | undefined) => (id ? { _id: trusted({ $gt: new Types.ObjectId(id) }) } : {});
 
 export function createContractActivities(s: Services) {
@@ -48,7 +48,7 @@ export function createContractActivities(s: Services) {
           data: { ...contractEventData(expired), changed_fields: ['status'] },
           actor: { type: 'system', id: null, name: 'contract expiry' },
           resource: { type: 'contract', id: expired.id },
-          summary: `Contract "${expired.title}" expired (ended ${isoDay(expired.end_date!)})`,
+          summary: `Contract "${expired.title}" expired (ended ${dayOf(expired.end_date!)})`,
         });
         done++;
       }
@@ -70,7 +70,7 @@ export function createContractActivities(s: Services) {
       }).sort({ _id: 1 }).limit(limit);
       let done = 0;
       for (const c of page) {
-        const endDate = isoDay(c.end_date!);
+        const endDate = dayOf(c.end_date!);
         // Once per contract and end date: an extended contract is reminded again for its new end.
         const reminded = await Event.exists({ organization_id: c.organization_id, type: 'contract.renewal_due', resource_id: c.id, 'data.end_date': endDate });
         if (reminded) continue;

@@ -1,5 +1,6 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { basePlugin, orgFilter, tenantFields } from './base';
+import { dayOf } from '../lib/dates';
 
 export const TASK_STATUSES = ['pending', 'in_progress', 'resolved'] as const;
 export const TASK_PRIORITIES = ['high', 'medium', 'low'] as const;
@@ -40,7 +41,7 @@ export const OPEN_STATUSES: readonly TaskStatus[] = ['pending', 'in_progress'];
 /** The API record; `due_date` is a date (YYYY-MM-DD). */
 export function taskView(t: ComplianceTaskDoc) {
   const { alerted_at: _alerted, ...rest } = t.toJSON() as Record<string, unknown>;
-  return { ...rest, due_date: t.due_date.toISOString().slice(0, 10) };
+  return { ...rest, due_date: dayOf(t.due_date) };
 }
 
 export interface TaskCounts {

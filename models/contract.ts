@@ -2,6 +2,7 @@ import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mong
 import { CONTRACT_TYPES } from '../lib/ai/port';
 import { RISK_LEVELS } from '../lib/risk';
 import { basePlugin, tenantFields } from './base';
+import { dayOf } from '../lib/dates';
 
 export const CONTRACT_STATUSES = ['draft', 'active', 'completed', 'expired'] as const;
 export { CONTRACT_TYPES };
@@ -48,7 +49,7 @@ schema.index({ status: 1, end_date: 1 });
 export type ContractDoc = HydratedDocument<InferSchemaType<typeof schema>>;
 export const Contract = model('Contract', schema, 'contracts');
 
-const day = (d: Date | null | undefined) => (d ? d.toISOString().slice(0, 10) : null);
+const day = (d: Date | null | undefined) => (d ? dayOf(d) : null);
 
 /** The full contract record (create, get, update, draft); dates as YYYY-MM-DD. */
 export function contractView(c: ContractDoc) {
