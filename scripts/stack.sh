@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Provisions and runs the local engines: Temporal dev server, FerretDB (MongoDB protocol),
-# Elasticsearch and Redis. Everything it downloads or builds is cached under .stack/
+# Provisions and runs the local engines: Temporal dev server, FerretDB (MongoDB protocol) on
+# PostgreSQL, Elasticsearch and Redis. Everything it downloads or builds is cached under .stack/
 # (ignored by git). An engine whose URL is configured is used as it is; an engine that is
 # already reachable on its default port is reused; only the rest are started here.
 #
@@ -81,6 +81,17 @@ provision_elasticsearch() {
   unzip -q -o "$DL/elasticsearch-$ES_VERSION.zip" -d "$STACK"
 }
 
+# The newest PostgreSQL server Debian's packages put on this machine.
+postgres_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1; }
+
+provision_postgres() {
+  [ -n "$(postgres_bin)" ] && return 0
+  log "installing the PostgreSQL server from Debian"
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >/dev/null
+}
+
 provision_redis() {
   command -v redis-server >/dev/null && return 0
   log "installing redis-server from Debian"
@@ -102,6 +113,7 @@ provision() {
   provision_node
   provision_temporal
   provision_ferretdb
+  provision_postgres
   provision_elasticsearch
   provision_redis
 }
@@ -123,8 +135,30 @@ start_temporal() {
   wait_for temporal 60 "$BIN/temporal" operator cluster health --address "127.0.0.1:$TEMPORAL_PORT"
 }
 
+# PostgreSQL and Elasticsearch refuse to run as root; a user namespace maps us to an
+# ordinary uid while the files stay ours.
+AS_USER=(); [ "$(id -u)" -ne 0 ] || AS_USER=(unshare --user --map-user=1000 --map-group=1000)
+
+# FerretDB's PostgreSQL, reached only through a Unix socket in $RUN (no port to collide
+# with). fsync is off: it holds local development and test data, nothing to keep.
+start_postgres() {
+  local pg; pg=$(postgres_bin)
+  local pgdata="$DATA/postgres"
+  if [ ! -f "$pgdata/PG_VERSION" ]; then
+    rm -rf "$pgdata"; mkdir -p "$LOGS"
+    "${AS_USER[@]}" "$pg/initdb" -D "$pgdata" -U ferretdb --auth=trust --encoding=UTF8 --no-locale >"$LOGS/postgres-initdb.log" 2>&1 \
+      || die "initdb failed (log: $LOGS/postgres-initdb.log)"
+  fi
+  start_bg postgres "${AS_USER[@]}" "$pg/postgres" -D "$pgdata" -c listen_addresses= -c unix_socket_directories="$RUN" \
+    -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=256MB
+  wait_for postgres 30 "$pg/pg_isready" -q -h "$RUN"
+  "$pg/psql" -h "$RUN" -U ferretdb -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'ferretdb'" | grep -q 1 \
+    || "$pg/createdb" -h "$RUN" -U ferretdb ferretdb
+}
+
 start_ferretdb() {
-  start_bg ferretdb "$BIN/ferretdb" -listen "127.0.0.1:$MONGO_PORT" -data "$DATA/ferretdb"
+  "$(postgres_bin)/pg_isready" -q -h "$RUN" || { log "postgres: starting"; start_postgres; }
+  start_bg ferretdb "$BIN/ferretdb" -listen "127.0.0.1:$MONGO_PORT" -postgresql-url "postgres://ferretdb@/ferretdb?host=$RUN"
   wait_for ferretdb 30 port_open "$MONGO_PORT"
 }
 
@@ -133,11 +167,8 @@ es_ready() { curl -sf "http://127.0.0.1:$ES_PORT/_cluster/health?wait_for_status
 start_elasticsearch() {
   mkdir -p "$DATA/elasticsearch" "$LOGS/elasticsearch"
   local java_home; java_home=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
-  # Elasticsearch refuses to run as root; a user namespace maps us to an ordinary uid
-  # while the files stay ours.
-  local as_user=(); [ "$(id -u)" -ne 0 ] || as_user=(unshare --user --map-user=1000 --map-group=1000)
   ES_JAVA_HOME="$java_home" ES_JAVA_OPTS="-Xms512m -Xmx512m" \
-    start_bg elasticsearch "${as_user[@]}" "$ES_HOME/bin/elasticsearch" \
+    start_bg elasticsearch "${AS_USER[@]}" "$ES_HOME/bin/elasticsearch" \
     -E discovery.type=single-node -E network.host=127.0.0.1 -E http.port="$ES_PORT" \
     -E xpack.security.enabled=false -E xpack.ml.enabled=false \
     -E path.data="$DATA/elasticsearch" -E path.logs="$LOGS/elasticsearch"
