@@ -6,11 +6,6 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-before=$(ls .stack/run/*.pid 2>/dev/null || true)
-bash scripts/stack.sh up
-# shellcheck disable=SC1091
-source .stack/stack.env
-if [ -z "$before" ] && [ "${KEEP_STACK:-0}" != "1" ]; then
-  trap 'bash scripts/stack.sh down' EXIT
-fi
+# shellcheck source=scripts/stack-session.sh
+source scripts/stack-session.sh
 node --import tsx bench/load.ts "$@"

@@ -229,6 +229,7 @@ status() {
     set -- $e
     if port_open "$2"; then echo "$1: reachable on :$2"; else echo "$1: not running"; fi
   done
+  if "$(postgres_bin)/pg_isready" -q -h "$RUN" 2>/dev/null; then echo "postgres: reachable on $RUN"; else echo "postgres: not running"; fi
 }
 
 case "${1:-}" in
