@@ -2,13 +2,15 @@
  * What an uploaded file is (by its bytes, never its name) and its text, page by page.
  * PDF through pdfjs-dist (Mozilla's renderer, legacy build for Node), DOCX through
  * mammoth (headings become Markdown `#` lines, so chunking keeps them as sections),
- * TXT as UTF-8 with form feeds as page breaks.
+ * TXT as UTF-8 with form feeds as page breaks. Text comes out as a stream of page pieces
+ * (`extractText`), so a large TXT is never held whole: a PDF page or a DOCX is at most
+ * one piece, a TXT is read in pieces of TXT_PIECE_BYTES.
  */
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileTypeFromFile } from 'file-type';
 import mammoth from 'mammoth';
-import type { Page } from './chunking';
+import type { Page, TextPiece } from './chunking';
 
 export const MIME = {
   pdf: 'application/pdf',
@@ -52,7 +54,8 @@ interface PdfTextItem {
   transform: number[];
 }
 
-async function pdfPages(path: string, onPage: (page: number, of: number) => void): Promise<Page[]> {
+/** Each page's text as it is read, then the page released (pdfjs keeps parsed pages otherwise). */
+async function* pdfPieces(path: string, onPage: (page: number, of: number) => void): AsyncGenerator<TextPiece> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
   const data = new Uint8Array(await readFile(path));
   let doc;
@@ -62,7 +65,6 @@ async function pdfPages(path: string, onPage: (page: number, of: number) => void
     throw new UnreadableDocumentError(`not a readable PDF (${(err as Error).message})`);
   }
   try {
-    const pages: Page[] = [];
     for (let n = 1; n <= doc.numPages; n++) {
       const page = await doc.getPage(n);
       const content = await page.getTextContent();
@@ -77,11 +79,10 @@ async function pdfPages(path: string, onPage: (page: number, of: number) => void
         if (item.hasEOL) text += '\n';
         lastY = y;
       }
-      pages.push({ page: n, text: text.trim() });
       page.cleanup();
       onPage(n, doc.numPages);
+      yield { page: n, text: text.trim() };
     }
-    return pages;
   } finally {
     await doc.destroy();
   }
@@ -102,7 +103,7 @@ export function htmlToText(html: string): string {
     .trim();
 }
 
-async function docxPages(path: string): Promise<Page[]> {
+async function* docxPieces(path: string): AsyncGenerator<TextPiece> {
   let html: string;
   try {
     html = (await mammoth.convertToHtml({ path })).value;
@@ -110,20 +111,85 @@ async function docxPages(path: string): Promise<Page[]> {
     throw new UnreadableDocumentError(`not a readable DOCX (${(err as Error).message})`);
   }
   // A DOCX has no fixed pages (they depend on the renderer): the whole text is page 1.
-  return [{ page: 1, text: htmlToText(html) }];
+  yield { page: 1, text: htmlToText(html) };
 }
 
-async function txtPages(path: string): Promise<Page[]> {
-  const text = (await readFile(path, 'utf8')).replace(/\r\n?/g, '\n');
-  return text.split('\f').map((t, i) => ({ page: i + 1, text: t.trim() }));
+/** Bytes read per piece of a TXT file. */
+export const TXT_PIECE_BYTES = 64 * 1024;
+
+/** A TXT file's text in pieces: UTF-8 decoded across piece boundaries, line ends made `\n` (a `\r\n` split over two pieces too). */
+async function* txtText(path: string, pieceBytes: number): AsyncGenerator<string> {
+  // A BOM stays in the text, as in a whole-file read; trimming the page drops it.
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  const lineEnds = (text: string) => text.replace(/\r\n?/g, '\n');
+  let cr = '';
+  for await (const bytes of createReadStream(path, { highWaterMark: pieceBytes }) as AsyncIterable<Buffer>) {
+    const text = cr + decoder.decode(bytes, { stream: true });
+    // A trailing \r may be the first half of a \r\n.
+    cr = text.endsWith('\r') ? '\r' : '';
+    yield lineEnds(cr ? text.slice(0, -1) : text);
+  }
+  yield lineEnds(cr + decoder.decode());
 }
 
 /**
- * The text of each page. `onPage` reports progress on long PDFs (the ingestion activity
- * heartbeats with it). Throws UnreadableDocumentError when no text can be had.
+ * Text pieces split into pages at form feeds, each page trimmed as a whole: its leading
+ * whitespace dropped, whitespace after its latest text held back until more text follows
+ * it on the page, and dropped when the page ends. Every page yields at least one piece.
  */
-export async function extractPages(path: string, mime: SupportedMime, onPage: (page: number, of: number) => void = () => {}): Promise<Page[]> {
-  const pages = mime === MIME.pdf ? await pdfPages(path, onPage) : mime === MIME.docx ? await docxPages(path) : await txtPages(path);
-  if (!pages.some((p) => p.text.length > 0)) throw new UnreadableDocumentError('the file contains no extractable text');
+async function* formFeedPages(texts: AsyncIterable<string>): AsyncGenerator<TextPiece> {
+  let page = 1;
+  let started = false;
+  let held = '';
+  yield { page, text: '' };
+  for await (const text of texts) {
+    for (const [i, part] of text.split('\f').entries()) {
+      if (i > 0) {
+        page++;
+        started = false;
+        held = '';
+        yield { page, text: '' };
+      }
+      const rest = started ? part : part.trimStart();
+      if (!rest) continue;
+      started = true;
+      const body = rest.trimEnd();
+      if (body) {
+        yield { page, text: held + body };
+        held = rest.slice(body.length);
+      } else {
+        held += rest;
+      }
+    }
+  }
+}
+
+/** A TXT file as trimmed pages in pieces (exported with its piece size for tests of piece boundaries). */
+export const txtPieces = (path: string, pieceBytes = TXT_PIECE_BYTES) => formFeedPages(txtText(path, pieceBytes));
+
+/**
+ * The text of the file, page by page in pieces (each page's pieces in order, every page
+ * at least one piece, each page trimmed). `onPage` reports progress on long PDFs (the
+ * ingestion activity heartbeats with it). Throws UnreadableDocumentError when no text can
+ * be had (after the last piece: the stream cannot know before).
+ */
+export async function* extractText(path: string, mime: SupportedMime, onPage: (page: number, of: number) => void = () => {}): AsyncGenerator<TextPiece> {
+  const pieces = mime === MIME.pdf ? pdfPieces(path, onPage) : mime === MIME.docx ? docxPieces(path) : txtPieces(path);
+  let hasText = false;
+  for await (const piece of pieces) {
+    hasText ||= piece.text.length > 0;
+    yield piece;
+  }
+  if (!hasText) throw new UnreadableDocumentError('the file contains no extractable text');
+}
+
+/** The whole text of each page (for callers that need it at once, e.g. analysis). */
+export async function extractPages(path: string, mime: SupportedMime, onPage?: (page: number, of: number) => void): Promise<Page[]> {
+  const pages: Page[] = [];
+  for await (const { page, text } of extractText(path, mime, onPage)) {
+    const last = pages.at(-1);
+    if (last?.page === page) last.text += text;
+    else pages.push({ page, text });
+  }
   return pages;
 }

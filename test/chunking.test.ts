@@ -1,5 +1,9 @@
 import { expect } from 'chai';
-import { chunkPages, fullText, headingOf, type Page } from '../lib/chunking';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chunkBatches, Chunker, chunkPages, fullText, headingOf, type Chunk, type ChunkOptions, type Page } from '../lib/chunking';
+import { txtPieces } from '../lib/extraction';
 
 const sentence = (i: number) => `Sentence number ${i} says something about the agreement between the parties. `;
 const paragraph = (from: number, n: number) => Array.from({ length: n }, (_, i) => sentence(from + i)).join('');
@@ -49,5 +53,64 @@ describe('chunking', () => {
     expect(chunkPages(pages)).to.deep.equal(chunkPages(pages));
     expect(chunkPages(pages).map((c) => c.page)).to.not.include(2);
     expect(chunkPages(pages).at(-1)).to.include({ page: 3, text: 'Short last page.', section: '' });
+  });
+
+  describe('streamed', () => {
+    // Headings (numbered, Markdown, capitals, one indented with trailing blanks), CRLF and
+    // lone CR line ends, form feeds (one page blank, pages with leading and trailing white
+    // space), a BOM, 2-, 3- and 4-byte UTF-8 characters, a heading-like line too long to be one.
+    const body = (from: number, n: number) => paragraph(from, n).replace(/agreement/g, 'agréement 契約 𝄞😀');
+    const text =
+      `\uFEFF  1. Definitions\r\n${body(0, 25)}\r\n\r\n   # Payment Terms   \r\n${body(25, 30)}\r` +
+      `CONFIDENTIALITY\n${body(55, 12)}  \t\n\f\r\n \f\n\n  ARTICLE 5 - LIABILITY\r\n${body(67, 40)}\n${'X'.repeat(140)}\n` +
+      `${body(107, 8)}\r\n\r\n\f  Short last page. é   \r\n`;
+    // What a TXT file's pages are: line ends made \n, split at form feeds, each page trimmed.
+    const pages: Page[] = text.replace(/\r\n?/g, '\n').split('\f').map((t, i) => ({ page: i + 1, text: t.trim() }));
+    const options: ChunkOptions[] = [{ size: 1200, overlap: 200 }, { size: 300, overlap: 60 }];
+    let dir: string;
+    before(() => {
+      dir = mkdtempSync(path.join(os.tmpdir(), 'chunking-'));
+    });
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('gives the chunks of the whole text when the pages arrive in pieces of any size', () => {
+      for (const opts of options) {
+        const whole = chunkPages(pages, opts);
+        expect(whole.length).to.be.greaterThan(opts.size === 300 ? 40 : 10);
+        for (const pieceChars of [1, 7, 64, 1000]) {
+          const chunker = new Chunker(opts);
+          const streamed: Chunk[] = [];
+          for (const { page, text: t } of pages) {
+            for (let i = 0; i < t.length; i += pieceChars) streamed.push(...chunker.write(page, t.slice(i, i + pieceChars)));
+            if (!t) streamed.push(...chunker.write(page, ''));
+          }
+          streamed.push(...chunker.endPage());
+          expect(streamed, `${opts.size}/${pieceChars}`).to.deep.equal(whole);
+          expect(chunker.pageCount).to.equal(pages.length);
+        }
+      }
+    });
+
+    it('reads a TXT file in pieces (multi-byte characters and CRLF split at piece ends) into the same chunks and pages', async () => {
+      const file = path.join(dir, 'contract.txt');
+      writeFileSync(file, text);
+      const bytes = Buffer.byteLength(text);
+      for (const opts of options) {
+        const whole = chunkPages(pages, opts);
+        const text0 = fullText(pages);
+        whole.forEach((c) => expect(text0.slice(c.start, c.end)).to.equal(c.text));
+        expect(whole.map((c) => c.section)).to.include.members(['1. Definitions', 'Payment Terms', 'CONFIDENTIALITY', 'ARTICLE 5 - LIABILITY']);
+        for (const pieceBytes of [1, 2, 3, 5, 64, 4096, bytes]) {
+          const chunker = new Chunker(opts);
+          const streamed: Chunk[] = [];
+          for await (const batch of chunkBatches(txtPieces(file, pieceBytes), 7, chunker)) {
+            expect(batch.length).to.be.within(1, 7);
+            streamed.push(...batch);
+          }
+          expect(streamed, `${opts.size}/${pieceBytes} bytes`).to.deep.equal(whole);
+          expect(chunker.pageCount, 'pages').to.equal(pages.length);
+        }
+      }
+    });
   });
 });
