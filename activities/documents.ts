@@ -1,17 +1,19 @@
 /**
  * Document ingestion steps. Workflow payloads carry the document id and chunk ranges
- * only: extraction stages the chunks in MongoDB, each indexing batch reads its range from
- * there, and chunk ids are deterministic, so any step can be retried (or a killed worker
- * resumed) without duplicates.
+ * only: extraction streams the file through the chunker and stages the chunks in MongoDB
+ * one record per indexing batch as they are made (memory bounded by a batch, not by the
+ * file), each indexing batch reads its record by `_id`, and chunk ids are deterministic,
+ * so any step can be retried (or a killed worker resumed) without duplicates.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { trusted, Types } from 'mongoose';
+import { Types } from 'mongoose';
 import type { Services } from '../lib/services';
 import { whileBeating } from '../lib/heartbeat';
-import { chunkId, deleteSource, embeddingText, indexChunks, refreshCollections, type Collection } from '../lib/vector-store';
-import { chunkPages } from '../lib/chunking';
-import { extractPages, UnreadableDocumentError, type SupportedMime } from '../lib/extraction';
-import { Document, DocumentChunk, type DocumentCategory, type DocumentDoc } from '../models/document';
+import { deleteSource, embeddingText, indexChunks, refreshCollections, type Collection } from '../lib/vector-store';
+import { chunkBatches, Chunker } from '../lib/chunking';
+import { extractText, UnreadableDocumentError, type SupportedMime } from '../lib/extraction';
+import { Document, DocumentChunkBatch, stagedBatchId, type DocumentCategory, type DocumentDoc } from '../models/document';
+import { INGEST_BATCH } from '../workflows/ingest-batch';
 
 /** Knowledge base = policies and templates; user documents = contracts and the rest. */
 export const collectionForCategory = (category: DocumentCategory): Collection =>
@@ -23,25 +25,27 @@ export interface PreparedDocument {
 }
 
 export function createDocumentActivities(s: Services) {
-  /** Extraction and staging, heartbeating with the progress so far. */
+  /** Extraction, chunking and staging, a batch at a time, heartbeating with the progress so far. */
   async function prepare(doc: DocumentDoc, documentId: string, progress: Record<string, number>): Promise<PreparedDocument> {
-    let pages;
+    const chunker = new Chunker();
+    const pieces = extractText(doc.storage_path, doc.mime_type as SupportedMime, (page, of) => Object.assign(progress, { page, of }));
+    let batch = 0;
     try {
-      pages = await extractPages(doc.storage_path, doc.mime_type as SupportedMime, (page, of) => Object.assign(progress, { page, of }));
+      for await (const chunks of chunkBatches(pieces, INGEST_BATCH, chunker)) {
+        // Replaced by `_id`: a retried extraction overwrites what an earlier attempt staged.
+        await DocumentChunkBatch.replaceOne(
+          { _id: stagedBatchId(documentId, batch) },
+          { _id: stagedBatchId(documentId, batch), document_id: doc._id, chunks },
+          { upsert: true },
+        );
+        progress.staged = ++batch * INGEST_BATCH;
+      }
     } catch (err) {
       if (err instanceof UnreadableDocumentError) throw ApplicationFailure.nonRetryable(err.message, 'UnreadableDocument');
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw ApplicationFailure.nonRetryable('the uploaded file is missing', 'MissingFile');
       throw err;
     }
-    const chunks = chunkPages(pages);
-    await DocumentChunk.deleteMany({ document_id: doc._id });
-    for (let i = 0; i < chunks.length; i += 1000) {
-      await DocumentChunk.insertMany(
-        chunks.slice(i, i + 1000).map((c) => ({ _id: chunkId(documentId, c.index), document_id: doc._id, ...c })),
-      );
-      progress.staged = i;
-    }
-    return { chunkCount: chunks.length, pageCount: pages.length };
+    return { chunkCount: chunker.chunkCount, pageCount: chunker.pageCount };
   }
 
   return {
@@ -53,13 +57,13 @@ export function createDocumentActivities(s: Services) {
       return whileBeating(() => progress, () => prepare(doc, documentId, progress));
     },
 
-    /** Embeds chunks [from, to) and writes them to the document's collection. */
-    async indexDocumentChunks({ documentId, from, to }: { documentId: string; from: number; to: number }): Promise<number> {
+    /** Embeds the staged batch of chunks from `from` (a multiple of INGEST_BATCH) on and writes them to the document's collection. */
+    async indexDocumentChunks({ documentId, from }: { documentId: string; from: number }): Promise<number> {
       const doc = await Document.findById(documentId);
       if (!doc) return 0;
-      const stage = { from, to, step: 'reading' };
+      const stage = { from, step: 'reading' };
       return whileBeating(() => stage, async () => {
-        const chunks = await DocumentChunk.find({ document_id: doc._id, index: trusted({ $gte: from, $lt: to }) }).sort({ index: 1 }).lean();
+        const chunks = (await DocumentChunkBatch.findById(stagedBatchId(documentId, from / INGEST_BATCH)).lean())?.chunks ?? [];
         stage.step = 'embedding';
         const vectors = await s.ai.embed(chunks.map((c) => embeddingText({ section: c.section ?? '', text: c.text })), 'document');
         stage.step = 'indexing';
@@ -88,7 +92,7 @@ export function createDocumentActivities(s: Services) {
 
     /** Marks the document ready (and searchable), dropping vectors an earlier, longer version left behind. */
     async finishDocument({ documentId, chunkCount, pageCount }: { documentId: string } & PreparedDocument): Promise<void> {
-      await DocumentChunk.deleteMany({ document_id: new Types.ObjectId(documentId) });
+      await DocumentChunkBatch.deleteMany({ document_id: new Types.ObjectId(documentId) });
       const doc = await Document.findById(documentId);
       if (!doc) return;
       await deleteSource(s, doc.organization_id.toHexString(), documentId, { fromChunk: chunkCount });
@@ -100,7 +104,7 @@ export function createDocumentActivities(s: Services) {
     },
 
     async failDocument({ documentId, error }: { documentId: string; error: string }): Promise<void> {
-      await DocumentChunk.deleteMany({ document_id: new Types.ObjectId(documentId) });
+      await DocumentChunkBatch.deleteMany({ document_id: new Types.ObjectId(documentId) });
       await Document.updateOne({ _id: documentId }, { $set: { status: 'failed', error, chunk_count: 0, processed_at: new Date() } });
     },
   };

@@ -32,14 +32,14 @@ export type DocumentDoc = HydratedDocument<DocumentRecord>;
 export const Document = model('Document', schema, 'documents');
 
 /**
- * Chunks of a document between extraction and indexing, so the ingestion workflow's
- * embed-and-index batches read them by range instead of carrying text through workflow
- * history. `_id` is the chunk id, so a retried extraction overwrites rather than adds.
+ * Chunks of a document between extraction and indexing, one record per indexing batch
+ * (`_id` `<documentId>:<batch>`, see `stagedBatchId`), so the ingestion workflow's
+ * embed-and-index batches read their chunks by `_id` (the only filter FerretDB pushes
+ * down) instead of carrying text through workflow history. A retried extraction
+ * overwrites its batches by `_id` rather than adding.
  */
-const chunkSchema = new Schema(
+const stagedChunkSchema = new Schema(
   {
-    _id: { type: String, required: true },
-    document_id: { type: Schema.Types.ObjectId, required: true },
     index: { type: Number, required: true },
     page: { type: Number, required: true },
     section: { type: String, default: '' },
@@ -47,8 +47,18 @@ const chunkSchema = new Schema(
     end: { type: Number, required: true },
     text: { type: String, required: true },
   },
+  { _id: false },
+);
+const chunkBatchSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    document_id: { type: Schema.Types.ObjectId, required: true },
+    chunks: { type: [stagedChunkSchema], required: true },
+  },
   { versionKey: false },
 );
-chunkSchema.index({ document_id: 1, index: 1 });
+chunkBatchSchema.index({ document_id: 1 });
 
-export const DocumentChunk = model('DocumentChunk', chunkSchema, 'document_chunks');
+export const DocumentChunkBatch = model('DocumentChunkBatch', chunkBatchSchema, 'document_chunk_batches');
+
+export const stagedBatchId = (documentId: string, batch: number) => `${documentId}:${batch}`;

@@ -5,9 +5,7 @@
  */
 import { ActivityFailure, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { DocumentActivities, PreparedDocument } from '../activities/documents';
-
-/** Chunks per embedding call and bulk request (the embedding APIs take about 100 texts per call). */
-export const INGEST_BATCH = 100;
+import { INGEST_BATCH } from './ingest-batch';
 
 // The activities heartbeat every 5 s while they run: a worker that dies is noticed after
 // the heartbeat timeout, and its step retried elsewhere, instead of after the step's whole budget.
@@ -42,7 +40,7 @@ export async function documentIngestionWorkflow({ documentId, resume }: Document
       if (workflowInfo().continueAsNewSuggested) {
         await continueAsNew<typeof documentIngestionWorkflow>({ documentId, resume: { ...prepared, from } });
       }
-      await indexDocumentChunks({ documentId, from, to: from + INGEST_BATCH });
+      await indexDocumentChunks({ documentId, from });
     }
     await finishDocument({ documentId, chunkCount: prepared.chunkCount, pageCount: prepared.pageCount });
     return 'ready';

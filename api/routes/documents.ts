@@ -17,7 +17,7 @@ import { fullText } from '../../lib/chunking';
 import { deleteSource, isVectorStoreDown } from '../../lib/vector-store';
 import { pageQuery, skipOf } from '../../lib/pagination';
 import { inOrg, orgFilter } from '../../models/base';
-import { Document, DocumentChunk, DOCUMENT_CATEGORIES, DOCUMENT_STATUSES, type DocumentDoc } from '../../models/document';
+import { Document, DocumentChunkBatch, DOCUMENT_CATEGORIES, DOCUMENT_STATUSES, type DocumentDoc } from '../../models/document';
 import { documentIngestionWorkflow } from '../../workflows/document-ingestion';
 import { recordSearchAttributes } from '../../workflows/search-attributes';
 import { authorize, principalOf } from '../middleware/auth';
@@ -201,7 +201,7 @@ export function documentsRouter(s: Services): Router {
     }
     await Promise.all([
       Document.deleteOne({ _id: doc._id }),
-      DocumentChunk.deleteMany({ document_id: new Types.ObjectId(documentId) }),
+      DocumentChunkBatch.deleteMany({ document_id: new Types.ObjectId(documentId) }),
       rm(doc.storage_path, { force: true }),
     ]);
     res.status(204).end();
