@@ -45,9 +45,11 @@ async function userPrincipal(s: Services, token: string): Promise<Principal | nu
   const claims = verifyToken(s.config, 'access', token);
   if (!claims || !Types.ObjectId.isValid(claims.sub) || !Types.ObjectId.isValid(claims.org)) return null;
   if (await isTokenIdRevoked(s.redis, claims.jti)) return null;
-  const user = await User.findOne({ _id: claims.sub, organization_id: claims.org });
+  // Only what the principal needs, unhydrated: this runs on every request.
+  const user = await User.findOne({ _id: claims.sub, organization_id: claims.org }, { role: 1, full_name: 1, session_epoch: 1 }).lean();
   if (!user || user.session_epoch !== claims.sev) return null;
-  return { kind: 'user', id: user.id, userId: user.id, organizationId: claims.org, role: user.role, name: user.full_name };
+  const id = user._id.toHexString();
+  return { kind: 'user', id, userId: id, organizationId: claims.org, role: user.role, name: user.full_name };
 }
 
 export function authenticate(s: Services): RequestHandler {
