@@ -17,6 +17,7 @@ import { containsText } from '../lib/text-search';
 import { emitContractEvent } from '../api/routes/contracts';
 import type { Principal } from '../lib/principal';
 import { CONTRACT_STATUSES, Contract, contractListItem, contractView } from '../models/contract';
+import { Event } from '../models/event';
 import { writeResult, type BenchRow } from './report';
 import { closeBench, listen, listenApi, openBench, registerUser, runBench } from './support';
 
@@ -70,6 +71,9 @@ async function load(url: string, connections: number, opts: { method?: 'GET' | '
   // behind them. One more request queues behind that backlog and answers once it is done.
   await fetch(url, { method: opts.method ?? 'GET', headers: { 'content-type': 'application/json', ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) }, body: opts.body })
     .then((r) => r.arrayBuffer());
+  // Nor behind the relay of the events this run recorded (it runs after each response).
+  const until = Date.now() + 120_000;
+  while ((await Event.countDocuments({ relayed_at: null })) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, done: result.requests.total };
 }
 
