@@ -186,6 +186,7 @@ ensure() {
   local name=$1 var=$2 default=$3 port=$4 starter=$5
   if [ -n "${!var:-}" ]; then
     log "$name: using configured $var=${!var}"
+    printf 'export %s=%q\n' "$var" "${!var}" >>"$STACK/stack.env.tmp"
     return 0
   fi
   if port_open "$port"; then
