@@ -27,7 +27,7 @@ const schema = z
     BODY_LIMIT: z.string().default('1mb'),
     CORS_ORIGINS: z.string().default(''),
 
-    MONGODB_URI: z.string().default('mongodb://127.0.0.1:27017/contracts'),
+    MONGODB_URI: z.string().default('mongodb://127.0.0.1:27017/contracts?maxPoolSize=20'),
     REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
     ELASTICSEARCH_URL: z.url().default('http://127.0.0.1:9200'),
     /** Prepended to every index name, so several deployments (or test runs) share a cluster. */

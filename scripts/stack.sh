@@ -158,7 +158,7 @@ start_postgres() {
 
 start_ferretdb() {
   "$(postgres_bin)/pg_isready" -q -h "$RUN" || { log "postgres: starting"; start_postgres; }
-  start_bg ferretdb "$BIN/ferretdb" -listen "127.0.0.1:$MONGO_PORT" -postgresql-url "postgres://ferretdb@/ferretdb?host=$RUN"
+  start_bg ferretdb "$BIN/ferretdb" -listen "127.0.0.1:$MONGO_PORT" -postgresql-url "postgres://ferretdb@/ferretdb?host=$RUN&pool_max_conns=150"
   wait_for ferretdb 30 port_open "$MONGO_PORT"
 }
 
@@ -204,7 +204,10 @@ up() {
   mkdir -p "$STACK"
   : >"$STACK/stack.env.tmp"
   ensure temporal TEMPORAL_ADDRESS "127.0.0.1:$TEMPORAL_PORT" "$TEMPORAL_PORT" start_temporal
-  ensure ferretdb MONGODB_URI "mongodb://127.0.0.1:$MONGO_PORT/contracts" "$MONGO_PORT" start_ferretdb
+  # maxPoolSize: FerretDB 1.24 on PostgreSQL holds a connection for an update's query while it
+  # takes a second one to write, so as many concurrent updates as its pool (150 here) wedge it;
+  # 20 per client process keeps a few processes' worth of updates far below that.
+  ensure ferretdb MONGODB_URI "mongodb://127.0.0.1:$MONGO_PORT/contracts?maxPoolSize=20" "$MONGO_PORT" start_ferretdb
   ensure elasticsearch ELASTICSEARCH_URL "http://127.0.0.1:$ES_PORT" "$ES_PORT" start_elasticsearch
   ensure redis REDIS_URL "redis://127.0.0.1:$REDIS_PORT" "$REDIS_PORT" start_redis
   printf 'export TEMPORAL_TEST_SERVER_PATH=%q\n' "$BIN/temporal-test-server" >>"$STACK/stack.env.tmp"
