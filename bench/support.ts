@@ -20,7 +20,7 @@ import { repoRoot } from '../test/support/processes';
 /** Environment of one benchmark run: its own names, no logging, limits out of the way. */
 export function benchEnvironment(name: string): Record<string, string | undefined> {
   const run = `${name}_${randomBytes(3).toString('hex')}`;
-  const mongo = new URL(process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017/contracts');
+  const mongo = new URL(process.env.MONGODB_URI ?? loadConfig({}).MONGODB_URI);
   mongo.pathname = `/clm_bench_${run}`;
   return {
     ...process.env,
