@@ -71,8 +71,12 @@ export async function closeBench({ config, services: s }: Bench): Promise<void> 
   await closeServices(s);
 }
 
-/** Waits until a worker polls the run's task queue (a worker process takes seconds to bundle its workflows). */
-export async function waitForWorker({ config, services: s }: Bench, timeoutMs = 120_000): Promise<void> {
+/**
+ * Waits until a worker polls the run's task queue (a worker process takes seconds to bundle
+ * its workflows); with `pid`, the worker process of that pid (Temporal still lists a
+ * stopped worker's pollers for a while).
+ */
+export async function waitForWorker({ config, services: s }: Bench, timeoutMs = 120_000, pid?: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const queue = await s.temporal.workflowService.describeTaskQueue({
@@ -80,7 +84,8 @@ export async function waitForWorker({ config, services: s }: Bench, timeoutMs = 
       taskQueue: { name: config.TEMPORAL_TASK_QUEUE },
       taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
     });
-    if (queue.pollers?.length) return;
+    // The SDK's default worker identity is `<pid>@<host>`.
+    if (queue.pollers?.some((p) => pid === undefined || p.identity?.startsWith(`${pid}@`))) return;
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error(`no worker polls ${config.TEMPORAL_TASK_QUEUE}`);
