@@ -16,6 +16,7 @@ import autocannon from 'autocannon';
 import { containsText } from '../lib/text-search';
 import { emitContractEvent } from '../api/routes/contracts';
 import type { Principal } from '../lib/principal';
+import { startRelayLoop } from '../lib/relay';
 import { CONTRACT_STATUSES, Contract, contractListItem, contractView } from '../models/contract';
 import { Event } from '../models/event';
 import { writeResult, type BenchRow } from './report';
@@ -71,7 +72,8 @@ async function load(url: string, connections: number, opts: { method?: 'GET' | '
   // behind them. One more request queues behind that backlog and answers once it is done.
   await fetch(url, { method: opts.method ?? 'GET', headers: { 'content-type': 'application/json', ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) }, body: opts.body })
     .then((r) => r.arrayBuffer());
-  // Nor behind the relay of the events this run recorded (it runs after each response).
+  // Nor behind the relay of the events this run recorded (it runs after each response;
+  // what it could not hand over in time, the catch-up loop retries, as the worker's does).
   const until = Date.now() + 120_000;
   while ((await Event.countDocuments({ relayed_at: null })) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, done: result.requests.total };
@@ -80,6 +82,7 @@ async function load(url: string, connections: number, opts: { method?: 'GET' | '
 async function main() {
   const b = await openBench('contracts');
   const api = await listenApi(b);
+  const relayLoop = startRelayLoop(b.services);
   try {
     const user = await registerUser(`${api.url}/api/v1`);
     const orgId = new Types.ObjectId(user.organizationId);
@@ -123,6 +126,7 @@ async function main() {
   } finally {
     // Creates started contract-index workflows on this run's task queue, which no worker
     // polls: closeBench terminates them with the rest of the run's data.
+    await relayLoop.stop();
     await api.close();
     await closeBench(b);
   }
