@@ -34,7 +34,7 @@ export const Document = model('Document', schema, 'documents');
 /**
  * Chunks of a document between extraction and indexing, one record per indexing batch
  * (`_id` `<documentId>:<batch>`, see `stagedBatchId`), so the ingestion workflow's
- * embed-and-index batches read their chunks by `_id` (the only filter FerretDB pushes
+ * embed-and-index batches read their chunks by `_id` (a lookup every FerretDB backend pushes
  * down) instead of carrying text through workflow history. A retried extraction
  * overwrites its batches by `_id` rather than adding.
  */
