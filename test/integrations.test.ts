@@ -142,13 +142,16 @@ describe('integrations (chat)', function () {
     expect(unknown.body.detail).to.include('slack');
   });
 
-  it('lets only owners and admins connect, test or disconnect; everyone reads', async () => {
+  it('lets only owners and admins connect, test or disconnect; members may sync; everyone reads', async () => {
     const member = await addMember(owner, 'member');
     const viewer = await addMember(owner, 'viewer');
     const body = { webhook_url: slack.webhookUrl, channel: '#x', notify_on: [] };
     expect((await api('POST', '/integrations/slack/connect', { token: member.token, body })).status).to.equal(403);
     expect((await api('POST', '/integrations/slack/test', { token: viewer.token })).status).to.equal(403);
     expect((await api('DELETE', '/integrations/slack/disconnect', { token: member.token })).status).to.equal(403);
+    expect((await api('POST', '/integrations/slack/sync', { token: viewer.token })).status).to.equal(403);
+    // Past the role check: refused only because a chat integration has nothing to sync.
+    expect((await api('POST', '/integrations/slack/sync', { token: member.token })).status).to.equal(400);
     expect((await list(viewer)).map((i) => i.type).sort()).to.deep.equal(['slack', 'teams']);
     const admin = await addMember(owner, 'admin');
     const test = await api<{ ok: boolean }>('POST', '/integrations/slack/test', { token: admin.token });

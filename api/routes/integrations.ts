@@ -47,7 +47,7 @@ operation({ path: '/integrations/{type}/disconnect', method: 'delete', tag, summ
 operation({
   path: '/integrations/{type}/sync', method: 'post', tag,
   summary: 'Sync every contract to a CRM or storage integration',
-  description: 'Starts a `crm-sync-...` or `storage-sync-...` workflow: batches of the vendor\'s size, upserts keyed by contract id, waits honouring 429 Retry-After; Temporal query `progress` gives { total, synced, failed, batches }, and the summary lands in the integration\'s last_sync. Chat kinds answer 400.',
+  description: 'Starts a `crm-sync-...` or `storage-sync-...` workflow: batches of the vendor\'s size, upserts keyed by contract id, waits honouring 429 Retry-After; Temporal query `progress` gives { total, synced, failed, batches }, and the summary lands in the integration\'s last_sync. Chat kinds answer 400. Members and above.',
   responses: { 202: { description: 'Started', schema: z.object({ workflow_id: z.string() }) } },
 });
 
@@ -161,7 +161,8 @@ export function integrationsRouter(s: Services): Router {
     res.status(204).end();
   });
 
-  router.post('/:type/sync', manage, async (req, res) => {
+  // Members may push contracts to a connected tool; connecting and disconnecting stay with owners and admins.
+  router.post('/:type/sync', authorize('integrations:sync'), async (req, res) => {
     const { type } = connectorOfParam(req.params.type);
     if (!syncConnector(type)) throw badRequest(`type: ${type} does not sync contracts`);
     const integration = await connectedIntegration(principalOf(req), type);
