@@ -11,6 +11,7 @@ import type { Server } from 'node:http';
 import type { Express } from 'express';
 import mongoose from 'mongoose';
 import { temporal } from '@temporalio/proto';
+import { isGrpcServiceError } from '@temporalio/client';
 import { loadConfig, type Config } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { closeServices, createServices, type Services } from '../lib/services';
@@ -48,20 +49,32 @@ export async function openBench(name: string, overrides: Record<string, string> 
   return { config, env, services: await createServices(config, createLogger(config, 'bench')) };
 }
 
+/** gRPC status code 8: the server runs only a few batch operations at once. */
+const GRPC_RESOURCE_EXHAUSTED = 8;
+
 /**
  * Removes what the run made: workflows still running on its task queue (terminated in the
  * background), its database, its indices (by name: Elasticsearch 8 refuses wildcard
  * deletes) and its upload directory.
  */
 export async function closeBench({ config, services: s }: Bench): Promise<void> {
-  // One batch operation: terminating thousands of workflows one by one takes minutes.
-  await s.temporal.workflowService.startBatchOperation({
+  // One batch operation: terminating thousands of workflows one by one takes minutes. The
+  // server runs only a few at once (RESOURCE_EXHAUSTED), so a run right after another waits.
+  const request = {
     namespace: config.TEMPORAL_NAMESPACE,
-    jobId: randomUUID(),
     visibilityQuery: `TaskQueue = "${config.TEMPORAL_TASK_QUEUE}" AND ExecutionStatus = "Running"`,
     reason: 'benchmark finished',
     terminationOperation: {},
-  });
+  };
+  for (const deadline = Date.now() + 120_000; ; ) {
+    try {
+      await s.temporal.workflowService.startBatchOperation({ ...request, jobId: randomUUID() });
+      break;
+    } catch (err) {
+      if (!isGrpcServiceError(err) || Number(err.code) !== GRPC_RESOURCE_EXHAUSTED || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  }
   await mongoose.connection.db?.dropDatabase();
   const prefix = config.ELASTICSEARCH_INDEX_PREFIX;
   const indices = await s.es.cat.indices({ index: `${prefix}*`, h: 'index', format: 'json' }).catch(() => []);
