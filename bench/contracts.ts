@@ -58,21 +58,14 @@ function bareApp(principal: Principal): express.Express {
 }
 
 async function load(url: string, connections: number, opts: { method?: 'GET' | 'POST'; token?: string; body?: string }) {
-  const result = await autocannon({
-    url,
-    connections,
-    duration: SECONDS,
-    timeout: 60,
-    method: opts.method ?? 'GET',
-    headers: { 'content-type': 'application/json', ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) },
-    ...(opts.body ? { body: opts.body } : {}),
-  });
+  const method = opts.method ?? 'GET';
+  const headers = { 'content-type': 'application/json', ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) };
+  const result = await autocannon({ url, connections, duration: SECONDS, timeout: 60, method, headers, ...(opts.body ? { body: opts.body } : {}) });
   const bad = result.non2xx + result.errors + result.timeouts;
   if (bad > 0) throw new Error(`${url}: ${bad} failed requests of ${result.requests.total}`);
   // Requests the window cut off still run on the server; the next run must not start
   // behind them. One more request queues behind that backlog and answers once it is done.
-  await fetch(url, { method: opts.method ?? 'GET', headers: { 'content-type': 'application/json', ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) }, body: opts.body })
-    .then((r) => r.arrayBuffer());
+  await fetch(url, { method, headers, body: opts.body }).then((r) => r.arrayBuffer());
   // Nor behind the relay of the events this run recorded (it runs after each response;
   // what it could not hand over in time, the catch-up loop retries, as the worker's does).
   const until = Date.now() + 120_000;
