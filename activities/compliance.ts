@@ -10,6 +10,7 @@ import { Context } from '@temporalio/activity';
 import { trusted, Types } from 'mongoose';
 import type { Services } from '../lib/services';
 import { recordEvent } from '../lib/events';
+import { redisKey } from '../lib/redis';
 import { aiFindings, evaluateContract, type Finding } from '../lib/compliance/evaluate';
 import { orgFilter } from '../models/base';
 import { Contract, type ContractDoc } from '../models/contract';
@@ -34,7 +35,7 @@ const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call
  * serializes the check-and-insert across them. It expires by itself if a worker dies.
  */
 async function withContractLock<T>(s: Services, contractId: string, fn: () => Promise<T>): Promise<T> {
-  const key = `compliance-scan-lock:${contractId}`;
+  const key = redisKey(s.config, 'compliance-scan-lock', contractId);
   const token = randomUUID();
   while ((await s.redis.set(key, token, 'PX', LOCK_MS, 'NX')) !== 'OK') await Context.current().sleep(50);
   try {

@@ -30,7 +30,7 @@ export function benchEnvironment(name: string): Record<string, string | undefine
     TEMPORAL_TASK_QUEUE: `bench-${run}`,
     ELASTICSEARCH_INDEX_PREFIX: `bench_${run}_`,
     RATE_LIMIT_DEFAULT_PER_MINUTE: '100000000',
-    RATE_LIMIT_KEY_PREFIX: `rl-bench-${run}`,
+    REDIS_KEY_PREFIX: `clm-bench-${run}`,
     ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
     UPLOAD_DIR: `.stack/bench-uploads/${run}`,
   };

@@ -29,6 +29,8 @@ const schema = z
 
     MONGODB_URI: z.string().default('mongodb://127.0.0.1:27017/contracts?maxPoolSize=20'),
     REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+    /** Namespace of every key this service writes in Redis (deployments or test runs sharing one Redis use their own). */
+    REDIS_KEY_PREFIX: z.string().min(1).default('clm'),
     ELASTICSEARCH_URL: z.url().default('http://127.0.0.1:9200'),
     /** Prepended to every index name, so several deployments (or test runs) share a cluster. */
     ELASTICSEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9_-]*$/).default(''),
@@ -57,8 +59,6 @@ const schema = z
     RATE_LIMIT_LOGIN_PER_MINUTE: positiveInt.default(5),
     RATE_LIMIT_REGISTER_PER_MINUTE: positiveInt.default(3),
     RATE_LIMIT_PASSWORD_RESET_PER_5_MINUTES: positiveInt.default(3),
-    /** Namespace of the counters in Redis (test runs sharing one Redis use their own). */
-    RATE_LIMIT_KEY_PREFIX: z.string().default('rl'),
     ALLOW_PRIVATE_WEBHOOK_URLS: bool.default(false),
     WEBHOOK_TIMEOUT_MS: positiveInt.default(10000),
     /** How long one call to an integration vendor (Slack, Salesforce, ...) may take. */

@@ -9,6 +9,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Services } from '../../lib/services';
 import { sha256Hex } from '../../lib/crypto';
+import { redisKey } from '../../lib/redis';
 import { isApiKey, verifyToken } from '../../lib/tokens';
 import { AppError } from '../errors';
 import { bearerOf } from './auth';
@@ -39,7 +40,7 @@ const loginKeys = (req: Request) => {
 };
 
 function limiterFor(s: Services, limit: Limit) {
-  const options = { points: limit.points, duration: limit.durationSeconds, keyPrefix: `${s.config.RATE_LIMIT_KEY_PREFIX}:${limit.name}` };
+  const options = { points: limit.points, duration: limit.durationSeconds, keyPrefix: redisKey(s.config, 'rl', limit.name) };
   return new RateLimiterRedis({ ...options, storeClient: s.redis, insuranceLimiter: new RateLimiterMemory(options) });
 }
 

@@ -35,7 +35,7 @@ export function testEnvironment(): Record<string, string | undefined> {
     MONGODB_URI: mongo.toString(),
     ELASTICSEARCH_INDEX_PREFIX: `test_${runId}_`,
     TEMPORAL_TASK_QUEUE: `test-${runId}`,
-    RATE_LIMIT_KEY_PREFIX: `rl-test-${runId}`,
+    REDIS_KEY_PREFIX: `clm-test-${runId}`,
     ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
     UPLOAD_DIR: `.stack/test-uploads/${runId}`,
   };
