@@ -14,6 +14,7 @@ import { createElasticsearch } from './elasticsearch';
 import { createTemporalClient } from './temporal';
 import { createAi } from './ai';
 import type { AiPort } from './ai/port';
+import { forgetWrittenUsers } from './auth-user';
 
 export interface Services {
   config: Config;
@@ -28,7 +29,7 @@ export interface Services {
 export async function createServices(config: Config, logger: Logger): Promise<Services> {
   await connectMongo(config, logger);
   const { client, connection } = createTemporalClient(config);
-  return {
+  const s: Services = {
     config,
     logger,
     redis: createRedis(config, logger),
@@ -37,9 +38,15 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     temporalConnection: connection,
     ai: createAi(config, logger),
   };
+  subscriptions.set(s, forgetWrittenUsers(s));
+  return s;
 }
 
+/** What each process's services listen to, undone when they close. */
+const subscriptions = new WeakMap<Services, () => void>();
+
 export async function closeServices(s: Services): Promise<void> {
+  subscriptions.get(s)?.();
   s.redis.disconnect();
   await Promise.allSettled([s.es.close(), s.temporalConnection.close(), mongoose.disconnect()]);
 }

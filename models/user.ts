@@ -1,4 +1,4 @@
-import { Schema, model, type InferSchemaType, type HydratedDocument } from 'mongoose';
+import { Schema, model, type InferSchemaType, type HydratedDocument, type MongooseQueryMiddleware, Types } from 'mongoose';
 import { ROLES } from '../lib/rbac';
 import { basePlugin, tenantFields } from './base';
 
@@ -27,6 +27,41 @@ schema.plugin(basePlugin, {
   hidden: ['password_hash', 'session_epoch', 'mfa_secret_encrypted', 'mfa_pending_secret_encrypted', 'mfa_last_step', 'password_reset_hash', 'password_reset_expires_at'],
 });
 schema.index({ organization_id: 1, role: 1 });
+
+/**
+ * Every write to users is announced with the ids it touched, whatever route or activity
+ * made it, so a cache of user records (lib/auth-user.ts) can drop them before the write's
+ * caller carries on. Listeners must not throw: the write has happened.
+ */
+type UsersWrittenListener = (ids: Types.ObjectId[]) => Promise<void>;
+const writtenListeners = new Set<UsersWrittenListener>();
+
+/** Registers a listener; returns its removal. */
+export function onUsersWritten(listener: UsersWrittenListener): () => void {
+  writtenListeners.add(listener);
+  return () => writtenListeners.delete(listener);
+}
+
+async function usersWritten(ids: Types.ObjectId[]): Promise<void> {
+  if (ids.length) await Promise.all([...writtenListeners].map((listener) => listener(ids)));
+}
+
+const QUERY_WRITES: MongooseQueryMiddleware[] = ['updateOne', 'updateMany', 'findOneAndUpdate', 'findOneAndReplace', 'replaceOne', 'deleteOne', 'deleteMany', 'findOneAndDelete'];
+const touchedBy = new WeakMap<object, Types.ObjectId[]>();
+schema.pre(QUERY_WRITES, { document: false, query: true }, async function () {
+  // Read before the write: after it, a delete leaves nothing and an update may no longer match.
+  const ids: unknown[] = await this.model.distinct('_id', this.getFilter());
+  touchedBy.set(this, ids.filter((id) => id instanceof Types.ObjectId));
+});
+schema.post(QUERY_WRITES, { document: false, query: true }, async function () {
+  await usersWritten(touchedBy.get(this) ?? []);
+});
+schema.post('save', async function (doc) {
+  await usersWritten([doc._id]);
+});
+schema.post('deleteOne', { document: true, query: false }, async function (doc) {
+  await usersWritten([doc._id]);
+});
 
 export type UserDoc = HydratedDocument<InferSchemaType<typeof schema>>;
 export const User = model('User', schema, 'users');

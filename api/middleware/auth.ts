@@ -1,8 +1,9 @@
 /**
  * Authentication (who is calling) and authorization (may they do this).
  * A bearer value starting with `clk_` is an API key, anything else a JWT access token.
- * The caller's user record is read on every request, so a role change or a removal
- * takes effect at once on tokens and keys already issued.
+ * The caller's user record is checked on every request (through lib/auth-user's cache,
+ * which every write to users clears), so a role change or a removal takes effect at once
+ * on tokens and keys already issued.
  */
 import type { Request, RequestHandler } from 'express';
 import { Types } from 'mongoose';
@@ -12,8 +13,8 @@ import { can, roleAtLeast, type Permission, type Role } from '../../lib/rbac';
 import { sha256Hex } from '../../lib/crypto';
 import { isApiKey, verifyToken } from '../../lib/tokens';
 import { isTokenIdRevoked } from '../../lib/revoked-token';
+import { authUser } from '../../lib/auth-user';
 import { ApiKey } from '../../models/api-key';
-import { User } from '../../models/user';
 import { forbidden, unauthorized } from '../errors';
 
 /** The bearer value of the Authorization header, or undefined. */
@@ -25,17 +26,18 @@ export function bearerOf(req: Request): string | undefined {
 
 const lower = (a: Role, b: Role): Role => (roleAtLeast(a, b) ? b : a);
 
-async function apiKeyPrincipal(key: string): Promise<Principal | null> {
+async function apiKeyPrincipal(s: Services, key: string): Promise<Principal | null> {
   const found = await ApiKey.findOneAndUpdate({ key_hash: sha256Hex(key) }, { $set: { last_used_at: new Date() } }, { returnDocument: 'after' });
   if (!found) return null;
   // A key never outranks its creator as they are now; a removed creator's keys stop.
-  const creator = await User.findOne({ _id: found.created_by, organization_id: found.organization_id });
+  const organizationId = found.organization_id.toHexString();
+  const creator = await authUser(s, found.created_by.toHexString(), organizationId);
   if (!creator) return null;
   return {
     kind: 'api_key',
     id: found.id,
-    userId: creator.id,
-    organizationId: found.organization_id.toHexString(),
+    userId: found.created_by.toHexString(),
+    organizationId,
     role: lower(found.role, creator.role),
     name: found.name,
   };
@@ -44,19 +46,17 @@ async function apiKeyPrincipal(key: string): Promise<Principal | null> {
 async function userPrincipal(s: Services, token: string): Promise<Principal | null> {
   const claims = verifyToken(s.config, 'access', token);
   if (!claims || !Types.ObjectId.isValid(claims.sub) || !Types.ObjectId.isValid(claims.org)) return null;
-  if (await isTokenIdRevoked(s.redis, claims.jti)) return null;
-  // Only what the principal needs, unhydrated: this runs on every request.
-  const user = await User.findOne({ _id: claims.sub, organization_id: claims.org }, { role: 1, full_name: 1, session_epoch: 1 }).lean();
-  if (!user || user.session_epoch !== claims.sev) return null;
-  const id = user._id.toHexString();
-  return { kind: 'user', id, userId: id, organizationId: claims.org, role: user.role, name: user.full_name };
+  // Both answered from Redis in the steady state: this runs on every request.
+  const [revoked, user] = await Promise.all([isTokenIdRevoked(s, claims.jti), authUser(s, claims.sub, claims.org)]);
+  if (revoked || !user || user.session_epoch !== claims.sev) return null;
+  return { kind: 'user', id: claims.sub, userId: claims.sub, organizationId: claims.org, role: user.role, name: user.full_name };
 }
 
 export function authenticate(s: Services): RequestHandler {
   return async (req, _res, next) => {
     const bearer = bearerOf(req);
     if (!bearer) throw unauthorized('Missing bearer credential');
-    const principal = isApiKey(bearer) ? await apiKeyPrincipal(bearer) : await userPrincipal(s, bearer);
+    const principal = isApiKey(bearer) ? await apiKeyPrincipal(s, bearer) : await userPrincipal(s, bearer);
     if (!principal) throw unauthorized('Invalid or expired credential');
     req.principal = principal;
     next();

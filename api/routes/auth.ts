@@ -186,7 +186,7 @@ async function verifyMfa(s: Services, req: Request) {
   const claims = verifyToken(s.config, 'mfa', body.mfa_token);
   if (!claims) throw unauthorized('Invalid or expired mfa_token');
   // Single use: spent by this attempt whatever the code, so guesses need a new password login each.
-  if (!(await revokeTokenId(s.redis, claims.jti, new Date(claims.exp * 1000), 'mfa_used'))) throw unauthorized('mfa_token already used');
+  if (!(await revokeTokenId(s, claims.jti, new Date(claims.exp * 1000), 'mfa_used'))) throw unauthorized('mfa_token already used');
   const user = await User.findOne({ _id: claims.sub, organization_id: claims.org });
   if (!user || user.session_epoch !== claims.sev) throw unauthorized('Invalid or expired mfa_token');
   if (!(await passTotp(s, user, body.code))) throw unauthorized('Invalid code');
@@ -279,7 +279,7 @@ export function authRouter(s: Services): Router {
     const body = logoutBody.parse(req.body);
     const claims = verifyToken(s.config, 'access', bearerOf(req) ?? '');
     if (!claims) throw unauthorized();
-    await revokeTokenId(s.redis, claims.jti, new Date(claims.exp * 1000), 'logout');
+    await revokeTokenId(s, claims.jti, new Date(claims.exp * 1000), 'logout');
     if (body?.refresh_token) {
       const presented = await RefreshToken.findOne({ token_hash: sha256Hex(body.refresh_token), user_id: p.userId });
       if (presented) await RefreshToken.updateMany({ family_id: presented.family_id, revoked_at: null }, { $set: { revoked_at: new Date() } });
