@@ -8,4 +8,7 @@ cd "$ROOT"
 
 # shellcheck source=scripts/stack-session.sh
 source scripts/stack-session.sh
+# The API and worker processes run from compiled JavaScript, as `npm start` runs them.
+npm run --silent build
+export RUN_COMPILED=1
 node --import tsx bench/run.ts "$@"

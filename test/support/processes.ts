@@ -121,11 +121,19 @@ export async function startTcpProxy(target: { host: string; port: number }) {
   };
 }
 
+/**
+ * Node's arguments for a service entry point: the compiled JavaScript in dist/ (`npm run
+ * build`) when RUN_COMPILED=1, as `npm start` runs it and the benchmarks measure it; else
+ * the source through tsx, so tests need no build.
+ */
+function entryArgs(entry: 'api/server' | 'workers/worker'): string[] {
+  return process.env.RUN_COMPILED === '1' ? [path.join(repoRoot, 'dist', `${entry}.js`)] : ['--import', 'tsx', path.join(repoRoot, `${entry}.ts`)];
+}
+
 /** Runs the real API entry point (api/server.ts) as its own process; its output goes to `logFile` when given. */
 export async function startApiProcess(env: Record<string, string | undefined>, logFile?: string): Promise<EngineProcess> {
   const port = await freePort();
-  const args = ['--import', 'tsx', path.join(repoRoot, 'api/server.ts')];
-  return startProcess(process.execPath, args, port, `http://127.0.0.1:${port}`, { ...env, PORT: String(port), HOST: '127.0.0.1' }, logFile);
+  return startProcess(process.execPath, entryArgs('api/server'), port, `http://127.0.0.1:${port}`, { ...env, PORT: String(port), HOST: '127.0.0.1' }, logFile);
 }
 
 /**
@@ -150,7 +158,7 @@ export async function startTemporalDevServer(port: number, dbFile: string): Prom
 
 /** Runs the real worker entry point (workers/worker.ts, with its relay loop) as its own process; its output goes to `logFile` when given. */
 export function startWorkerProcess(env: Record<string, string | undefined>, logFile?: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'workers/worker.ts')], { stdio: outputTo(logFile), env });
+  const child = spawn(process.execPath, entryArgs('workers/worker'), { stdio: outputTo(logFile), env });
   return {
     pid: child.pid!,
     running: () => child.exitCode === null && child.signalCode === null,
