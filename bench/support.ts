@@ -59,14 +59,13 @@ const GRPC_RESOURCE_EXHAUSTED = 8;
  */
 export async function closeBench({ config, services: s }: Bench): Promise<void> {
   // One batch operation: terminating thousands of workflows one by one takes minutes. The
-  // server runs only a few at once (RESOURCE_EXHAUSTED), so a run right after another waits.
-  const request = {
-    namespace: config.TEMPORAL_NAMESPACE,
-    visibilityQuery: `TaskQueue = "${config.TEMPORAL_TASK_QUEUE}" AND ExecutionStatus = "Running"`,
-    reason: 'benchmark finished',
-    terminationOperation: {},
-  };
-  for (const deadline = Date.now() + 120_000; ; ) {
+  // server runs only a few at once (RESOURCE_EXHAUSTED) and the previous benchmark's may
+  // still be terminating thousands, so a run with workflows to end waits its turn.
+  const namespace = config.TEMPORAL_NAMESPACE;
+  const visibilityQuery = `TaskQueue = "${config.TEMPORAL_TASK_QUEUE}" AND ExecutionStatus = "Running"`;
+  const { count } = await s.temporal.workflowService.countWorkflowExecutions({ namespace, query: visibilityQuery });
+  const request = { namespace, visibilityQuery, reason: 'benchmark finished', terminationOperation: {} };
+  for (const deadline = Date.now() + 600_000; Number(count) > 0; ) {
     try {
       await s.temporal.workflowService.startBatchOperation({ ...request, jobId: randomUUID() });
       break;
