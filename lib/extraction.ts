@@ -1,10 +1,10 @@
 /**
  * What an uploaded file is (by its bytes, never its name) and its text, page by page.
  * PDF through pdfjs-dist (Mozilla's renderer, legacy build for Node), DOCX through
- * mammoth (headings become Markdown `#` lines, so chunking keeps them as sections),
- * TXT as UTF-8 with form feeds as page breaks. Text comes out as a stream of page pieces
- * (`extractText`), so a large TXT is never held whole: a PDF page or a DOCX is at most
- * one piece, a TXT is read in pieces of TXT_PIECE_BYTES.
+ * mammoth (headings become Markdown `#` lines, so chunking keeps them as sections; pages
+ * split at explicit page breaks), TXT as UTF-8 with form feeds as page breaks. Text comes
+ * out as a stream of page pieces (`extractText`), so a large TXT is never held whole: a
+ * PDF or DOCX page is one piece, a TXT is read in pieces of TXT_PIECE_BYTES.
  */
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -103,15 +103,36 @@ export function htmlToText(html: string): string {
     .trim();
 }
 
+/** Keeps explicit page breaks, which mammoth drops by default; `:fresh` keeps two in a row from merging into one. */
+const PAGE_BREAK_STYLE = "br[type='page'] => hr.page-break:fresh";
+/** What mammoth writes for one (document text is escaped, so text cannot forge it). */
+const PAGE_BREAK_HTML = '<hr class="page-break" />';
+
+/**
+ * mammoth's HTML cut into pages at explicit page breaks. A heading with a break inside
+ * (Word keeps Ctrl+Enter in the paragraph it was typed in) is closed before the break and
+ * reopened after it, so every page's part of it still becomes a `#` line.
+ */
+function docxPages(html: string): string[] {
+  const headingsSplit = html.replace(/(<h([1-6])[^>]*>)(.*?)(<\/h\2>)/gs, (whole, open: string, _level: string, inner: string, close: string) =>
+    inner.includes(PAGE_BREAK_HTML)
+      ? inner.split(PAGE_BREAK_HTML).map((part) => (part.replace(/<[^>]+>/g, '').trim() ? open + part + close : '')).join(PAGE_BREAK_HTML)
+      : whole);
+  return headingsSplit.split(PAGE_BREAK_HTML);
+}
+
 async function* docxPieces(path: string): AsyncGenerator<TextPiece> {
   let html: string;
   try {
-    html = (await mammoth.convertToHtml({ path })).value;
+    html = (await mammoth.convertToHtml({ path }, { styleMap: [PAGE_BREAK_STYLE] })).value;
   } catch (err) {
     throw new UnreadableDocumentError(`not a readable DOCX (${(err as Error).message})`);
   }
-  // A DOCX has no fixed pages (they depend on the renderer): the whole text is page 1.
-  yield { page: 1, text: htmlToText(html) };
+  // A DOCX's layout depends on the renderer: its pages are only where it marks them, by
+  // explicit page breaks (none: the whole text is page 1). Word's <w:lastRenderedPageBreak/>
+  // would mark more, but mammoth drops it while reading the XML. One trimmed piece per
+  // page, as for a PDF, so the chunker ends a page where the page number changes.
+  for (const [i, page] of docxPages(html).entries()) yield { page: i + 1, text: htmlToText(page) };
 }
 
 /** Bytes read per piece of a TXT file. */

@@ -1,5 +1,5 @@
 /** Fixture files for upload tests, generated with the real writers (pdf-lib, docx), and upload helpers. */
-import { Document as DocxDocument, HeadingLevel, Packer, Paragraph } from 'docx';
+import { Document as DocxDocument, HeadingLevel, Packer, PageBreak, Paragraph } from 'docx';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { testEnv } from './env';
 import { api } from './http';
@@ -15,12 +15,18 @@ export async function makePdf(pages: string[][]): Promise<Buffer> {
   return Buffer.from(await pdf.save());
 }
 
-/** A DOCX of sections: each a Heading 1 followed by its paragraphs. */
-export async function makeDocx(sections: Array<{ heading: string; paragraphs: string[] }>): Promise<Buffer> {
+/**
+ * A DOCX of sections: each a Heading 1 followed by its paragraphs. A section with `newPage`
+ * starts on a new page: an explicit page break (`<w:br w:type="page"/>`, Word's Ctrl+Enter)
+ * in a paragraph of its own before its heading. (`pageBreakBefore` would write a paragraph
+ * property instead, which mammoth does not read.)
+ */
+export async function makeDocx(sections: Array<{ heading: string; paragraphs: string[]; newPage?: boolean }>): Promise<Buffer> {
   const doc = new DocxDocument({
     sections: [
       {
         children: sections.flatMap((s) => [
+          ...(s.newPage ? [new Paragraph({ children: [new PageBreak()] })] : []),
           new Paragraph({ text: s.heading, heading: HeadingLevel.HEADING_1 }),
           ...s.paragraphs.map((p) => new Paragraph({ text: p })),
         ]),
