@@ -5,7 +5,7 @@
  * and reset tokens are opaque random strings stored as SHA-256.
  */
 import jwt from 'jsonwebtoken';
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import type { Config } from './config';
 import { randomBase62 } from './crypto';
@@ -28,6 +28,17 @@ export type TokenClaims = z.infer<typeof claimsSchema>;
 const audience = (c: TokenConfig, kind: TokenKind) => (kind === 'access' ? c.JWT_AUDIENCE : `${c.JWT_AUDIENCE}:mfa`);
 const lifetime = (c: TokenConfig, kind: TokenKind) => (kind === 'access' ? c.ACCESS_TOKEN_TTL_SECONDS : c.MFA_TOKEN_TTL_SECONDS);
 
+/**
+ * The HMAC key of a secret. Given the string, jsonwebtoken derives a KeyObject on every call
+ * (about 0.5 ms, against 15 µs for a verify with the key); tokens are verified on every request.
+ */
+const keys = new Map<string, KeyObject>();
+function keyOf(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (!key) keys.set(secret, (key = createSecretKey(Buffer.from(secret, 'utf8'))));
+  return key;
+}
+
 export interface SignedToken {
   token: string;
   jti: string;
@@ -37,7 +48,7 @@ export interface SignedToken {
 export function signToken(c: TokenConfig, kind: TokenKind, subject: { userId: string; organizationId: string; sessionEpoch: number }): SignedToken {
   const jti = randomUUID();
   const expiresIn = lifetime(c, kind);
-  const token = jwt.sign({ org: subject.organizationId, sev: subject.sessionEpoch }, c.JWT_SECRET, {
+  const token = jwt.sign({ org: subject.organizationId, sev: subject.sessionEpoch }, keyOf(c.JWT_SECRET), {
     algorithm: 'HS256',
     expiresIn,
     issuer: c.JWT_ISSUER,
@@ -51,7 +62,7 @@ export function signToken(c: TokenConfig, kind: TokenKind, subject: { userId: st
 /** The claims of a valid token of that kind, or null (bad signature, algorithm, issuer, audience, expiry, shape). */
 export function verifyToken(c: TokenConfig, kind: TokenKind, token: string): TokenClaims | null {
   try {
-    const payload = jwt.verify(token, c.JWT_SECRET, { algorithms: ['HS256'], issuer: c.JWT_ISSUER, audience: audience(c, kind) });
+    const payload = jwt.verify(token, keyOf(c.JWT_SECRET), { algorithms: ['HS256'], issuer: c.JWT_ISSUER, audience: audience(c, kind) });
     const parsed = claimsSchema.safeParse(payload);
     return parsed.success ? parsed.data : null;
   } catch {
