@@ -31,12 +31,13 @@ async function apiKeyPrincipal(s: Services, key: string): Promise<Principal | nu
   if (!found) return null;
   // A key never outranks its creator as they are now; a removed creator's keys stop.
   const organizationId = found.organization_id.toHexString();
-  const creator = await authUser(s, found.created_by.toHexString(), organizationId);
+  const creatorId = found.created_by.toHexString();
+  const creator = await authUser(s, creatorId, organizationId);
   if (!creator) return null;
   return {
     kind: 'api_key',
     id: found.id,
-    userId: found.created_by.toHexString(),
+    userId: creatorId,
     organizationId,
     role: lower(found.role, creator.role),
     name: found.name,
