@@ -21,10 +21,12 @@ import { repoRoot } from '../test/support/processes';
 /** Environment of one benchmark run: its own names, no logging, limits out of the way. */
 export function benchEnvironment(name: string): Record<string, string | undefined> {
   const run = `${name}_${randomBytes(3).toString('hex')}`;
-  const mongo = new URL(process.env.MONGODB_URI ?? loadConfig({}).MONGODB_URI);
+  const mongo = new URL(process.env.MONGODB_URI ?? loadConfig({ NODE_ENV: 'development' }).MONGODB_URI);
   mongo.pathname = `/clm_bench_${run}`;
   return {
     ...process.env,
+    // The local stack: its development secrets and localhost receivers (lib/config.ts).
+    NODE_ENV: 'development',
     MONGODB_URI: mongo.toString(),
     LOG_LEVEL: 'silent',
     TEMPORAL_TASK_QUEUE: `bench-${run}`,

@@ -2,6 +2,10 @@
  * The service's whole configuration, read once from environment variables and validated.
  * Defaults run the local stack started by `npm start`; production sets the engine URLs
  * and the secrets. No other module reads `process.env`.
+ *
+ * Secrets fail closed: an unset NODE_ENV counts as production, and production refuses to
+ * start without its own JWT_SECRET and ENCRYPTION_KEY. Only an explicit `development` or
+ * `test` (set by `npm start` and the tests) falls back to the development values below.
  */
 import { z } from 'zod';
 import { version } from '../package.json';
@@ -12,13 +16,13 @@ const bool = z
 
 const positiveInt = z.coerce.number().int().positive();
 
-/** Development-only secrets: refused when NODE_ENV=production. */
+/** Development-only secrets: used only when NODE_ENV is development or test, refused otherwise. */
 const DEV_JWT_SECRET = 'dev-only-jwt-secret-change-me-in-production-0123456789';
 const DEV_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 
 const schema = z
   .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('production'),
     HOST: z.string().default('0.0.0.0'),
     PORT: z.coerce.number().int().min(0).max(65535).default(8080),
     /** Origin of links the service hands out (signing links); empty: the request's own origin. */
@@ -39,7 +43,7 @@ const schema = z
     TEMPORAL_TASK_QUEUE: z.string().default('contract-service'),
     TEMPORAL_UI_URL: z.url().default('http://localhost:8233'),
 
-    JWT_SECRET: z.string().min(32).default(DEV_JWT_SECRET),
+    JWT_SECRET: z.string().min(32).optional(),
     JWT_ISSUER: z.string().default('contract-service'),
     JWT_AUDIENCE: z.string().default('contract-service-api'),
     ACCESS_TOKEN_TTL_SECONDS: positiveInt.default(1800),
@@ -50,8 +54,8 @@ const schema = z
     /** 32 bytes, base64: the AES-256-GCM key for secrets at rest (TOTP, webhook and integration secrets). */
     ENCRYPTION_KEY: z
       .string()
-      .default(DEV_ENCRYPTION_KEY)
-      .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes encoded as base64'),
+      .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes encoded as base64')
+      .optional(),
     /** Ed25519 private key (PKCS#8 PEM) that signs signature certificates; generated when empty. */
     SIGNING_PRIVATE_KEY: z.string().default(''),
 
@@ -59,6 +63,7 @@ const schema = z
     RATE_LIMIT_LOGIN_PER_MINUTE: positiveInt.default(5),
     RATE_LIMIT_REGISTER_PER_MINUTE: positiveInt.default(3),
     RATE_LIMIT_PASSWORD_RESET_PER_5_MINUTES: positiveInt.default(3),
+    /** Lets webhooks and integrations reach loopback and private addresses: the local stack's receivers (npm start, tests, benchmarks); never in production. */
     ALLOW_PRIVATE_WEBHOOK_URLS: bool.default(false),
     WEBHOOK_TIMEOUT_MS: positiveInt.default(10000),
     /** How long one call to an integration vendor (Slack, Salesforce, ...) may take. */
@@ -80,9 +85,13 @@ const schema = z
   })
   .superRefine((c, ctx) => {
     if (c.NODE_ENV !== 'production') return;
-    if (c.JWT_SECRET === DEV_JWT_SECRET) ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'must be set in production' });
-    if (c.ENCRYPTION_KEY === DEV_ENCRYPTION_KEY) ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'must be set in production' });
-  });
+    const secrets = { JWT_SECRET: [c.JWT_SECRET, DEV_JWT_SECRET], ENCRYPTION_KEY: [c.ENCRYPTION_KEY, DEV_ENCRYPTION_KEY] } as const;
+    for (const [name, [value, devValue]] of Object.entries(secrets)) {
+      if (value === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'required unless NODE_ENV is development or test (an unset NODE_ENV counts as production)' });
+      else if (value === devValue) ctx.addIssue({ code: 'custom', path: [name], message: 'is the development value from the source; set a secret of your own' });
+    }
+  })
+  .transform((c) => ({ ...c, JWT_SECRET: c.JWT_SECRET ?? DEV_JWT_SECRET, ENCRYPTION_KEY: c.ENCRYPTION_KEY ?? DEV_ENCRYPTION_KEY }));
 
 export type Env = z.input<typeof schema>;
 

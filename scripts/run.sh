@@ -8,7 +8,10 @@ cd "$ROOT"
 bash scripts/stack.sh up
 # shellcheck disable=SC1091
 source .stack/stack.env
-export ALLOW_PRIVATE_WEBHOOK_URLS="${ALLOW_PRIVATE_WEBHOOK_URLS:-true}" # the local stack's receivers live on localhost
+# The local stack: development secrets (the service refuses them unless NODE_ENV says
+# development or test) and receivers on localhost. Production sets neither.
+export NODE_ENV="${NODE_ENV:-development}"
+export ALLOW_PRIVATE_WEBHOOK_URLS="${ALLOW_PRIVATE_WEBHOOK_URLS:-true}"
 
 # Compiled JavaScript, not tsx: no transpiler in the processes (the worker loads pdfjs
 # through tsx at about 290 MiB more). Incremental, so a rebuild after a change is quick.

@@ -159,7 +159,7 @@ describe('local AI provider', () => {
   });
 
   it('is the provider chosen without a Gemini key', () => {
-    expect(createAi(loadConfig({}), createLogger(loadConfig({ LOG_LEVEL: 'silent' }))).provider).to.equal('local');
+    expect(createAi(loadConfig({ NODE_ENV: 'test' }), createLogger(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }))).provider).to.equal('local');
   });
 });
 
@@ -173,7 +173,7 @@ describe('Gemini provider (against a local server speaking the Gemini REST API)'
 
   before(async () => {
     gemini = await startFakeGemini((call) => script(call));
-    const config = loadConfig({ GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: gemini.url, GEMINI_TIMEOUT_MS: '400', LOG_LEVEL: 'silent', GEMINI_MODEL_PRIMARY: 'primary-model', GEMINI_MODEL_FALLBACK: 'fallback-model' });
+    const config = loadConfig({ NODE_ENV: 'test', GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: gemini.url, GEMINI_TIMEOUT_MS: '400', LOG_LEVEL: 'silent', GEMINI_MODEL_PRIMARY: 'primary-model', GEMINI_MODEL_FALLBACK: 'fallback-model' });
     port = createAi(config, createLogger(config));
   });
   beforeEach(() => {

@@ -26,7 +26,7 @@ const runId = randomBytes(4).toString('hex');
 
 /** Environment for code under test: the run's own names on the shared engines. */
 export function testEnvironment(): Record<string, string | undefined> {
-  const mongo = new URL(process.env.MONGODB_URI ?? loadConfig({}).MONGODB_URI);
+  const mongo = new URL(process.env.MONGODB_URI ?? loadConfig({ NODE_ENV: 'test' }).MONGODB_URI);
   mongo.pathname = `/clm_test_${runId}`;
   return {
     ...process.env,
