@@ -7,6 +7,7 @@ import { createIntegrationActivities } from './integrations';
 import { createIntegrationSyncActivities } from './integration-sync';
 import { createComplianceActivities } from './compliance';
 import { createContractActivities } from './contracts';
+import { createReembedActivities } from './reembed';
 
 /** Every activity the worker registers, bound to the process's engines. */
 export function createActivities(s: Services) {
@@ -19,5 +20,6 @@ export function createActivities(s: Services) {
     ...createIntegrationSyncActivities(s),
     ...createComplianceActivities(s),
     ...createContractActivities(s),
+    ...createReembedActivities(s),
   };
 }

@@ -74,6 +74,11 @@ const schema = z
     /** Active contracts ending within this many days get one `contract.renewal_due` (daily schedule). */
     RENEWAL_REMINDER_DAYS: positiveInt.default(30),
 
+    /** The local embedding model's folder (scripts/stack.sh provisions it); without its files the local provider falls back to feature hashing. */
+    EMBEDDING_MODEL_DIR: z.string().default('.stack/models/all-MiniLM-L6-v2'),
+    /** ONNX Runtime intra-op threads per process for the local embedding model. */
+    EMBEDDING_THREADS: positiveInt.max(64).default(1),
+
     GEMINI_API_KEY: z.string().default(''),
     GEMINI_BASE_URL: z.string().default(''),
     GEMINI_MODEL_PRIMARY: z.string().default('gemini-2.5-pro'),

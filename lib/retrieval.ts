@@ -1,10 +1,11 @@
 /**
  * Retrieval for the chat, the interface document's answering procedure steps 1–5:
  * (1) embed the question; (2) kNN over the three collections, inside the caller's
- * organization; (3) drop hits below 0.35 cosine (Elasticsearch drops them already via
- * the kNN `similarity`; the check here keeps the rule independent of the store);
- * (4) merge overlapping chunks of one source; (5) keep passages, best first, until the
- * context reaches 28,000 characters. Step 6 (generation) is the chat route's.
+ * organization, fused with a keyword (BM25) ranking of the same chunks; (3) drop hits
+ * below 0.35 cosine (the store drops them already; the check here keeps the rule
+ * independent of the store); (4) merge overlapping chunks of one source; (5) keep
+ * passages, best first, until the context reaches 28,000 characters. Step 6
+ * (generation) is the chat route's.
  */
 import type { AiPort, ContextPassage } from './ai/port';
 import { MIN_RELEVANCE, searchChunks, type SearchHit, type VectorStore } from './vector-store';
@@ -18,11 +19,14 @@ export interface Passage extends ContextPassage {
   collection: SearchHit['collection'];
   startOffset: number;
   endOffset: number;
+  /** The best fused rank score of its chunks: passages are ordered by it. */
+  score: number;
 }
 
 /**
  * Step 4: chunks of one source whose offset ranges overlap (consecutive chunks share
- * their overlap) become one passage with the union of their text and the best relevance.
+ * their overlap) become one passage with the union of their text and the best relevance
+ * and score. Best score first.
  */
 export function mergeOverlapping(hits: readonly SearchHit[]): Passage[] {
   const bySource = new Map<string, SearchHit[]>();
@@ -41,6 +45,7 @@ export function mergeOverlapping(hits: readonly SearchHit[]): Passage[] {
           current.endOffset = h.endOffset;
         }
         current.relevance = Math.max(current.relevance, h.relevance);
+        current.score = Math.max(current.score, h.score);
         continue;
       }
       if (current) passages.push(current);
@@ -54,11 +59,12 @@ export function mergeOverlapping(hits: readonly SearchHit[]): Passage[] {
         collection: h.collection,
         startOffset: h.startOffset,
         endOffset: h.endOffset,
+        score: h.score,
       };
     }
     if (current) passages.push(current);
   }
-  return passages.sort((a, b) => b.relevance - a.relevance);
+  return passages.sort((a, b) => b.score - a.score || b.relevance - a.relevance);
 }
 
 /**
@@ -87,6 +93,6 @@ export const contextChars = (passages: readonly ContextPassage[]) => passages.re
 /** Steps 1–5 for one question of one organization. */
 export async function retrieve(store: VectorStore & { ai: AiPort }, organizationId: string, question: string): Promise<Passage[]> {
   const [vector] = await store.ai.embed([question], 'query');
-  const hits = await searchChunks(store, organizationId, vector!, { k: RETRIEVAL_K, minRelevance: MIN_RELEVANCE });
+  const hits = await searchChunks(store, organizationId, { text: question, vector: vector! }, { k: RETRIEVAL_K, minRelevance: MIN_RELEVANCE });
   return buildContext(mergeOverlapping(hits.filter((h) => h.relevance >= MIN_RELEVANCE)));
 }

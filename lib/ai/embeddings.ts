@@ -1,4 +1,5 @@
 /**
+ * The local provider's fallback when no embedding model is provisioned (lib/ai/index.ts).
  * Offline embeddings by feature hashing: word unigrams and bigrams (lightly stemmed, stop
  * words dropped) and character 4-grams of each word are hashed into EMBEDDING_DIM signed
  * buckets with sublinear term weights, then L2-normalized. Paraphrases share stems and
@@ -32,6 +33,9 @@ function hash(s: string): number {
   }
   return h >>> 0;
 }
+
+/** The name chunks embedded this way are recorded under. */
+export const HASHING_MODEL = 'local-hashing-3072';
 
 const WEIGHTS = { word: 1, bigram: 0.6, char: 0.35 };
 

@@ -1,12 +1,15 @@
 /**
  * The local AI provider: deterministic and offline. Drafting fills the clause library,
  * analysis matches clause patterns sentence by sentence, answers are extractive (built
- * only from the retrieved passages, each cited), embeddings are feature-hashed.
+ * only from the retrieved passages, each cited). Embeddings come from a local sentence
+ * encoder, zero-padded to EMBEDDING_DIM (cosine similarity is unchanged by padding, so
+ * the relevance floor keeps its meaning), or are feature-hashed when there is none.
  */
 import { setImmediate } from 'node:timers/promises';
-import { CONTRACT_TYPES, type AiPort, type ContextPassage, type ContractAnalysis, type ContractType, type DocumentAnalysis, type DraftRequest, type VendorAssessment, type VendorFacts } from './port';
+import { CONTRACT_TYPES, EMBEDDING_DIM, type AiPort, type ContextPassage, type ContractAnalysis, type ContractType, type DocumentAnalysis, type DraftRequest, type VendorAssessment, type VendorFacts } from './port';
 import { CATEGORY_BY_ID, CLAUSE_CATEGORIES, COMPLIANCE_RULES, DEFAULT_EXPECTED, EXPECTED_CLAUSES, draftFromLibrary, type ClauseId } from './clauses';
-import { hashEmbedding, stem, words } from './embeddings';
+import { hashEmbedding, HASHING_MODEL, normalize, stem, words } from './embeddings';
+import type { SentenceEncoder } from './sentence-encoder';
 import { riskLevel } from '../risk';
 
 const isContractType = (t: string): t is ContractType => (CONTRACT_TYPES as readonly string[]).includes(t);
@@ -200,10 +203,17 @@ export function extractiveAnswer(question: string, context: ContextPassage[]): s
   return `From the organization's documents: ${lines.join(' ')}`;
 }
 
-export function createLocalAi(): AiPort {
+/** A model's vector as EMBEDDING_DIM unit-length values: zeros after its own dimensions. */
+export function padded(vector: Float32Array): number[] {
+  const out = new Array<number>(EMBEDDING_DIM).fill(0);
+  for (let i = 0; i < vector.length; i++) out[i] = vector[i]!;
+  return normalize(out);
+}
+
+export function createLocalAi(encoder: SentenceEncoder | null = null): AiPort {
   return {
     provider: 'local',
-    models: { primary: 'local-extractive', mini: 'local-extractive', premium: 'local-extractive', fallback: 'local-extractive', embedding: 'local-hashing-3072' },
+    models: { primary: 'local-extractive', mini: 'local-extractive', premium: 'local-extractive', fallback: 'local-extractive', embedding: encoder?.name ?? HASHING_MODEL },
 
     draftContract(req: DraftRequest) {
       const type: ContractType = isContractType(req.type) ? req.type : 'service_agreement';
@@ -240,8 +250,9 @@ export function createLocalAi(): AiPort {
       }
     },
 
-    embed(texts) {
-      return Promise.resolve(texts.map(hashEmbedding));
+    async embed(texts) {
+      if (!encoder) return texts.map(hashEmbedding);
+      return (await encoder.encode(texts)).map(padded);
     },
   };
 }

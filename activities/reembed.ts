@@ -1,0 +1,15 @@
+/** The embedding-model migration's one step (workflows/reembed.ts). */
+import type { Services } from '../lib/services';
+import { whileBeating } from '../lib/heartbeat';
+import { reembedStaleChunks } from '../lib/vector-store';
+
+export function createReembedActivities(s: Services) {
+  return {
+    /** Re-embeds a page of chunks made by another model; 0 when none is left. */
+    async reembedStaleChunks({ limit }: { limit: number }): Promise<number> {
+      return whileBeating(() => ({ limit }), () => reembedStaleChunks(s, limit));
+    },
+  };
+}
+
+export type ReembedActivities = ReturnType<typeof createReembedActivities>;
