@@ -12,6 +12,8 @@ import { errorHandler, notFoundRoute } from './errors';
 import { healthRouter } from './routes/health';
 import { apiRouter } from './routes';
 import { relayOnRecord } from '../lib/relay';
+import { checkJsonBody, checkQuery } from './middleware/input';
+import { allowedMethods } from './middleware/methods';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -42,7 +44,10 @@ export function createApp(s: Services): express.Express {
       exposedHeaders: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'],
     }),
   );
-  app.use(express.json({ limit: s.config.BODY_LIMIT }));
+  // An undeclared method is refused before its body is read.
+  app.use(allowedMethods('/api/v1'));
+  // Not strict, so a body of `null` or `"abc"` is told it must be an object rather than "not JSON".
+  app.use(express.json({ limit: s.config.BODY_LIMIT, strict: false }), checkJsonBody, checkQuery);
 
   app.use(healthRouter(s));
   app.use('/api/v1', apiRouter(s));

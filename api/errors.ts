@@ -25,10 +25,14 @@ export const notFound = (what: string) => new AppError(404, `${what} not found`)
 export const conflict = (detail: string) => new AppError(409, detail);
 export const unavailable = (detail: string) => new AppError(503, detail);
 
+export const JSON_OBJECT_EXPECTED = 'Request body must be a JSON object';
+
 /** "field `x`: rule" for the first problem zod found. */
 export function describeZodError(err: ZodError): string {
   const issue = err.issues[0];
   if (!issue) return 'Invalid input';
+  // Only a body is parsed as a whole object: a missing one fails at the root.
+  if (issue.path.length === 0 && issue.code === 'invalid_type' && issue.expected === 'object') return JSON_OBJECT_EXPECTED;
   const path = issue.path.join('.');
   return path ? `${path}: ${issue.message}` : issue.message;
 }
@@ -53,6 +57,8 @@ export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof ZodError) return badRequest(describeZodError(err));
   const type = (err as BodyParserError | null)?.type;
   if (type === 'entity.parse.failed') return badRequest('Request body is not valid JSON');
+  // The router could not percent-decode a path segment (`/contracts/%E0%A4%A`).
+  if (err instanceof URIError) return badRequest('The request path is not valid percent-encoded UTF-8');
   if (type === 'entity.too.large') return new AppError(413, 'Request body is too large');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new AppError(415, 'Unsupported request encoding');
   if (isStoreUnavailable(err)) return unavailable('The database is unavailable; try again shortly');

@@ -101,6 +101,11 @@ export function operation(doc: OperationDoc): void {
   });
 }
 
+/** Every registered operation's method and path (under /api/v1 unless `root`). */
+export function documentedOperations(): Array<{ method: Method; path: string; root: boolean }> {
+  return registry.definitions.flatMap((d) => (d.type === 'route' ? [{ method: d.route.method as Method, path: d.route.path, root: !!d.route.servers }] : []));
+}
+
 /** The whole document; built on demand from everything registered at import time. */
 export function openApiDocument(serverUrl = '/api/v1') {
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({

@@ -109,7 +109,7 @@ export function complianceRouter(s: Services): Router {
 
   router.post('/scan', authorize('compliance:scan'), idempotent(s.logger), async (req, res) => {
     const p = principalOf(req);
-    const body = scanBody.parse(req.body ?? {});
+    const body = scanBody.parse(req.body);
     const contractIds = body.contract_ids && [...new Set(body.contract_ids)].map((id) => new Types.ObjectId(id));
     if (contractIds) {
       const found = await Contract.countDocuments({ ...orgFilter(p.organizationId), _id: trusted({ $in: contractIds }) });
@@ -164,7 +164,7 @@ export function complianceRouter(s: Services): Router {
   });
 
   router.put('/tasks/:id', authorize('compliance:write'), async (req, res) => {
-    const body = updateBody.parse(req.body ?? {});
+    const body = updateBody.parse(req.body);
     const filter = inOrg(principalOf(req).organizationId, req.params.id);
     const task = filter && (await ComplianceTask.findOne(filter));
     if (!task) throw notFound('Compliance task');
