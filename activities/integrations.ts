@@ -9,7 +9,7 @@ import { LIVE, connectorFor } from '../lib/integrations';
 import { VendorError } from '../lib/integrations/connector';
 import { connectorContext } from '../lib/integrations/context';
 import { notificationFor, wantsNotification } from '../lib/integrations/notifications';
-import { UrlPolicyError } from '../lib/url-policy';
+import { UrlPolicyError, connectionFailure } from '../lib/url-policy';
 import { Event } from '../models/event';
 import { Integration } from '../models/integration';
 
@@ -48,7 +48,7 @@ export function createIntegrationActivities(s: Services) {
       } catch (err) {
         const failure = retryFailure(err);
         const final = failure instanceof ApplicationFailure && failure.nonRetryable;
-        await Integration.updateOne(live, { $set: { last_error: (err as Error).message, ...(final ? { status: 'error' } : {}) } });
+        await Integration.updateOne(live, { $set: { last_error: connectionFailure(err), ...(final ? { status: 'error' } : {}) } });
         throw failure;
       }
       await Integration.updateOne(live, { $set: { status: 'connected', last_error: null } });

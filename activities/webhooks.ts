@@ -6,7 +6,7 @@
 import { request } from 'undici';
 import type { Services } from '../lib/services';
 import { decryptSecret } from '../lib/crypto';
-import { createPolicyAgent, urlRefusal } from '../lib/url-policy';
+import { connectionFailure, createPolicyAgent, urlRefusal } from '../lib/url-policy';
 import { deliveryHeaders } from '../lib/webhook-signature';
 import { WebhookDelivery } from '../models/webhook-delivery';
 import { WebhookSubscription } from '../models/webhook-subscription';
@@ -39,7 +39,7 @@ export function createWebhookActivities(s: Services) {
       await res.body.dump(); // the receiver's body is not needed; free the socket
       return { statusCode: res.statusCode, error: null, durationMs: Date.now() - started };
     } catch (err) {
-      const error = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${s.config.WEBHOOK_TIMEOUT_MS} ms` : (err as Error).message;
+      const error = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${s.config.WEBHOOK_TIMEOUT_MS} ms` : connectionFailure(err);
       return { statusCode: null, error, durationMs: Date.now() - started };
     }
   }

@@ -66,6 +66,8 @@ const schema = z
     /** Lets webhooks and integrations reach loopback and private addresses: the local stack's receivers (npm start, tests, benchmarks); never in production. */
     ALLOW_PRIVATE_WEBHOOK_URLS: bool.default(false),
     WEBHOOK_TIMEOUT_MS: positiveInt.default(10000),
+    /** Subscriptions one organization may hold: each event fans out to every one of them. */
+    WEBHOOK_SUBSCRIPTIONS_PER_ORG: positiveInt.default(20),
     /** How long one call to an integration vendor (Slack, Salesforce, ...) may take. */
     INTEGRATION_TIMEOUT_MS: positiveInt.default(15000),
     UPLOAD_DIR: z.string().default('.stack/uploads'),

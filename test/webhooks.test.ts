@@ -1,12 +1,20 @@
 import { expect } from 'chai';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
+import type { Server } from 'node:http';
+import { Types } from 'mongoose';
 import { Webhook } from 'standardwebhooks';
 import { api } from './support/http';
 import { addMember, signUp, type TestUser } from './support/auth';
 import { startReceiver, type Received } from './support/receiver';
 import { testEnv } from './support/env';
 import { startOutageStack, type OutageStack } from './support/outage';
-import { decryptSecret } from '../lib/crypto';
+import { freePort } from './support/processes';
+import { createApp } from '../api/app';
+import { createWebhookActivities } from '../activities/webhooks';
+import { addressRefusal } from '../lib/url-policy';
+import { decryptSecret, encryptSecret } from '../lib/crypto';
 import { WebhookSubscription } from '../models/webhook-subscription';
 import { WebhookDelivery } from '../models/webhook-delivery';
 import { OrganizationId, RecordId, RecordKind } from '../workflows/search-attributes';
@@ -14,7 +22,7 @@ import { OrganizationId, RecordId, RecordKind } from '../workflows/search-attrib
 interface Subscription { id: string; url: string; events: string[]; active: boolean; created_at: string }
 interface Delivery {
   id: string; event: string; subscription_id: string; status: string; attempts: number;
-  last_status_code: number | null; next_attempt_at: string | null; created_at: string; redelivery_of: string | null; workflow_id: string;
+  last_status_code: number | null; last_error: string | null; next_attempt_at: string | null; created_at: string; redelivery_of: string | null; workflow_id: string;
 }
 interface Deliveries { deliveries: Delivery[]; total: number }
 interface Payload { event: string; timestamp: string; data: Record<string, unknown>; organization_id: string }
@@ -73,6 +81,13 @@ describe('webhooks', () => {
         [{ url: 'ftp://h.example.com/x', events: ['contract.created'], secret }, /^url: must use http or https/],
         [{ url: 'http://169.254.169.254/latest/meta-data', events: ['contract.created'], secret }, /^url: .*metadata/],
         [{ url: 'http://[fd00:ec2::254]/', events: ['contract.created'], secret }, /^url: .*metadata/],
+        // Metadata services are refused even though this run allows private addresses, in every disguise.
+        [{ url: 'http://168.63.129.16/machine', events: ['contract.created'], secret }, /^url: .*metadata/],
+        [{ url: 'http://100.100.100.200/latest/meta-data', events: ['contract.created'], secret }, /^url: .*metadata/],
+        [{ url: 'http://[::169.254.169.254]/latest/meta-data', events: ['contract.created'], secret }, /^url: .*metadata/],
+        [{ url: 'http://[::ffff:169.254.169.254]/', events: ['contract.created'], secret }, /^url: .*metadata/],
+        [{ url: 'http://[64:ff9b::169.254.169.254]/', events: ['contract.created'], secret }, /^url: .*metadata/],
+        [{ url: 'http://[::168.63.129.16]/', events: ['contract.created'], secret }, /^url: .*metadata/],
         [{ url: { $gt: '' }, events: ['contract.created'], secret }, /^url:/],
       ];
       for (const [body, detail] of cases) {
@@ -80,6 +95,80 @@ describe('webhooks', () => {
         expect(res.status, JSON.stringify(body)).to.equal(400);
         expect(res.body.detail, JSON.stringify(body)).to.match(detail);
       }
+    });
+
+    it('never names the address a name resolved to, at subscribe time or in a delivery', async function () {
+      this.timeout(30000);
+      // The machine's own name resolves to a loopback or private address (/etc/hosts), as a
+      // name pointing into a private network would.
+      const name = hostname();
+      const resolved = (await lookup(name, { all: true })).map((a) => a.address);
+      expect(resolved.every((ip) => addressRefusal(ip, { allowPrivate: false }) !== null), `${name} resolves to ${resolved.join(', ')}`).to.equal(true);
+      const { services } = testEnv();
+      const strict = { ...services, config: { ...services.config, ALLOW_PRIVATE_WEBHOOK_URLS: false } };
+      const server: Server = createApp(strict).listen(0, '127.0.0.1');
+      await new Promise((r) => server.once('listening', r));
+      const port = await freePort();
+      try {
+        const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/v1`;
+        const refused = await api('POST', '/webhooks/subscribe', { base, token: owner.token, body: { url: `http://${name}:${port}/hook`, events: ['contract.created'], secret } });
+        expect(refused.status).to.equal(400);
+        expect(refused.body.detail).to.equal(`url: ${name} resolves to a loopback or private address`);
+        for (const ip of resolved) expect(refused.text).not.to.contain(ip);
+
+        // At delivery time the same refusal, and a connection error without its address.
+        const org = await signUp();
+        const unreachable = await subscribe(org, `http://localhost:${port}/hook`, ['contract.created']);
+        expect(unreachable.status).to.equal(201);
+        const delivery = await WebhookDelivery.create({
+          organization_id: new Types.ObjectId(org.organizationId), subscription_id: new Types.ObjectId(unreachable.body.id),
+          event_id: new Types.ObjectId(), event: 'contract.created', body: '{}',
+        });
+        const resolvedSub = await WebhookSubscription.create({
+          organization_id: new Types.ObjectId(org.organizationId), url: `http://${name}:${port}/hook`, events: ['contract.created'],
+          secret_encrypted: encryptSecret(services.config, secret),
+        });
+        const toResolved = await WebhookDelivery.create({
+          organization_id: new Types.ObjectId(org.organizationId), subscription_id: resolvedSub._id,
+          event_id: new Types.ObjectId(), event: 'contract.created', body: '{}',
+        });
+        await createWebhookActivities(services).attemptWebhookDelivery({ deliveryId: delivery.id, attempt: 1, retryInMs: null });
+        await createWebhookActivities(strict).attemptWebhookDelivery({ deliveryId: toResolved.id, attempt: 1, retryInMs: null });
+        const list = await deliveriesOf(org);
+        const errors = Object.fromEntries(list.body.deliveries.map((d) => [d.id, d.last_error]));
+        expect(errors).to.deep.equal({
+          [delivery.id]: 'the connection was refused',
+          [toResolved.id]: `url refused: ${name} resolves to a loopback or private address`,
+        });
+        for (const ip of [...resolved, '127.0.0.1', '::1']) expect(list.text).not.to.contain(ip);
+      } finally {
+        await new Promise((r) => server.close(r));
+      }
+    });
+
+    it('holds at most WEBHOOK_SUBSCRIPTIONS_PER_ORG subscriptions per organization, also when they arrive at once', async function () {
+      this.timeout(30000);
+      const org = await signUp();
+      const limit = testEnv().config.WEBHOOK_SUBSCRIPTIONS_PER_ORG;
+      expect(limit).to.equal(20);
+      for (let i = 0; i < limit - 2; i++) expect((await subscribe(org, `https://hooks.example.com/${i}`, ['contract.created'])).status).to.equal(201);
+      // Five at once for the last two places.
+      const racing = await Promise.all(Array.from({ length: 5 }, (_, i) => subscribe(org, `https://hooks.example.com/race-${i}`, ['contract.created'])));
+      const won = racing.filter((r) => r.status === 201).length;
+      expect(won).to.be.at.most(2);
+      for (const r of racing.filter((x) => x.status !== 201)) {
+        expect(r.status).to.equal(409);
+        expect(r.body).to.deep.equal({ detail: `This organization already has ${limit} webhook subscriptions, the most allowed; remove one first` });
+      }
+      const list = await api<{ webhooks: Subscription[]; total: number }>('GET', '/webhooks', { token: org.token });
+      expect(list.body.total).to.equal(limit - 2 + won);
+      for (let total = list.body.total; total < limit; total++) expect((await subscribe(org, `https://hooks.example.com/fill-${total}`, ['contract.created'])).status).to.equal(201);
+      expect((await subscribe(org, 'https://hooks.example.com/over', ['contract.created'])).status).to.equal(409);
+      expect((await api<{ total: number }>('GET', '/webhooks', { token: org.token })).body.total).to.equal(limit);
+      // Another organization is not affected, and removing one makes room.
+      expect((await subscribe(await signUp(), 'https://hooks.example.com/other', ['contract.created'])).status).to.equal(201);
+      expect((await api('DELETE', `/webhooks/${list.body.webhooks[0]!.id}`, { token: org.token })).status).to.equal(204);
+      expect((await subscribe(org, 'https://hooks.example.com/after', ['contract.created'])).status).to.equal(201);
     });
 
     it('replays the first answer for a repeated Idempotency-Key', async () => {

@@ -9,7 +9,7 @@ import { Types } from 'mongoose';
 import { z } from 'zod';
 import type { Services } from '../../lib/services';
 import type { Principal } from '../../lib/principal';
-import { resolvedUrlRefusal } from '../../lib/url-policy';
+import { connectionFailure, resolvedUrlRefusal } from '../../lib/url-policy';
 import { CONNECTORS, LIVE, connectorFor, redactedConfig, splitConnectBody } from '../../lib/integrations';
 import type { Connector } from '../../lib/integrations/connector';
 import { connectorContext, sealCredentials } from '../../lib/integrations/context';
@@ -82,12 +82,10 @@ export async function connectedIntegration(p: Principal, type: IntegrationType) 
   return integration;
 }
 
-/** What a failed vendor call tells the user: the vendor's answer, a timeout or the connection error. */
+/** What a failed vendor call tells the user: the vendor's answer, a timeout or the kind of connection failure (never an address). */
 function failureDetail(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  if (err.name === 'TimeoutError') return 'the vendor did not answer in time';
-  const cause = (err as { cause?: unknown }).cause;
-  return cause instanceof Error ? `${err.message}: ${cause.message}` : err.message;
+  if (err instanceof Error && err.name === 'TimeoutError') return 'the vendor did not answer in time';
+  return connectionFailure(err);
 }
 
 export function integrationsRouter(s: Services): Router {

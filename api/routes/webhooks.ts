@@ -58,8 +58,8 @@ const tag = 'Webhooks';
 operation({
   path: '/webhooks/subscribe', method: 'post', tag, body: subscribeBody,
   summary: 'Subscribe a URL to events (honours Idempotency-Key); the URL must be http(s) and resolve to a public address',
-  description: 'Deliveries are signed with the secret: `X-Service-Signature` and the Standard Webhooks headers. Payloads are described under `webhooks`.',
-  responses: { 201: { description: 'The subscription (never the secret)', schema: subscriptionSchema } },
+  description: 'Deliveries are signed with the secret: `X-Service-Signature` and the Standard Webhooks headers. Payloads are described under `webhooks`. An organization holds at most `WEBHOOK_SUBSCRIPTIONS_PER_ORG` subscriptions (20 by default); remove one to add another.',
+  responses: { 201: { description: 'The subscription (never the secret)', schema: subscriptionSchema }, 409: 'The organization already has the most subscriptions allowed, or the Idempotency-Key was reused with a different body' },
 });
 operation({ path: '/webhooks', method: 'get', tag, summary: 'List subscriptions', responses: { 200: { description: 'Subscriptions', schema: z.object({ webhooks: z.array(subscriptionSchema), total: z.number().int() }) } } });
 operation({ path: '/webhooks/deliveries', method: 'get', tag, summary: 'List deliveries (newest first), by status or subscription', query: deliveriesQuery, responses: { 200: { description: 'A page of deliveries', schema: pageOf('deliveries', deliverySchema) } } });
@@ -80,6 +80,9 @@ export function webhooksRouter(s: Services): Router {
     const body = subscribeBody.parse(req.body);
     const refused = await resolvedUrlRefusal(body.url, policy);
     if (refused) throw badRequest(`url: ${refused}`);
+    const limit = s.config.WEBHOOK_SUBSCRIPTIONS_PER_ORG;
+    const full = () => conflict(`This organization already has ${limit} webhook subscriptions, the most allowed; remove one first`);
+    if ((await WebhookSubscription.countDocuments(orgFilter(p.organizationId))) >= limit) throw full();
     const sub = await WebhookSubscription.create({
       organization_id: p.organizationId,
       url: body.url,
@@ -87,6 +90,12 @@ export function webhooksRouter(s: Services): Router {
       secret_encrypted: encryptSecret(s.config, body.secret),
       created_by: p.userId,
     });
+    // Counted again after the insert: of concurrent subscribes at the limit, those that see
+    // too many take theirs back, so the organization never keeps more than the limit.
+    if ((await WebhookSubscription.countDocuments(orgFilter(p.organizationId))) > limit) {
+      await WebhookSubscription.deleteOne({ _id: sub._id });
+      throw full();
+    }
     res.status(201).json(subscriptionView(sub));
   });
 
