@@ -5,12 +5,12 @@
  * to retry: tasks are upserted on (contract, rule, open), an alert is recorded once per
  * task (`alerted_at`), and progress is written as absolute numbers.
  */
-import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { trusted, Types } from 'mongoose';
 import type { Services } from '../lib/services';
 import { recordEvent } from '../lib/events';
 import { redisKey } from '../lib/redis';
+import { withLock } from '../lib/lock';
 import { aiFindings, evaluateContract, type Finding } from '../lib/compliance/evaluate';
 import { orgFilter } from '../models/base';
 import { Contract, type ContractDoc } from '../models/contract';
@@ -26,23 +26,13 @@ async function loadScan(scanId: string): Promise<ComplianceScanDoc> {
   return scan;
 }
 
-const LOCK_MS = 60_000;
-const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
-
 /**
  * Two scans of one organization may run at once, and the store has no partial unique
  * index to keep one open task per contract and rule; a short Redis lock per contract
  * serializes the check-and-insert across them. It expires by itself if a worker dies.
  */
-async function withContractLock<T>(s: Services, contractId: string, fn: () => Promise<T>): Promise<T> {
-  const key = redisKey(s.config, 'compliance-scan-lock', contractId);
-  const token = randomUUID();
-  while ((await s.redis.set(key, token, 'PX', LOCK_MS, 'NX')) !== 'OK') await Context.current().sleep(50);
-  try {
-    return await fn();
-  } finally {
-    await s.redis.eval(RELEASE, 1, key, token);
-  }
+function withContractLock<T>(s: Services, contractId: string, fn: () => Promise<T>): Promise<T> {
+  return withLock(s.redis, redisKey(s.config, 'compliance-scan-lock', contractId), { ttlMs: 60_000, sleep: (ms) => Context.current().sleep(ms) }, fn);
 }
 
 /** The open task for this contract and rule, created by this scan when there was none. */
