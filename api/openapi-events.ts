@@ -16,6 +16,8 @@ import { idSchema, registry, timestamp } from './openapi';
 const contractData = z.looseObject({ id: idSchema, title: z.string(), type: z.string(), status: z.enum(CONTRACT_STATUSES), counterparty: z.string() });
 const signatureData = z.looseObject({ signature_id: idSchema, contract_id: idSchema });
 const signerData = signatureData.extend({ signer_name: z.string(), signer_email: z.string() });
+/** The member a team event is about (api/routes/auth.ts, team.ts). */
+const memberData = z.looseObject({ id: idSchema, email: z.string(), full_name: z.string() });
 /** vendorEventData (api/routes/vendors.ts). */
 const vendorData = z.looseObject({
   id: idSchema, name: z.string(), category: z.string().nullable(), status: z.enum(VENDOR_STATUSES), risk_level: z.enum(RISK_LEVELS).nullable(), risk_score: z.number().nullable(),
@@ -45,7 +47,10 @@ export const EVENT_DATA = {
   }),
   'vendor.created': vendorData,
   'vendor.risk_assessed': vendorData,
-  'team.member_joined': z.looseObject({ id: idSchema, email: z.string(), full_name: z.string(), role: z.enum(ROLES), invite_id: idSchema }),
+  'team.member_joined': memberData.extend({ role: z.enum(ROLES), invite_id: idSchema }),
+  'team.mfa_enabled': memberData.extend({ replaced: z.boolean().meta({ description: 'True when an enrolled authenticator was replaced (which takes a current code or the password)' }) }),
+  'team.mfa_recovery_code_used': memberData.extend({ recovery_codes_left: z.number().int() }),
+  'team.mfa_reset': memberData,
 } satisfies Record<EventType, z.ZodObject>;
 
 const headers = z.object({

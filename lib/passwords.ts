@@ -1,12 +1,18 @@
-/** Password hashing with scrypt (node:crypto), self-describing so parameters can change later. */
+/**
+ * Password hashing with scrypt (node:crypto), self-describing so parameters can change:
+ * a hash made with other parameters still verifies, and login replaces it (needsRehash).
+ */
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-const PARAMS = { N: 16384, r: 8, p: 1 } as const;
+/** OWASP's scrypt minimum: N = 2^17, r = 8, p = 1, which needs 128 MiB per hash (128·N·r bytes). */
+const PARAMS = { N: 2 ** 17, r: 8, p: 1 } as const;
 const KEY_LENGTH = 64;
+/** Node refuses scrypt above 32 MiB unless told; room for PARAMS, and a ceiling on what a stored hash may ask for. */
+const MAXMEM = 256 * 1024 * 1024;
 
 function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key)));
+    scryptCb(password, salt, keylen, { ...options, maxmem: MAXMEM }, (err, key) => (err ? reject(err) : resolve(key)));
   });
 }
 
@@ -17,12 +23,23 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+function parse(stored: string) {
   const [scheme, n, r, p, salt, key] = stored.split('$');
-  if (scheme !== 'scrypt' || !n || !r || !p || !salt || !key) return false;
-  const expected = Buffer.from(key, 'base64');
-  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
-  return timingSafeEqual(actual, expected);
+  if (scheme !== 'scrypt' || !n || !r || !p || !salt || !key) return null;
+  return { N: Number(n), r: Number(r), p: Number(p), salt: Buffer.from(salt, 'base64'), key: Buffer.from(key, 'base64') };
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const h = parse(stored);
+  if (!h) return false;
+  const actual = await scrypt(password, h.salt, h.key.length, { N: h.N, r: h.r, p: h.p });
+  return timingSafeEqual(actual, h.key);
+}
+
+/** Whether a stored hash was made with other (older, weaker) parameters than hashPassword uses now. */
+export function needsRehash(stored: string): boolean {
+  const h = parse(stored);
+  return !h || h.N !== PARAMS.N || h.r !== PARAMS.r || h.p !== PARAMS.p || h.key.length !== KEY_LENGTH;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID, scryptSync } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import jwt from 'jsonwebtoken';
 import { api } from './support/http';
 import { testEnv } from './support/env';
-import { addMember, fromIp, signUp, uniqueIp, type LoginBody, type TestUser } from './support/auth';
+import { addMember, enableMfa, fromIp, nextTotp, signUp, uniqueIp, type LoginBody, type TestUser } from './support/auth';
 import { createApp } from '../api/app';
 import { redisKey } from '../lib/redis';
 import { totpNow } from '../lib/totp';
@@ -150,6 +150,25 @@ describe('auth: tokens', () => {
     expect(u, `unknown ${u.toFixed(1)} ms vs wrong password ${k.toFixed(1)} ms`).to.be.within(k * 0.6, k * 1.6);
     expect(u).to.be.above(5); // scrypt ran
   });
+
+  it('hashes passwords with scrypt N=2^17 and upgrades an older hash at the next successful login', async () => {
+    const owner = await signUp();
+    const stored = async () => (await User.findById(owner.user.id).lean())!.password_hash.split('$');
+    expect((await stored()).slice(0, 4)).to.deep.equal(['scrypt', '131072', '8', '1']);
+
+    // A hash from before: N=2^14, as the service wrote them until now.
+    const salt = randomBytes(16);
+    const old = ['scrypt', 16384, 8, 1, salt.toString('base64'), scryptSync(owner.password, salt, 64, { N: 16384, r: 8, p: 1 }).toString('base64')].join('$');
+    await User.updateOne({ _id: owner.user.id }, { $set: { password_hash: old } });
+    const login = (password: string) => api('POST', '/auth/login', { body: { email: owner.email, password }, headers: fromIp(uniqueIp()) });
+    expect((await login('not-the-password')).status).to.equal(401);
+    expect((await User.findById(owner.user.id).lean())!.password_hash).to.equal(old);
+    expect((await login(owner.password)).status).to.equal(200);
+    const upgraded = await stored();
+    expect(upgraded.slice(0, 4)).to.deep.equal(['scrypt', '131072', '8', '1']);
+    expect(upgraded[4]).to.not.equal(salt.toString('base64'));
+    expect((await login(owner.password)).status).to.equal(200);
+  });
 });
 
 describe('auth: password reset', () => {
@@ -237,5 +256,115 @@ describe('auth: MFA', () => {
     const ok = await api<LoginBody>('POST', '/auth/mfa/verify', { body: { mfa_token: res.body.mfa_token, code } });
     expect(ok.status).to.equal(200);
     expect(ok.body.access_token).to.be.a('string');
+  });
+
+  interface Activity { type: string; resource_id: string; summary: string; actor: { id: string | null } }
+  const activities = async (u: TestUser, type: string) =>
+    (await api<{ activities: Activity[] }>('GET', `/analytics/activity?type=${type}`, { token: u.token })).body.activities.filter((a) => a.resource_id === u.user.id);
+
+  it('applies the organization\'s mfa_required to a member who joins by invitation: an enrollment, not a session', async () => {
+    const owner = await signUp();
+    expect((await api('PUT', '/settings/organization', { token: owner.token, body: { mfa_required: true } })).status).to.equal(200);
+    const email = `joiner-${randomUUID()}@example.test`;
+    const inv = await api<{ invite_token: string }>('POST', '/team/invite', { token: owner.token, body: { email, role: 'admin' } });
+    const reg = await api<MfaLogin & Partial<LoginBody>>('POST', '/auth/register', {
+      body: { email, password: 'long-enough-1', full_name: 'Joiner', invite_token: inv.body.invite_token },
+      headers: fromIp(uniqueIp()),
+    });
+    expect(reg.status).to.equal(201);
+    expect(reg.body.mfa_required).to.equal(true);
+    expect(reg.body).to.not.have.property('access_token');
+    expect(reg.body).to.not.have.property('refresh_token');
+    const { secret } = reg.body.mfa_enrollment!;
+    const ok = await api<LoginBody & { recovery_codes: string[] }>('POST', '/auth/mfa/verify', { body: { mfa_token: reg.body.mfa_token, code: await totpNow(secret) } });
+    expect(ok.status).to.equal(200);
+    expect(ok.body.user).to.include({ organization_id: owner.organizationId, role: 'admin' });
+    // Enrolled by that first verification: recovery codes once, and the feed says so.
+    expect(ok.body.recovery_codes).to.have.length(10);
+    const joined = { ...owner, token: ok.body.access_token, user: ok.body.user };
+    expect((await activities(joined, 'team.mfa_enabled')).map((a) => a.summary)).to.deep.equal(['Joiner enabled MFA']);
+  });
+
+  it('does not let an access token alone replace an enrolled authenticator: a current code or the password is needed', async () => {
+    const owner = await signUp();
+    const first = await enableMfa(owner);
+    expect(first.recoveryCodes).to.have.length(10);
+    for (const c of first.recoveryCodes) expect(c).to.match(/^[a-z2-7]{4}(-[a-z2-7]{4}){3}$/);
+    expect(new Set(first.recoveryCodes).size).to.equal(10);
+    expect(JSON.stringify(await User.findById(owner.user.id).lean())).to.not.contain(first.recoveryCodes[0]!.replace(/-/g, '')); // kept hashed
+
+    // What a thief holding only the access token can send.
+    const setup = (body?: Record<string, string>) => api<{ secret: string }>('POST', '/auth/mfa/setup', { token: owner.token, ...(body ? { body } : {}) });
+    const none = await setup();
+    expect(none.status).to.equal(403);
+    expect(none.body).to.deep.equal({ detail: 'MFA is enrolled: send a current code or your password to replace it' });
+    expect((await setup({ password: 'not-the-password' })).status).to.equal(403);
+    expect((await setup({ code: '000000' })).status).to.equal(403);
+    expect((await api('POST', '/auth/mfa/enable', { token: owner.token, body: { code: await nextTotp(first.secret) } })).status).to.equal(400);
+
+    // The owner, with the password: a new authenticator and new recovery codes; the old ones stop.
+    const again = await setup({ password: owner.password });
+    expect(again.status).to.equal(200);
+    const enabled = await api<{ recovery_codes: string[] }>('POST', '/auth/mfa/enable', { token: owner.token, body: { code: await totpNow(again.body.secret) } });
+    expect(enabled.status).to.equal(200);
+    expect(enabled.body.recovery_codes).to.have.length(10);
+    const challenge = await login(owner);
+    expect((await api('POST', '/auth/mfa/verify', { body: { mfa_token: challenge.body.mfa_token, code: first.recoveryCodes[0] } })).status).to.equal(401);
+    expect((await activities(owner, 'team.mfa_enabled')).map((a) => a.summary)).to.deep.equal(['Test Owner moved MFA to a new authenticator', 'Test Owner enabled MFA']);
+
+    // Wrong proofs are counted per account: after five in 15 minutes even the right password is refused.
+    for (let i = 0; i < 3; i++) expect((await setup({ password: `wrong-${i}` })).status).to.equal(403);
+    const blocked = await setup({ password: owner.password });
+    expect(blocked.status).to.equal(429);
+    expect(Number(blocked.headers.get('retry-after'))).to.be.above(0);
+  });
+
+  it('lets the owner back in after a password reset: the thief\'s token ends, and the enrolled authenticator still stands', async () => {
+    const owner = await signUp();
+    const { secret } = await enableMfa(owner);
+    const stolen = owner.token;
+    expect((await api('POST', '/auth/mfa/setup', { token: stolen })).status).to.equal(403);
+
+    await api('POST', '/auth/password/reset-request', { body: { email: owner.email }, headers: fromIp(uniqueIp()) });
+    const mail = await OutgoingMail.findOne({ to: owner.email, kind: 'password_reset' }).lean();
+    expect((await api('POST', '/auth/password/reset', { body: { token: (mail!.data as { token: string }).token, password: 'new-password-1' } })).status).to.equal(204);
+    expect((await api('POST', '/auth/mfa/setup', { token: stolen })).status).to.equal(401);
+
+    const challenge = await login({ ...owner, password: 'new-password-1' });
+    expect(challenge.body.mfa_required).to.equal(true);
+    expect(challenge.body).to.not.have.property('mfa_enrollment');
+    const ok = await api<LoginBody>('POST', '/auth/mfa/verify', { body: { mfa_token: challenge.body.mfa_token, code: await nextTotp(secret) } });
+    expect(ok.status).to.equal(200);
+    expect(ok.body.user.id).to.equal(owner.user.id);
+  });
+
+  it('accepts each recovery code once in place of a TOTP code, and records its use', async () => {
+    const owner = await signUp();
+    const { recoveryCodes } = await enableMfa(owner);
+    const verify = async (code: string) => api<LoginBody>('POST', '/auth/mfa/verify', { body: { mfa_token: (await login(owner)).body.mfa_token, code } });
+
+    // Typed as people type it: upper case, without dashes.
+    const ok = await verify(recoveryCodes[3]!.replace(/-/g, '').toUpperCase());
+    expect(ok.status).to.equal(200);
+    expect(ok.body.user.id).to.equal(owner.user.id);
+    expect((await verify(recoveryCodes[3]!)).status).to.equal(401);
+    expect((await verify('abcd-efgh-2345-mnop')).status).to.equal(401);
+    expect((await verify(recoveryCodes[4]!)).status).to.equal(200);
+
+    const used = await activities({ ...owner, token: ok.body.access_token }, 'team.mfa_recovery_code_used');
+    expect(used.map((a) => a.summary)).to.deep.equal(['Test Owner signed in with a recovery code (8 left)', 'Test Owner signed in with a recovery code (9 left)']);
+  });
+
+  it('answers 401, never 500, when the last used time step is ahead of this server\'s clock', async () => {
+    const owner = await signUp();
+    const { secret } = await enableMfa(owner);
+    // Another instance whose clock runs five minutes ahead accepted a code of its "now".
+    const ahead = Math.floor(Date.now() / 30000) + 10;
+    await User.updateOne({ _id: owner.user.id }, { $set: { mfa_last_step: ahead } });
+    for (const code of [await nextTotp(secret), '123456', '12345x', '']) {
+      const res = await api('POST', '/auth/mfa/verify', { body: { mfa_token: (await login(owner)).body.mfa_token, code } });
+      expect(res.status, code).to.equal(401);
+      expect(res.body).to.deep.equal({ detail: 'Invalid code' });
+    }
   });
 });

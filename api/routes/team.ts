@@ -1,6 +1,6 @@
 /**
- * Team: members, invitations and roles. Only an owner grants or takes away `owner`, and
- * an organization always keeps at least one owner.
+ * Team: members, invitations, roles and MFA resets. Only an owner grants or takes away
+ * `owner`, and an organization always keeps at least one owner.
  */
 import { Router } from 'express';
 import { trusted } from 'mongoose';
@@ -10,6 +10,10 @@ import type { Principal } from '../../lib/principal';
 import { ROLES, type Role } from '../../lib/rbac';
 import { sha256Hex } from '../../lib/crypto';
 import { opaqueToken } from '../../lib/tokens';
+import { LockTimeoutError, withLock } from '../../lib/lock';
+import { redisKey } from '../../lib/redis';
+import { dropRecoveryCodes } from '../../lib/mfa';
+import { actorOf, recordEvent } from '../../lib/events';
 import { inOrg, orgFilter } from '../../models/base';
 import { User, teamMember, type UserDoc } from '../../models/user';
 import { Invite, inviteView } from '../../models/invite';
@@ -17,7 +21,7 @@ import { ApiKey } from '../../models/api-key';
 import { RefreshToken } from '../../models/refresh-token';
 import { OutgoingMail } from '../../models/outgoing-mail';
 import { authorize, principalOf } from '../middleware/auth';
-import { conflict, forbidden, notFound } from '../errors';
+import { conflict, forbidden, notFound, unavailable } from '../errors';
 import { idSchema, operation, registry, timestamp } from '../openapi';
 
 const role = z.enum(ROLES);
@@ -40,15 +44,14 @@ operation({
 operation({ path: '/team/invites', method: 'get', tag, summary: 'List pending invitations', responses: { 200: { description: 'Invitations', schema: z.object({ invites: z.array(inviteSchema), total: z.number().int() }) } } });
 operation({ path: '/team/members/{id}/role', method: 'put', tag, summary: 'Change a member\'s role; the last owner stays owner', body: roleBody, responses: { 200: { description: 'The member', schema: memberSchema }, 409: 'The organization must keep at least one owner' } });
 operation({ path: '/team/members/{id}', method: 'delete', tag, summary: 'Remove a member; their sessions and API keys end at once', responses: { 204: 'Removed', 409: 'The organization must keep at least one owner' } });
+operation({
+  path: '/team/members/{id}/mfa/reset', method: 'post', tag, summary: 'Reset another member\'s MFA (owners, signed in as a user)',
+  description: 'For a member who lost their authenticator and recovery codes, or whose MFA someone else enrolled. Removes the TOTP secret and the recovery codes and ends the member\'s sessions; their next login enrolls again when the organization requires MFA. Recorded as `team.mfa_reset`. Your own MFA is replaced with POST /auth/mfa/setup and a current code or your password.',
+  responses: { 204: 'Reset', 403: 'Not an owner, an API key, or your own account' },
+});
 
 function assertMayTouchOwner(p: Principal, ...roles: Role[]) {
   if (roles.includes('owner') && p.role !== 'owner') throw forbidden('Only an owner may grant or remove the owner role');
-}
-
-async function assertNotLastOwner(target: UserDoc) {
-  if (target.role !== 'owner') return;
-  const owners = await User.countDocuments({ ...orgFilter(target.organization_id.toHexString()), role: 'owner' });
-  if (owners <= 1) throw conflict('The organization must keep at least one owner');
 }
 
 async function memberOf(p: Principal, id: unknown): Promise<UserDoc> {
@@ -56,6 +59,31 @@ async function memberOf(p: Principal, id: unknown): Promise<UserDoc> {
   const user = filter && (await User.findOne(filter));
   if (!user) throw notFound('Member');
   return user;
+}
+
+/**
+ * Runs a change that may take an owner away (a demotion or a removal) on the member as
+ * read inside the organization's owner lock, after checking that another owner remains.
+ * The count and the write must not interleave with another such change (two owners
+ * demoting each other would both see two owners), and the store cannot make them one
+ * atomic step: FerretDB 1.24 applies a conditional update as a read and a separate write,
+ * so two conditional demotions both pass. Hence a short Redis lock per organization.
+ */
+async function changeOwnerSafely<T>(s: Services, p: Principal, id: unknown, change: (target: UserDoc) => Promise<T>): Promise<T> {
+  const key = redisKey(s.config, 'team-owner-lock', p.organizationId);
+  try {
+    return await withLock(s.redis, key, { ttlMs: 10_000, waitMs: 5_000 }, async () => {
+      const target = await memberOf(p, id);
+      if (target.role === 'owner') {
+        const owners = await User.countDocuments({ ...orgFilter(p.organizationId), role: 'owner' });
+        if (owners <= 1) throw conflict('The organization must keep at least one owner');
+      }
+      return change(target);
+    });
+  } catch (err) {
+    if (err instanceof LockTimeoutError) throw unavailable('Another change to the team\'s owners is in progress; try again');
+    throw err;
+  }
 }
 
 export function teamRouter(s: Services): Router {
@@ -103,20 +131,48 @@ export function teamRouter(s: Services): Router {
     const body = roleBody.parse(req.body);
     const target = await memberOf(p, req.params.id);
     assertMayTouchOwner(p, target.role, body.role);
-    if (body.role !== 'owner') await assertNotLastOwner(target);
-    target.role = body.role;
-    await target.save();
-    res.json(teamMember(target));
+    const apply = async (member: UserDoc) => {
+      assertMayTouchOwner(p, member.role, body.role);
+      member.role = body.role;
+      await member.save();
+      return member;
+    };
+    const changed = body.role === 'owner' ? await apply(target) : await changeOwnerSafely(s, p, req.params.id, apply);
+    res.json(teamMember(changed));
   });
 
   router.delete('/team/members/:id', authorize('team:manage'), async (req, res) => {
     const p = principalOf(req);
+    assertMayTouchOwner(p, (await memberOf(p, req.params.id)).role);
+    await changeOwnerSafely(s, p, req.params.id, async (target) => {
+      assertMayTouchOwner(p, target.role);
+      // Their access tokens fail at once (authenticate re-reads the user); sessions, keys and recovery codes go too.
+      await User.deleteOne({ _id: target._id });
+      await Promise.all([RefreshToken.deleteMany({ user_id: target._id }), ApiKey.deleteMany({ created_by: target._id }), dropRecoveryCodes(target._id)]);
+    });
+    res.status(204).end();
+  });
+
+  router.post('/team/members/:id/mfa/reset', authorize('team:manage'), async (req, res) => {
+    const p = principalOf(req);
+    // A stolen access token must not be able to clear MFA: not an API key, not one's own.
+    if (p.kind !== 'user' || p.role !== 'owner') throw forbidden('Only an owner, signed in, may reset a member\'s MFA');
     const target = await memberOf(p, req.params.id);
-    assertMayTouchOwner(p, target.role);
-    await assertNotLastOwner(target);
-    // Their access tokens fail at once (authenticate re-reads the user); sessions and keys go too.
-    await User.deleteOne({ _id: target._id });
-    await Promise.all([RefreshToken.deleteMany({ user_id: target._id }), ApiKey.deleteMany({ created_by: target._id })]);
+    if (target.id === p.userId) throw forbidden('Replace your own MFA with POST /auth/mfa/setup and a current code or your password');
+    // The sessions end too: whoever enrolled an authenticator in the member's name is signed out.
+    await User.updateOne(
+      { _id: target._id },
+      { $set: { mfa_secret_encrypted: null, mfa_pending_secret_encrypted: null, mfa_enabled: false, mfa_last_step: null }, $inc: { session_epoch: 1 } },
+    );
+    await Promise.all([dropRecoveryCodes(target._id), RefreshToken.updateMany({ user_id: target._id, revoked_at: null }, { $set: { revoked_at: new Date() } })]);
+    await recordEvent({
+      organizationId: p.organizationId,
+      type: 'team.mfa_reset',
+      data: { id: target.id, email: target.email, full_name: target.full_name },
+      actor: actorOf(p),
+      resource: { type: 'user', id: target.id },
+      summary: `${p.name} reset the MFA of ${target.full_name}`,
+    });
     res.status(204).end();
   });
 

@@ -1,6 +1,7 @@
 /** Test users made through the real HTTP API: a new organization's owner, and invited members. */
 import { randomBytes } from 'node:crypto';
 import type { Role } from '../../lib/rbac';
+import { totpNow } from '../../lib/totp';
 import { api } from './http';
 
 export interface TestUser {
@@ -66,3 +67,15 @@ export async function addMember(owner: TestUser, role: Role): Promise<TestUser> 
   const password = `pw-${randomBytes(8).toString('hex')}`;
   return registerUser({ email, password, full_name: `Test ${role}`, invite_token: invite.body.invite_token }, uniqueIp(), password);
 }
+
+/** Enrolls the user in MFA through setup and enable; the code used at enable cannot be used again. */
+export async function enableMfa(u: TestUser): Promise<{ secret: string; recoveryCodes: string[] }> {
+  const setup = await api<{ secret: string }>('POST', '/auth/mfa/setup', { token: u.token });
+  if (setup.status !== 200) throw new Error(`mfa setup failed: ${setup.status} ${setup.text}`);
+  const enable = await api<{ recovery_codes: string[] }>('POST', '/auth/mfa/enable', { token: u.token, body: { code: await totpNow(setup.body.secret) } });
+  if (enable.status !== 200) throw new Error(`mfa enable failed: ${enable.status} ${enable.text}`);
+  return { secret: setup.body.secret, recoveryCodes: enable.body.recovery_codes };
+}
+
+/** A TOTP code of the next time step: the current one may just have been used. */
+export const nextTotp = (secret: string) => totpNow(secret, Math.floor(Date.now() / 1000) + 30);
