@@ -9,12 +9,13 @@ import type { Redis } from 'ioredis';
 
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
-export class LockTimeoutError extends Error {}
+/** Not acquired: still held by another after `waitMs`, or Redis cannot be reached. */
+export class LockUnavailableError extends Error {}
 
 export interface LockOptions {
   /** How long the lock lives if never released: longer than `fn` takes. */
   ttlMs: number;
-  /** Give up (LockTimeoutError) after waiting this long; waits for ever when unset. */
+  /** Give up (LockUnavailableError) after waiting this long; waits for ever when unset. */
   waitMs?: number;
   /** How to wait between attempts (an activity passes its cancellable sleep). */
   sleep?: (ms: number) => Promise<void>;
@@ -25,13 +26,17 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export async function withLock<T>(redis: Redis, key: string, opts: LockOptions, fn: () => Promise<T>): Promise<T> {
   const token = randomUUID();
   const deadline = opts.waitMs === undefined ? Infinity : Date.now() + opts.waitMs;
-  while ((await redis.set(key, token, 'PX', opts.ttlMs, 'NX')) !== 'OK') {
-    if (Date.now() >= deadline) throw new LockTimeoutError(`lock ${key} is busy`);
+  const acquire = () => redis.set(key, token, 'PX', opts.ttlMs, 'NX').catch((err: unknown) => {
+    throw new LockUnavailableError(`lock ${key}: ${(err as Error).message}`);
+  });
+  while ((await acquire()) !== 'OK') {
+    if (Date.now() >= deadline) throw new LockUnavailableError(`lock ${key} is busy`);
     await (opts.sleep ?? pause)(50);
   }
   try {
     return await fn();
   } finally {
-    await redis.eval(RELEASE, 1, key, token);
+    // Best effort: a lock that cannot be released expires by itself.
+    await redis.eval(RELEASE, 1, key, token).catch(() => undefined);
   }
 }

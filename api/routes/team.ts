@@ -10,7 +10,7 @@ import type { Principal } from '../../lib/principal';
 import { ROLES, type Role } from '../../lib/rbac';
 import { sha256Hex } from '../../lib/crypto';
 import { opaqueToken } from '../../lib/tokens';
-import { LockTimeoutError, withLock } from '../../lib/lock';
+import { LockUnavailableError, withLock } from '../../lib/lock';
 import { redisKey } from '../../lib/redis';
 import { dropRecoveryCodes } from '../../lib/mfa';
 import { actorOf, recordEvent } from '../../lib/events';
@@ -81,7 +81,7 @@ async function changeOwnerSafely<T>(s: Services, p: Principal, id: unknown, chan
       return change(target);
     });
   } catch (err) {
-    if (err instanceof LockTimeoutError) throw unavailable('Another change to the team\'s owners is in progress; try again');
+    if (err instanceof LockUnavailableError) throw unavailable('Owner changes cannot be made safely right now (another is in progress, or the lock store is unreachable); try again');
     throw err;
   }
 }
