@@ -361,14 +361,14 @@ export interface CollectionStats {
   status: string;
 }
 
-/** Vector counts and index health per collection. */
-export async function collectionStats(store: VectorStore): Promise<Record<Collection, CollectionStats>> {
+/** One organization's vector counts per collection, and each index's health. */
+export async function collectionStats(store: VectorStore, organizationId: string): Promise<Record<Collection, CollectionStats>> {
   await ensureCollections(store);
   const entries = await Promise.all(
     COLLECTIONS.map(async (c) => {
       const index = indexName(store, c);
       const [count, health] = await Promise.all([
-        store.es.count({ index }),
+        store.es.count({ index, query: { term: { organization_id: organizationId } } }),
         store.es.cluster.health({ index, timeout: '2s' }),
       ]);
       return [c, { vectors: count.count, status: health.status.toLowerCase() }] as const;

@@ -16,15 +16,18 @@ const messageSchema = new Schema(
   { _id: false },
 );
 
-/** A chat conversation of one user, with its messages in order. */
+/** A chat conversation of one principal (a user, or an API key of that user), with its messages in order. */
 const schema = new Schema({
   ...tenantFields,
+  /** The user, or the API key's creator. */
   user_id: { type: String, required: true },
+  /** The API key that started it; null for the user's own. */
+  api_key_id: { type: String, default: null },
   title: { type: String, required: true },
   messages: { type: [messageSchema], default: [] },
 });
 schema.plugin(basePlugin);
-schema.index({ organization_id: 1, user_id: 1, updated_at: -1 });
+schema.index({ organization_id: 1, user_id: 1, api_key_id: 1, updated_at: -1 });
 
 export type ConversationDoc = HydratedDocument<InferSchemaType<typeof schema>>;
 export const Conversation = model('Conversation', schema, 'conversations');

@@ -118,6 +118,31 @@ describe('chat', function () {
     expect((await api('POST', '/chat/send', { token: stranger.token, body: { message: 'x', conversation_id: first.body.conversation_id } })).status).to.equal(404);
   });
 
+  it('keeps conversations to the principal that started them: an API key and its creator do not read each other\'s', async () => {
+    const created = await api<{ key: string }>('POST', '/settings/api-keys', { token: owner.token, body: { name: 'chat bot' } });
+    expect(created.status).to.equal(201);
+    const key = created.body.key;
+    type List = { conversations: Array<{ conversation_id: string }> };
+    const ids = async (token: string) => (await api<List>('GET', '/chat/history', { token })).body.conversations.map((c) => c.conversation_id);
+
+    const mine = await askJson(owner.token, 'Private question: who maintains the cranes?');
+    const keys = await askJson(key, 'Bot question: how much is the Zephyrine escrow deposit?');
+    expect(mine.status).to.equal(200);
+    expect(keys.status).to.equal(200);
+
+    expect(await ids(key)).to.deep.equal([keys.body.conversation_id]);
+    expect(await ids(owner.token)).to.include(mine.body.conversation_id).and.not.include(keys.body.conversation_id);
+    // Neither reads nor continues the other's conversation.
+    for (const [token, other] of [[key, mine.body.conversation_id], [owner.token, keys.body.conversation_id]] as const) {
+      const read = await api('GET', `/chat/history?conversation_id=${other}`, { token });
+      expect(read.status).to.equal(404);
+      expect(read.body).to.deep.equal({ detail: 'Conversation not found' });
+      expect((await api('POST', '/chat/send', { token, body: { message: 'more', conversation_id: other, stream: false } })).status).to.equal(404);
+    }
+    // Each continues its own.
+    expect((await api('POST', '/chat/send', { token: key, body: { message: 'and the notary?', conversation_id: keys.body.conversation_id, stream: false } })).status).to.equal(200);
+  });
+
   it('validates the request', async () => {
     expect((await api('POST', '/chat/send', { token: owner.token, body: {} })).body).to.deep.equal({ detail: 'message: Invalid input: expected string, received undefined' });
     expect((await api('POST', '/chat/send', { token: owner.token, body: { message: '  ' } })).status).to.equal(400);
@@ -215,15 +240,24 @@ describe('chat', function () {
     expect((await api('POST', '/chat/sync-contracts', { token: viewer.token })).status).to.equal(403);
   });
 
-  it('reports real vector counts, index health, models and the retrieval settings', async () => {
-    const res = await api<{ collections: Record<string, { vectors: number; status: string }>; models: Record<string, string>; config: Record<string, number> }>(
-      'GET', '/chat/stats', { token: owner.token });
+  it('reports the organization\'s own vector counts, index health, models and the retrieval settings', async () => {
+    type Stats = { collections: Record<string, { vectors: number; status: string }>; models: Record<string, string>; config: Record<string, number> };
+    const res = await api<Stats>('GET', '/chat/stats', { token: owner.token });
     expect(res.status).to.equal(200);
     expect(res.body.collections).to.have.all.keys('contracts_kb', 'knowledge_base', 'user_documents');
-    expect(res.body.collections.user_documents!.vectors).to.be.at.least(3 + 45 + 6);
+    // Exactly the chunks of the owner's documents, not those of the other organizations of this run.
+    const docs = await api<{ documents: Array<{ id: string }> }>('GET', '/documents?page_size=100', { token: owner.token });
+    let chunks = 0;
+    for (const d of docs.body.documents) chunks += (await api<{ chunk_count: number }>('GET', `/documents/${d.id}`, { token: owner.token })).body.chunk_count;
+    expect(chunks).to.be.greaterThan(0);
+    expect(res.body.collections.user_documents!.vectors).to.equal(chunks);
     for (const c of Object.values(res.body.collections)) expect(c.status).to.be.oneOf(['green', 'yellow']);
     expect(res.body.models).to.have.all.keys('primary', 'mini', 'premium', 'fallback', 'embedding');
     expect(res.body.config).to.deep.equal({ embedding_dim: 3072, min_relevance_score: 0.35, max_context_chars: 28000 });
+
+    // A new organization has nothing indexed, whatever the others hold.
+    const stranger = await api<Stats>('GET', '/chat/stats', { token: (await signUp()).token });
+    expect(Object.values(stranger.body.collections).map((c) => c.vectors)).to.deep.equal([0, 0, 0]);
   });
 
   describe('when Elasticsearch is unreachable', function () {

@@ -61,6 +61,7 @@ operation({
 });
 operation({
   path: '/chat/history', method: 'get', tag, query: historyQuery, summary: 'One conversation\'s messages, or without conversation_id the caller\'s conversations (latest 100)',
+  description: 'Conversations belong to the principal that started them: a user, or one API key. A key never sees its creator\'s conversations, nor the creator the key\'s; another principal\'s conversation id answers 404.',
   responses: {
     200: {
       description: 'Messages of a conversation, or the list of conversations',
@@ -106,8 +107,15 @@ async function withVectorStore<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * The caller's own conversations: a user's, or one API key's. A key acts for its creator's
+ * organization but does not read the creator's conversations, nor the creator the key's.
+ * Rows from before `api_key_id` existed have none and count as the user's.
+ */
+const ownedBy = (p: Principal) => ({ ...orgFilter(p.organizationId), user_id: p.userId, api_key_id: p.kind === 'api_key' ? p.id : null });
+
 async function conversationOf(p: Principal, id: string): Promise<ConversationDoc> {
-  const found = isObjectId(id) ? await Conversation.findOne({ _id: id, ...orgFilter(p.organizationId), user_id: p.userId }) : null;
+  const found = isObjectId(id) ? await Conversation.findOne({ _id: id, ...ownedBy(p) }) : null;
   if (!found) throw notFound('Conversation');
   return found;
 }
@@ -124,7 +132,7 @@ export function chatRouter(s: Services): Router {
     const body = sendBody.parse(req.body);
     const conversation = body.conversation_id
       ? await conversationOf(p, body.conversation_id)
-      : new Conversation({ organization_id: p.organizationId, user_id: p.userId, title: body.message.slice(0, 80), messages: [] });
+      : new Conversation({ ...ownedBy(p), title: body.message.slice(0, 80), messages: [] });
     const history = conversation.messages.slice(-HISTORY_TURNS).map((m) => ({ role: m.role, content: m.content }));
 
     // Steps 1–5 before any byte is sent, so an outage is still a proper 503.
@@ -187,7 +195,7 @@ export function chatRouter(s: Services): Router {
       res.json({ conversation_id: conversation.id, messages: conversation.messages.map(messageView) });
       return;
     }
-    const conversations = await Conversation.find({ ...orgFilter(p.organizationId), user_id: p.userId }).sort({ updated_at: -1 }).limit(100);
+    const conversations = await Conversation.find(ownedBy(p)).sort({ updated_at: -1 }).limit(100);
     res.json({
       conversations: conversations.map((c) => ({
         conversation_id: c.id,
@@ -216,8 +224,8 @@ export function chatRouter(s: Services): Router {
     res.status(202).json({ workflow_id: workflowId, contracts });
   });
 
-  router.get('/chat/stats', authorize('chat:use'), async (_req, res) => {
-    const collections = await withVectorStore(() => collectionStats(s));
+  router.get('/chat/stats', authorize('chat:use'), async (req, res) => {
+    const collections = await withVectorStore(() => collectionStats(s, principalOf(req).organizationId));
     res.json({
       collections,
       models: s.ai.models,
