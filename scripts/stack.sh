@@ -189,6 +189,13 @@ start_postgres() {
     || "$pg/createdb" -h "$RUN" -U ferretdb ferretdb
 }
 
+# Indexes that let PostgreSQL answer FerretDB's pushed-down equality filters (see the file).
+apply_pushdown_indexes() {
+  "$(postgres_bin)/psql" -h "$RUN" -U ferretdb -d ferretdb -q -v ON_ERROR_STOP=1 -o /dev/null \
+    -f "$ROOT/scripts/ferretdb/pushdown-indexes.sql" 2>"$LOGS/pushdown-indexes.log" \
+    || die "could not apply scripts/ferretdb/pushdown-indexes.sql (log: $LOGS/pushdown-indexes.log)"
+}
+
 start_ferretdb() {
   "$(postgres_bin)/pg_isready" -q -h "$RUN" || { log "postgres: starting"; start_postgres; }
   start_bg ferretdb "$BIN/ferretdb" -listen "127.0.0.1:$MONGO_PORT" -postgresql-url "postgres://ferretdb@/ferretdb?host=$RUN&pool_max_conns=150"
@@ -241,6 +248,8 @@ up() {
   # takes a second one to write, so as many concurrent updates as its pool (150 here) wedge it;
   # 20 per client process keeps a few processes' worth of updates far below that.
   ensure ferretdb MONGODB_URI "mongodb://127.0.0.1:$MONGO_PORT/contracts?maxPoolSize=20" "$MONGO_PORT" start_ferretdb
+  # The local store's PostgreSQL, whether this run started it or found it running.
+  if "$(postgres_bin)/pg_isready" -q -h "$RUN" 2>/dev/null; then apply_pushdown_indexes; fi
   ensure elasticsearch ELASTICSEARCH_URL "http://127.0.0.1:$ES_PORT" "$ES_PORT" start_elasticsearch
   ensure redis REDIS_URL "redis://127.0.0.1:$REDIS_PORT" "$REDIS_PORT" start_redis
   printf 'export TEMPORAL_TEST_SERVER_PATH=%q\n' "$BIN/temporal-test-server" >>"$STACK/stack.env.tmp"
