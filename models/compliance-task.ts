@@ -1,6 +1,7 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { basePlugin, orgFilter, tenantFields } from './base';
 import { dayOf } from '../lib/dates';
+import { defineList } from '../lib/lists';
 
 export const TASK_STATUSES = ['pending', 'in_progress', 'resolved'] as const;
 export const TASK_PRIORITIES = ['high', 'medium', 'low'] as const;
@@ -32,9 +33,17 @@ const schema = new Schema({
 schema.plugin(basePlugin);
 schema.index({ organization_id: 1, contract_id: 1, rule_id: 1, status: 1 });
 schema.index({ organization_id: 1, status: 1, priority: 1 });
+// The list (taskList): by due date, optionally by status, priority, regulation or contract.
+schema.index({ organization_id: 1, due_date: 1, _id: 1 });
+schema.index({ organization_id: 1, status: 1, due_date: 1, _id: 1 });
+schema.index({ organization_id: 1, priority: 1, due_date: 1, _id: 1 });
+schema.index({ organization_id: 1, regulation_type: 1, due_date: 1, _id: 1 });
+schema.index({ organization_id: 1, contract_id: 1, due_date: 1, _id: 1 });
 
 export type ComplianceTaskDoc = HydratedDocument<InferSchemaType<typeof schema>>;
 export const ComplianceTask = model('ComplianceTask', schema, 'compliance_tasks');
+
+export const taskList = defineList({ name: 'compliance-tasks', model: ComplianceTask, filters: ['status', 'priority', 'regulation_type', 'contract_id'], sort: { field: 'due_date', order: 1 } });
 
 export const OPEN_STATUSES: readonly TaskStatus[] = ['pending', 'in_progress'];
 

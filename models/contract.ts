@@ -3,6 +3,7 @@ import { CONTRACT_TYPES } from '../lib/ai/port';
 import { RISK_LEVELS } from '../lib/risk';
 import { basePlugin, tenantFields } from './base';
 import { dayOf } from '../lib/dates';
+import { defineList } from '../lib/lists';
 
 export const CONTRACT_STATUSES = ['draft', 'active', 'completed', 'expired'] as const;
 export { CONTRACT_TYPES };
@@ -39,15 +40,17 @@ const schema = new Schema({
 // Declared here too (basePlugin sets the same) so the document type knows created_at/updated_at.
 }, { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const });
 schema.plugin(basePlugin);
-// The list: newest first, optionally by status or type; vendor pages; the expiry sweep.
-schema.index({ organization_id: 1, created_at: -1 });
-schema.index({ organization_id: 1, status: 1, created_at: -1 });
-schema.index({ organization_id: 1, type: 1, created_at: -1 });
+// The list (contractList): newest first, optionally by status or type; vendor pages; the expiry sweep.
+schema.index({ organization_id: 1, created_at: -1, _id: -1 });
+schema.index({ organization_id: 1, status: 1, created_at: -1, _id: -1 });
+schema.index({ organization_id: 1, type: 1, created_at: -1, _id: -1 });
 schema.index({ organization_id: 1, vendor_id: 1 });
 schema.index({ status: 1, end_date: 1 });
 
 export type ContractDoc = HydratedDocument<InferSchemaType<typeof schema>>;
 export const Contract = model('Contract', schema, 'contracts');
+
+export const contractList = defineList({ name: 'contracts', model: Contract, filters: ['status', 'type'], sort: { field: 'created_at', order: -1 } });
 
 const day = (d: Date | null | undefined) => (d ? dayOf(d) : null);
 

@@ -1,5 +1,6 @@
 import { Schema, model, type InferSchemaType } from 'mongoose';
 import { basePlugin, tenantFields } from './base';
+import { defineList } from '../lib/lists';
 
 export const EVENT_TYPES = [
   'contract.created', 'contract.updated', 'contract.deleted', 'contract.analyzed', 'contract.renewal_due',
@@ -31,10 +32,14 @@ const schema = new Schema({
 });
 schema.plugin(basePlugin);
 schema.index({ relayed_at: 1, occurred_at: 1 });
-schema.index({ organization_id: 1, occurred_at: -1 });
+// The activity feed (activityList): newest first, optionally by type (or a group of types).
+schema.index({ organization_id: 1, occurred_at: -1, _id: -1 });
+schema.index({ organization_id: 1, type: 1, occurred_at: -1, _id: -1 });
 
 export type EventDoc = InferSchemaType<typeof schema>;
 export const Event = model('Event', schema, 'events');
+
+export const activityList = defineList({ name: 'activity', model: Event, filters: ['type'], sort: { field: 'occurred_at', order: -1 } });
 
 /** One entry of the activity feed. */
 export function activityView(e: InstanceType<typeof Event>) {

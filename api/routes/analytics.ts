@@ -9,12 +9,13 @@ import { trusted, type Model } from 'mongoose';
 import { z } from 'zod';
 import type { Services } from '../../lib/services';
 import { forecastSeries } from '../../lib/forecast';
-import { pageQuery, skipOf } from '../../lib/pagination';
+import { pageQuery } from '../../lib/pagination';
+import { storePage, type ListFilter } from '../../lib/lists';
 import { monthRange, monthStart, spendByMonth, type SpendRecord } from '../../lib/spend';
 import { orgFilter } from '../../models/base';
 import { ComplianceTask } from '../../models/compliance-task';
 import { Contract } from '../../models/contract';
-import { EVENT_TYPES, Event, activityView } from '../../models/event';
+import { EVENT_TYPES, activityList, activityView } from '../../models/event';
 import { Signature } from '../../models/signature';
 import { Vendor } from '../../models/vendor';
 import { operation } from '../openapi';
@@ -25,6 +26,13 @@ const EVENT_CATEGORIES = [...new Set(EVENT_TYPES.map((t) => t.split('.')[0]!))];
 const activityQuery = pageQuery.extend({
   type: z.enum([...EVENT_TYPES, ...EVENT_CATEGORIES], { error: `must be an event name or one of ${EVENT_CATEGORIES.join(', ')}` }).optional(),
 });
+
+/** The feed's filter: one event type, or every type of a category (`contract` → `contract.*`). */
+export function activityFilter(type: z.infer<typeof activityQuery>['type']): ListFilter {
+  if (!type) return {};
+  if (type.includes('.')) return { equal: { type } };
+  return { where: { type: trusted({ $in: EVENT_TYPES.filter((t) => t.startsWith(`${type}.`)) }) } };
+}
 
 const MAX_SPEND_MONTHS = 60;
 const MAX_FORECAST_MONTHS = 24;
@@ -175,13 +183,8 @@ export function analyticsRouter(_s: Services): Router {
 
   router.get('/activity', authorize('analytics:read'), async (req, res) => {
     const q = activityQuery.parse(req.query);
-    const filter: Record<string, unknown> = { ...orgFilter(principalOf(req).organizationId) };
-    if (q.type) filter.type = q.type.includes('.') ? q.type : trusted({ $in: EVENT_TYPES.filter((t) => t.startsWith(`${q.type}.`)) });
-    const [events, total] = await Promise.all([
-      Event.find(filter).sort({ occurred_at: -1, _id: -1 }).skip(skipOf(q)).limit(q.page_size),
-      Event.countDocuments(filter),
-    ]);
-    res.json({ activities: events.map(activityView), total, page: q.page, page_size: q.page_size });
+    const { items, total } = await storePage(activityList, principalOf(req).organizationId, activityFilter(q.type), q);
+    res.json({ activities: items.map(activityView), total, page: q.page, page_size: q.page_size });
   });
 
   return router;

@@ -6,12 +6,13 @@ import { Router } from 'express';
 import { trusted, Types } from 'mongoose';
 import { z } from 'zod';
 import type { Services } from '../../lib/services';
-import { pageQuery, skipOf } from '../../lib/pagination';
+import { pageQuery } from '../../lib/pagination';
+import { storePage } from '../../lib/lists';
 import { JURISDICTIONS, COMPLIANCE_RULES } from '../../lib/compliance/rules';
 import { inOrg, isObjectId, orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { ComplianceScan, SCAN_SCOPES, scanView } from '../../models/compliance-scan';
-import { ComplianceTask, OPEN_STATUSES, TASK_PRIORITIES, TASK_STATUSES, taskCounts, taskView } from '../../models/compliance-task';
+import { ComplianceTask, OPEN_STATUSES, taskList, TASK_PRIORITIES, TASK_STATUSES, taskCounts, taskView } from '../../models/compliance-task';
 import { complianceScanWorkflow } from '../../workflows/compliance-scan';
 import { recordSearchAttributes } from '../../workflows/search-attributes';
 import { operation } from '../openapi';
@@ -149,18 +150,14 @@ export function complianceRouter(s: Services): Router {
   router.get('/tasks', authorize('compliance:read'), async (req, res) => {
     const p = principalOf(req);
     const q = listQuery.parse(req.query);
-    const filter = {
-      ...orgFilter(p.organizationId),
+    const equal = {
       ...(q.status ? { status: q.status } : {}),
       ...(q.priority ? { priority: q.priority } : {}),
       ...(q.regulation_type ? { regulation_type: q.regulation_type } : {}),
       ...(q.contract_id ? { contract_id: new Types.ObjectId(q.contract_id) } : {}),
     };
-    const [tasks, total] = await Promise.all([
-      ComplianceTask.find(filter).sort({ due_date: 1, _id: 1 }).skip(skipOf(q)).limit(q.page_size),
-      ComplianceTask.countDocuments(filter),
-    ]);
-    res.json({ tasks: tasks.map(taskView), total, page: q.page, page_size: q.page_size });
+    const { items, total } = await storePage(taskList, p.organizationId, { equal }, q);
+    res.json({ tasks: items.map(taskView), total, page: q.page, page_size: q.page_size });
   });
 
   router.put('/tasks/:id', authorize('compliance:write'), async (req, res) => {

@@ -10,10 +10,11 @@ import type { Services } from '../../lib/services';
 import type { Principal } from '../../lib/principal';
 import { actorOf, recordEvent } from '../../lib/events';
 import type { EventType } from '../../models/event';
-import { pageQuery, skipOf } from '../../lib/pagination';
+import { pageQuery } from '../../lib/pagination';
+import { storePage, type ListFilter } from '../../lib/lists';
 import { containsText } from '../../lib/text-search';
-import { inOrg, isObjectId, orgFilter } from '../../models/base';
-import { CONTRACT_STATUSES, CONTRACT_TYPES, Contract, contractEventData, contractListItem, contractView, type ContractDoc } from '../../models/contract';
+import { inOrg, isObjectId } from '../../models/base';
+import { CONTRACT_STATUSES, CONTRACT_TYPES, Contract, contractEventData, contractList, contractListItem, contractView, type ContractDoc } from '../../models/contract';
 import { Vendor } from '../../models/vendor';
 import { authorize, principalOf } from '../middleware/auth';
 import { idempotent } from '../middleware/idempotency';
@@ -54,6 +55,14 @@ const listQuery = pageQuery.extend({
   type: z.string().regex(/^[a-z_]{1,50}$/, 'must be a contract type such as nda').optional(),
   search: z.string().trim().max(200, 'must be at most 200 characters').optional(),
 });
+
+/** The list's filter for a query (the search matches title or counterparty). */
+export function contractListFilter(q: Pick<z.infer<typeof listQuery>, 'status' | 'type' | 'search'>): ListFilter {
+  return {
+    equal: { ...(q.status ? { status: q.status } : {}), ...(q.type ? { type: q.type } : {}) },
+    ...(q.search ? { where: { $or: [{ title: containsText(q.search) }, { counterparty: containsText(q.search) }] } } : {}),
+  };
+}
 
 const draftBody = z.object({
   prompt: z.string().max(4000, 'must be at most 4000 characters').optional(),
@@ -134,16 +143,7 @@ export function contractsRouter(s: Services): Router {
   router.get('/', authorize('contracts:read'), async (req, res) => {
     const p = principalOf(req);
     const q = listQuery.parse(req.query);
-    const filter = {
-      ...orgFilter(p.organizationId),
-      ...(q.status ? { status: q.status } : {}),
-      ...(q.type ? { type: q.type } : {}),
-      ...(q.search ? { $or: [{ title: containsText(q.search) }, { counterparty: containsText(q.search) }] } : {}),
-    };
-    const [items, total] = await Promise.all([
-      Contract.find(filter).sort({ created_at: -1, _id: -1 }).skip(skipOf(q)).limit(q.page_size),
-      Contract.countDocuments(filter),
-    ]);
+    const { items, total } = await storePage(contractList, p.organizationId, contractListFilter(q), q);
     res.json({ contracts: items.map(contractListItem), total, page: q.page, page_size: q.page_size });
   });
 

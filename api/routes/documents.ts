@@ -15,9 +15,10 @@ import type { Services } from '../../lib/services';
 import { detectFileType, extractPages, UnreadableDocumentError, type SupportedMime } from '../../lib/extraction';
 import { fullText } from '../../lib/chunking';
 import { deleteSource, isVectorStoreDown } from '../../lib/vector-store';
-import { pageQuery, skipOf } from '../../lib/pagination';
-import { inOrg, orgFilter } from '../../models/base';
-import { Document, DocumentChunkBatch, DOCUMENT_CATEGORIES, DOCUMENT_STATUSES, type DocumentDoc } from '../../models/document';
+import { pageQuery } from '../../lib/pagination';
+import { storePage } from '../../lib/lists';
+import { inOrg } from '../../models/base';
+import { Document, DocumentChunkBatch, documentList, DOCUMENT_CATEGORIES, DOCUMENT_STATUSES, type DocumentDoc } from '../../models/document';
 import { documentIngestionWorkflow } from '../../workflows/document-ingestion';
 import { recordSearchAttributes } from '../../workflows/search-attributes';
 import { authorize, principalOf } from '../middleware/auth';
@@ -157,16 +158,9 @@ export function documentsRouter(s: Services): Router {
 
   router.get('/documents', authorize('documents:read'), async (req, res) => {
     const q = listQuery.parse(req.query);
-    const filter = {
-      ...orgFilter(principalOf(req).organizationId),
-      ...(q.category ? { category: q.category } : {}),
-      ...(q.status ? { status: q.status } : {}),
-    };
-    const [documents, total] = await Promise.all([
-      Document.find(filter).sort({ created_at: -1, _id: -1 }).skip(skipOf(q)).limit(q.page_size),
-      Document.countDocuments(filter),
-    ]);
-    res.json({ documents: documents.map((d) => d.toJSON()), total, page: q.page, page_size: q.page_size });
+    const equal = { ...(q.category ? { category: q.category } : {}), ...(q.status ? { status: q.status } : {}) };
+    const { items, total } = await storePage(documentList, principalOf(req).organizationId, { equal }, q);
+    res.json({ documents: items.map((d) => d.toJSON()), total, page: q.page, page_size: q.page_size });
   });
 
   router.get('/documents/:id', authorize('documents:read'), async (req, res) => {

@@ -13,16 +13,17 @@ import { z } from 'zod';
 import type { Services } from '../../lib/services';
 import type { Principal } from '../../lib/principal';
 import { actorOf, recordEvent, type Actor } from '../../lib/events';
-import { pageQuery, skipOf } from '../../lib/pagination';
+import { pageQuery } from '../../lib/pagination';
+import { storePage } from '../../lib/lists';
 import { randomBase62, sha256Hex } from '../../lib/crypto';
 import { startOnce } from '../../lib/temporal';
 import { appendAudit, brokenAuditLink, certificateValid, sha256, type AuditEntryInput, type Certificate, type CertificatePayload } from '../../lib/signature-evidence';
 import { getSigningKey } from '../../lib/signing-key';
 import { msToNumber } from '@temporalio/common/lib/time';
 import type { EventType } from '../../models/event';
-import { inOrg, isObjectId, orgFilter } from '../../models/base';
+import { inOrg, isObjectId } from '../../models/base';
 import { Contract } from '../../models/contract';
-import { SIGNATURE_STATUSES, SIGNER_STATUSES, Signature, auditOf, changeWithAudit, type SignatureRecord } from '../../models/signature';
+import { SIGNATURE_STATUSES, SIGNER_STATUSES, Signature, signatureList, auditOf, changeWithAudit, type SignatureRecord } from '../../models/signature';
 import { cancelSignal, declinedSignal, signedSignal, viewedSignal, type SignatureWorkflowInput } from '../../workflows/signature';
 import { authorize, principalOf } from '../middleware/auth';
 import { idempotent } from '../middleware/idempotency';
@@ -336,15 +337,8 @@ export function signaturesRouter(s: Services): Router {
   router.get('/', authorize('signatures:read'), async (req, res) => {
     const p = principalOf(req);
     const q = listQuery.parse(req.query);
-    const filter = {
-      ...orgFilter(p.organizationId),
-      ...(q.status ? { status: q.status } : {}),
-      ...(q.contract_id ? { contract_id: new Types.ObjectId(q.contract_id) } : {}),
-    };
-    const [items, total] = await Promise.all([
-      Signature.find(filter).sort({ created_at: -1, _id: -1 }).skip(skipOf(q)).limit(q.page_size),
-      Signature.countDocuments(filter),
-    ]);
+    const equal = { ...(q.status ? { status: q.status } : {}), ...(q.contract_id ? { contract_id: new Types.ObjectId(q.contract_id) } : {}) };
+    const { items, total } = await storePage(signatureList, p.organizationId, { equal }, q);
     res.json({ signatures: items.map(signatureView), total, page: q.page, page_size: q.page_size });
   });
 

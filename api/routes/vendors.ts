@@ -8,11 +8,12 @@ import { z } from 'zod';
 import type { Services } from '../../lib/services';
 import type { Principal } from '../../lib/principal';
 import { actorOf, recordEvent } from '../../lib/events';
-import { pageQuery, skipOf } from '../../lib/pagination';
+import { pageQuery } from '../../lib/pagination';
+import { storePage, type ListFilter } from '../../lib/lists';
 import { containsText } from '../../lib/text-search';
 import { RISK_LEVELS } from '../../lib/risk';
 import { inOrg, orgFilter } from '../../models/base';
-import { VENDOR_STATUSES, Vendor, vendorListItem, type VendorDoc } from '../../models/vendor';
+import { VENDOR_STATUSES, Vendor, vendorList, vendorListItem, type VendorDoc } from '../../models/vendor';
 import { Contract, contractView } from '../../models/contract';
 import { authorize, principalOf } from '../middleware/auth';
 import { idempotent } from '../middleware/idempotency';
@@ -48,6 +49,14 @@ const listQuery = pageQuery.extend({
   risk_level: z.enum(RISK_LEVELS, `must be one of ${RISK_LEVELS.join(', ')}`).optional(),
   search: z.string().trim().max(200, 'must be at most 200 characters').optional(),
 });
+
+/** The list's filter for a query (the search matches name or category). */
+export function vendorListFilter(q: Pick<z.infer<typeof listQuery>, 'status' | 'risk_level' | 'search'>): ListFilter {
+  return {
+    equal: { ...(q.status ? { status: q.status } : {}), ...(q.risk_level ? { risk_level: q.risk_level } : {}) },
+    ...(q.search ? { where: { $or: [{ name: containsText(q.search) }, { category: containsText(q.search) }] } } : {}),
+  };
+}
 
 const ndaBody = z.object({
   party_name: z.string().trim().min(1, 'must not be empty').max(300, 'must be at most 300 characters'),
@@ -105,16 +114,7 @@ export function vendorsRouter(s: Services): Router {
   router.get('/', authorize('vendors:read'), async (req, res) => {
     const p = principalOf(req);
     const q = listQuery.parse(req.query);
-    const filter = {
-      ...orgFilter(p.organizationId),
-      ...(q.status ? { status: q.status } : {}),
-      ...(q.risk_level ? { risk_level: q.risk_level } : {}),
-      ...(q.search ? { $or: [{ name: containsText(q.search) }, { category: containsText(q.search) }] } : {}),
-    };
-    const [items, total] = await Promise.all([
-      Vendor.find(filter).sort({ created_at: -1, _id: -1 }).skip(skipOf(q)).limit(q.page_size),
-      Vendor.countDocuments(filter),
-    ]);
+    const { items, total } = await storePage(vendorList, p.organizationId, vendorListFilter(q), q);
     res.json({ vendors: items.map(vendorListItem), total, page: q.page, page_size: q.page_size });
   });
 

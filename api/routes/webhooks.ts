@@ -7,12 +7,13 @@ import { z } from 'zod';
 import type { Services } from '../../lib/services';
 import { encryptSecret } from '../../lib/crypto';
 import { resolvedUrlRefusal } from '../../lib/url-policy';
-import { pageQuery, skipOf } from '../../lib/pagination';
+import { pageQuery } from '../../lib/pagination';
+import { storePage } from '../../lib/lists';
 import { redeliver } from '../../lib/webhooks';
 import { inOrg, orgFilter } from '../../models/base';
 import { EVENT_TYPES } from '../../models/event';
 import { WebhookSubscription, subscriptionView } from '../../models/webhook-subscription';
-import { DELIVERY_STATUSES, WebhookDelivery, deliveryView } from '../../models/webhook-delivery';
+import { DELIVERY_STATUSES, WebhookDelivery, deliveryList, deliveryView } from '../../models/webhook-delivery';
 import { authorize, principalOf } from '../middleware/auth';
 import { idempotent } from '../middleware/idempotency';
 import { AppError, badRequest, conflict, notFound } from '../errors';
@@ -106,18 +107,15 @@ export function webhooksRouter(s: Services): Router {
 
   router.get('/deliveries', manage, async (req, res) => {
     const q = deliveriesQuery.parse(req.query);
-    const filter: Record<string, unknown> = { ...orgFilter(principalOf(req).organizationId) };
-    if (q.status) filter.status = q.status;
+    const equal: Record<string, unknown> = {};
+    if (q.status) equal.status = q.status;
     if (q.subscription_id !== undefined) {
       const sub = inOrg(principalOf(req).organizationId, q.subscription_id);
       if (!sub) throw badRequest('subscription_id: not a webhook id');
-      filter.subscription_id = sub._id;
+      equal.subscription_id = sub._id;
     }
-    const [deliveries, total] = await Promise.all([
-      WebhookDelivery.find(filter).sort({ created_at: -1, _id: -1 }).skip(skipOf(q)).limit(q.page_size),
-      WebhookDelivery.countDocuments(filter),
-    ]);
-    res.json({ deliveries: deliveries.map(deliveryView), total, page: q.page, page_size: q.page_size });
+    const { items, total } = await storePage(deliveryList, principalOf(req).organizationId, { equal }, q);
+    res.json({ deliveries: items.map(deliveryView), total, page: q.page, page_size: q.page_size });
   });
 
   router.post('/deliveries/:id/retry', manage, async (req, res) => {
