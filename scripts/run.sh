@@ -22,4 +22,7 @@ trap 'kill -TERM $worker 2>/dev/null; wait $worker 2>/dev/null' EXIT
 
 echo "[run] API:              http://localhost:${PORT:-8080}/api/v1  (health: http://localhost:${PORT:-8080}/health)"
 echo "[run] Temporal Web UI:  ${TEMPORAL_UI_URL:-http://localhost:8233}"
+if [ -n "${MAIL_API_URL:-}" ]; then
+  echo "[run] Local mail:         $MAIL_API_URL/api/user/<address>/messages, or IMAP 127.0.0.1:3143 (user: the address, any password)"
+fi
 node dist/api/server.js

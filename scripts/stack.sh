@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Provisions and runs the local engines: Temporal dev server, FerretDB (MongoDB protocol) on
-# PostgreSQL, Elasticsearch and Redis; provisions the local embedding model. Everything it downloads or builds is cached under .stack/
+# PostgreSQL, Elasticsearch, Redis and GreenMail (SMTP, IMAP and a REST API to read local
+# mail); provisions the local embedding model. Everything it downloads or builds is cached under .stack/
 # (ignored by git). An engine whose URL is configured is used as it is; an engine that is
 # already reachable on its default port is reused; only the rest are started here.
 #
@@ -29,9 +30,12 @@ MINILM_SHA256=53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db #
 MINILM_DIR="$STACK/models/all-MiniLM-L6-v2"
 # The ONNX export's Python packages (no PyTorch), in a venv of their own under .stack.
 EXPORT_PACKAGES=(onnx==1.23.2 numpy==2.4.6 safetensors==0.8.0)
+GREENMAIL_VERSION=2.1.13            # Maven Central com.icegreen:greenmail-standalone
+GREENMAIL_JAR="$DL/greenmail-standalone-$GREENMAIL_VERSION.jar"
 SEARCH_ATTRIBUTES=(OrganizationId RecordId RecordKind)
 
 TEMPORAL_PORT=7233 TEMPORAL_UI_PORT=8233 MONGO_PORT=27017 ES_PORT=9200 REDIS_PORT=6379
+SMTP_PORT=3025 IMAP_PORT=3143 MAIL_API_PORT=8025
 
 log() { printf '[stack] %s\n' "$*" >&2; }
 die() { printf '[stack] error: %s\n' "$*" >&2; exit 1; }
@@ -85,6 +89,14 @@ provision_elasticsearch() {
     "-Dartifact=org.elasticsearch.distribution.integ-test-zip:elasticsearch:$ES_VERSION:zip" \
     "-DoutputDirectory=$DL"
   unzip -q -o "$DL/elasticsearch-$ES_VERSION.zip" -d "$STACK"
+}
+
+provision_greenmail() {
+  [ -f "$GREENMAIL_JAR" ] && return 0
+  log "fetching GreenMail $GREENMAIL_VERSION from Maven Central"
+  mkdir -p "$DL"
+  mvn -q -B -Dstyle.color=never dependency:copy \
+    "-Dartifact=com.icegreen:greenmail-standalone:$GREENMAIL_VERSION" "-DoutputDirectory=$DL"
 }
 
 # The newest PostgreSQL server Debian's packages put on this machine.
@@ -149,6 +161,7 @@ provision() {
   provision_elasticsearch
   provision_redis
   provision_model
+  provision_greenmail
 }
 
 # --- starting ----------------------------------------------------------------------------
@@ -221,6 +234,17 @@ start_redis() {
   wait_for redis 20 port_open "$REDIS_PORT"
 }
 
+mail_api_ready() { curl -sf "http://127.0.0.1:$MAIL_API_PORT/api/service/readiness"; }
+
+# Accepts every address without authentication and keeps what arrives in memory (read it
+# over IMAP as the recipient, any password, or GET /api/user/<address>/messages).
+start_greenmail() {
+  start_bg greenmail java -Xmx256m -Dgreenmail.setup.test.smtp -Dgreenmail.setup.test.imap \
+    -Dgreenmail.hostname=127.0.0.1 -Dgreenmail.auth.disabled \
+    -Dgreenmail.api.hostname=127.0.0.1 -Dgreenmail.api.port="$MAIL_API_PORT" -jar "$GREENMAIL_JAR"
+  wait_for greenmail 60 mail_api_ready
+}
+
 # engine: configured env var, default URL, port, start function
 ensure() {
   local name=$1 var=$2 default=$3 port=$4 starter=$5
@@ -252,6 +276,10 @@ up() {
   if "$(postgres_bin)/pg_isready" -q -h "$RUN" 2>/dev/null; then apply_pushdown_indexes; fi
   ensure elasticsearch ELASTICSEARCH_URL "http://127.0.0.1:$ES_PORT" "$ES_PORT" start_elasticsearch
   ensure redis REDIS_URL "redis://127.0.0.1:$REDIS_PORT" "$REDIS_PORT" start_redis
+  local own_mail=1; [ -z "${SMTP_URL:-}" ] || own_mail=0
+  ensure greenmail SMTP_URL "smtp://127.0.0.1:$SMTP_PORT" "$SMTP_PORT" start_greenmail
+  # Where tests (and people) read what the local GreenMail received; no such thing for a configured relay.
+  [ "$own_mail" -eq 0 ] || printf 'export MAIL_API_URL=%q\n' "http://127.0.0.1:$MAIL_API_PORT" >>"$STACK/stack.env.tmp"
   printf 'export TEMPORAL_TEST_SERVER_PATH=%q\n' "$BIN/temporal-test-server" >>"$STACK/stack.env.tmp"
   mv "$STACK/stack.env.tmp" "$STACK/stack.env"
 }
@@ -271,7 +299,8 @@ down() {
 }
 
 status() {
-  for e in "temporal $TEMPORAL_PORT" "ferretdb $MONGO_PORT" "elasticsearch $ES_PORT" "redis $REDIS_PORT" "temporal-ui $TEMPORAL_UI_PORT"; do
+  for e in "temporal $TEMPORAL_PORT" "ferretdb $MONGO_PORT" "elasticsearch $ES_PORT" "redis $REDIS_PORT" "temporal-ui $TEMPORAL_UI_PORT" \
+    "greenmail-smtp $SMTP_PORT" "greenmail-imap $IMAP_PORT" "greenmail-api $MAIL_API_PORT"; do
     set -- $e
     if port_open "$2"; then echo "$1: reachable on :$2"; else echo "$1: not running"; fi
   done
