@@ -14,6 +14,7 @@ import { apiRouter } from './routes';
 import { relayOnRecord } from '../lib/relay';
 import { checkJsonBody, checkQuery } from './middleware/input';
 import { allowedMethods } from './middleware/methods';
+import { redactedRequest } from '../lib/logger';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -35,6 +36,8 @@ export function createApp(s: Services): express.Express {
         return id;
       },
       autoLogging: { ignore: (req) => req.url === '/health' },
+      // A signing link's token is a credential: the logged URL carries `[redacted]` instead.
+      serializers: { req: redactedRequest },
     }),
   );
   app.use(helmet());
