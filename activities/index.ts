@@ -8,6 +8,7 @@ import { createIntegrationSyncActivities } from './integration-sync';
 import { createComplianceActivities } from './compliance';
 import { createContractActivities } from './contracts';
 import { createReembedActivities } from './reembed';
+import { createMailActivities } from './mail';
 
 /** Every activity the worker registers, bound to the process's engines. */
 export function createActivities(s: Services) {
@@ -21,5 +22,6 @@ export function createActivities(s: Services) {
     ...createComplianceActivities(s),
     ...createContractActivities(s),
     ...createReembedActivities(s),
+    ...createMailActivities(s),
   };
 }

@@ -3,13 +3,14 @@
  * Each step is guarded by the request's stored status, so a retried activity repeats
  * nothing (a completed request is never completed twice).
  */
+import { Context } from '@temporalio/activity';
 import type { Services } from '../lib/services';
+import { mailSignatureCompleted, mailSignatureReminders, signersDue } from '../lib/mail/signatures';
 import { recordEvent } from '../lib/events';
 import { issueCertificate } from '../lib/signature-evidence';
 import { getSigningKey } from '../lib/signing-key';
 import { Signature, changeWithAudit } from '../models/signature';
 import { Contract } from '../models/contract';
-import { OutgoingMail } from '../models/outgoing-mail';
 import type { StoredSignatureState } from '../workflows/signature';
 
 const pending = { status: 'pending' } as const;
@@ -23,20 +24,12 @@ export function createSignatureActivities(s: Services) {
       const state: StoredSignatureState = { status: stored.status, signers: stored.signers.map((x) => ({ id: String(x._id), status: x.status })) };
       const sig = stored.status === 'pending' ? stored : null;
       if (!sig) return state;
-      const waiting = sig.signers.filter((x) => x.status === 'pending' || x.status === 'viewed');
       // In an ordered request only the signer whose turn it is is reminded.
-      const due = sig.ordered ? waiting.slice(0, 1) : waiting;
+      const due = signersDue(sig);
       if (due.length === 0) return state;
-      await OutgoingMail.insertMany(
-        due.map((signer) => ({
-          organization_id: sig.organization_id,
-          to: signer.email,
-          kind: 'signature_reminder',
-          subject: `Reminder: please sign "${sig.contract_title}"`,
-          body: `${sig.requested_by_name ?? 'Your counterparty'} is waiting for your signature on "${sig.contract_title}". Use the signing link you received; it expires ${sig.expires_at.toISOString()}.`,
-          data: { signature_id: signatureId, signer_id: String(signer._id) },
-        })),
-      );
+      // The scheduled activity's id names the round: a retry of it queues nothing twice.
+      const { workflowExecution, activityId } = Context.current().info;
+      await mailSignatureReminders(s, sig, due, `${workflowExecution?.runId ?? ''}:${activityId}`);
       await changeWithAudit(sig._id, pending, () => ({ entry: { type: 'reminded', at: new Date().toISOString(), detail: due.map((d) => d.email).join(', ') } }));
       return state;
     },
@@ -81,6 +74,7 @@ export function createSignatureActivities(s: Services) {
       // A retry after the request was closed still finishes the contract's side.
       const sig = done?.sig ?? (await Signature.findOne({ _id: signatureId, status: 'completed' }));
       if (!sig?.completed_at) return;
+      await mailSignatureCompleted(s, sig);
       const signedAt = sig.completed_at;
       const contractFilter = { _id: sig.contract_id, organization_id: sig.organization_id };
       await Contract.updateOne(contractFilter, { $set: { signed_at: signedAt } });

@@ -10,6 +10,7 @@ import { CONTRACT_STATUSES } from '../models/contract';
 import { VENDOR_STATUSES } from '../models/vendor';
 import { ROLES } from '../lib/rbac';
 import { RISK_LEVELS } from '../lib/risk';
+import { MAIL_KINDS } from '../models/outgoing-mail';
 import { idSchema, registry, timestamp } from './openapi';
 
 /** contractEventData (models/contract.ts): never the content. */
@@ -51,6 +52,10 @@ export const EVENT_DATA = {
   'team.mfa_enabled': memberData.extend({ replaced: z.boolean().meta({ description: 'True when an enrolled authenticator was replaced (which takes a current code or the password)' }) }),
   'team.mfa_recovery_code_used': memberData.extend({ recovery_codes_left: z.number().int() }),
   'team.mfa_reset': memberData,
+  'mail.failed': z.looseObject({
+    id: idSchema.meta({ description: 'The message (GET /settings/mail)' }), kind: z.enum(MAIL_KINDS), to: z.string(), subject: z.string(), attempts: z.number().int(),
+    error: z.string().nullable().meta({ description: 'The SMTP server\'s refusal, or the last transient error when the retry window ran out' }),
+  }),
 } satisfies Record<EventType, z.ZodObject>;
 
 const headers = z.object({

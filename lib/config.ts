@@ -25,8 +25,12 @@ const schema = z
     NODE_ENV: z.enum(['development', 'test', 'production']).default('production'),
     HOST: z.string().default('0.0.0.0'),
     PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-    /** Origin of links the service hands out (signing links); empty: the request's own origin. */
-    PUBLIC_BASE_URL: z.union([z.url(), z.literal('')]).default(''),
+    /**
+     * Origin of the front end that links point at (mail: /invite/<token>, /reset-password/<token>,
+     * /sign/<token>). Empty: http://localhost:<PORT> for mail, the request's own origin in API answers.
+     * Required in production.
+     */
+    PUBLIC_BASE_URL: z.union([z.url({ protocol: /^https?$/ }), z.literal('')]).default(''),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     BODY_LIMIT: z.string().default('1mb'),
     CORS_ORIGINS: z.string().default(''),
@@ -36,6 +40,10 @@ const schema = z
     /** Namespace of every key this service writes in Redis (deployments or test runs sharing one Redis use their own). */
     REDIS_KEY_PREFIX: z.string().min(1).default('clm'),
     ELASTICSEARCH_URL: z.url().default('http://127.0.0.1:9200'),
+    /** Any SMTP relay: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://host:465; locally GreenMail. */
+    SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).default('smtp://127.0.0.1:3025'),
+    /** The From of every message: `address` or `Name <address>`; its domain names the Message-IDs. */
+    MAIL_FROM: z.string().trim().regex(/^(?:[^<>]*<[^<>\s@]+@[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+)$/, 'must be an address or "Name <address>"').default('Contract Service <no-reply@localhost>'),
     /** Prepended to every index name, so several deployments (or test runs) share a cluster. */
     ELASTICSEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9_-]*$/).default(''),
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
@@ -97,6 +105,7 @@ const schema = z
       if (value === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'required unless NODE_ENV is development or test (an unset NODE_ENV counts as production)' });
       else if (value === devValue) ctx.addIssue({ code: 'custom', path: [name], message: 'is the development value from the source; set a secret of your own' });
     }
+    if (!c.PUBLIC_BASE_URL) ctx.addIssue({ code: 'custom', path: ['PUBLIC_BASE_URL'], message: 'required unless NODE_ENV is development or test (links in mail point there)' });
   })
   .transform((c) => ({ ...c, JWT_SECRET: c.JWT_SECRET ?? DEV_JWT_SECRET, ENCRYPTION_KEY: c.ENCRYPTION_KEY ?? DEV_ENCRYPTION_KEY }));
 
@@ -114,6 +123,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     version,
     aiProvider: c.GEMINI_API_KEY ? ('gemini' as const) : ('local' as const),
     corsOrigins: c.CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean),
+    /** Where links in mail point, without a trailing slash. */
+    publicBaseUrl: (c.PUBLIC_BASE_URL || `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
+    /** The address part of MAIL_FROM. */
+    mailFromAddress: /<([^<>]+)>\s*$/.exec(c.MAIL_FROM)?.[1] ?? c.MAIL_FROM,
   };
 }
 

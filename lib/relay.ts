@@ -9,6 +9,9 @@
  *   event recorded while Temporal was down is delivered once it is back.
  * Consumers must be idempotent (derive workflow ids from the event): a row may be relayed
  * by both paths, or again after a crash between the starts and `relayed_at`.
+ *
+ * Queued mail (lib/mail/queue.ts) is an outbox of the same kind: `queueMail` starts the
+ * message's workflow at once, and the same loop starts any whose start failed.
  */
 import { trusted, type HydratedDocument } from 'mongoose';
 import type { Services } from './services';
@@ -18,6 +21,8 @@ import { webhookConsumer } from './webhooks';
 import { contractIndexConsumer } from './contract-index';
 import { integrationNotificationConsumer } from './integrations/notifications';
 import { integrationSyncConsumer } from './integrations/sync';
+import { mailConsumer } from './mail/consumer';
+import { startPendingMail } from './mail/queue';
 
 export type EventRecord = HydratedDocument<EventDoc>;
 
@@ -28,7 +33,7 @@ export interface EventConsumer {
 }
 
 /** Every consumer of the event stream; the integrations piece appends its own. */
-export const EVENT_CONSUMERS: EventConsumer[] = [webhookConsumer, contractIndexConsumer, integrationNotificationConsumer, integrationSyncConsumer];
+export const EVENT_CONSUMERS: EventConsumer[] = [webhookConsumer, contractIndexConsumer, integrationNotificationConsumer, integrationSyncConsumer, mailConsumer];
 
 /**
  * Hands one event to every consumer, then marks it relayed. Consumers are independent, so
@@ -83,15 +88,19 @@ export function relayOnRecord(s: Services): void {
   });
 }
 
-/** The catch-up loop (run by the worker): every `intervalMs`, relay what is pending. */
+/** The catch-up loop (run by the worker): every `intervalMs`, relay pending events and start pending mail. */
 export function startRelayLoop(s: Services, { intervalMs = 1000, olderThanMs = 1500 } = {}): { stop(): Promise<void> } {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let pass: Promise<void> = Promise.resolve();
   let failing = false;
   const tick = () => {
-    pass = relayPending(s, { olderThanMs })
-      .then((n) => {
+    // Both run to the end before the next pass (allSettled), and a failure of either is reported.
+    pass = Promise.allSettled([relayPending(s, { olderThanMs }), startPendingMail(s, { olderThanMs })])
+      .then(([events, mail]) => {
+        if (events.status === 'rejected') throw events.reason;
+        if (mail.status === 'rejected') throw mail.reason;
+        const n = events.value;
         if (failing) s.logger.info({ relayed: n }, 'event relay recovered');
         failing = false;
       })

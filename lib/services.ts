@@ -15,6 +15,7 @@ import { createTemporalClient } from './temporal';
 import { createAi } from './ai';
 import type { AiPort } from './ai/port';
 import { forgetWrittenUsers } from './auth-user';
+import { createMailTransport, type MailTransport } from './mail/transport';
 
 export interface Services {
   config: Config;
@@ -24,6 +25,8 @@ export interface Services {
   temporal: TemporalClient;
   temporalConnection: TemporalConnection;
   ai: AiPort;
+  /** SMTP (pooled; connects on the first message). */
+  mailer: MailTransport;
 }
 
 export async function createServices(config: Config, logger: Logger): Promise<Services> {
@@ -37,6 +40,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     temporal: client,
     temporalConnection: connection,
     ai: createAi(config, logger),
+    mailer: createMailTransport(config),
   };
   subscriptions.set(s, forgetWrittenUsers(s));
   return s;
@@ -48,5 +52,6 @@ const subscriptions = new WeakMap<Services, () => void>();
 export async function closeServices(s: Services): Promise<void> {
   subscriptions.get(s)?.();
   s.redis.disconnect();
+  s.mailer.close();
   await Promise.allSettled([s.es.close(), s.temporalConnection.close(), mongoose.disconnect()]);
 }

@@ -6,7 +6,7 @@ export const EVENT_TYPES = [
   'contract.created', 'contract.updated', 'contract.deleted', 'contract.analyzed', 'contract.renewal_due',
   'signature.requested', 'signature.viewed', 'signature.completed', 'signature.declined', 'signature.expired',
   'compliance.alert', 'vendor.created', 'vendor.risk_assessed', 'team.member_joined',
-  'team.mfa_enabled', 'team.mfa_recovery_code_used', 'team.mfa_reset',
+  'team.mfa_enabled', 'team.mfa_recovery_code_used', 'team.mfa_reset', 'mail.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

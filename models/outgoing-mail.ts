@@ -1,21 +1,69 @@
-import { Schema, model, type InferSchemaType } from 'mongoose';
+import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { basePlugin } from './base';
 
+export const MAIL_KINDS = [
+  'password_reset', 'team_invite', 'signature_request', 'signature_reminder',
+  'signature_declined', 'signature_expired', 'signature_completed',
+] as const;
+export type MailKind = (typeof MAIL_KINDS)[number];
+
+/** queued → sending → sent, or failed (retryable by hand); a failed one goes back to queued on retry. */
+export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'failed'] as const;
+export type MailStatus = (typeof MAIL_STATUSES)[number];
+
 /**
- * Mail the service has to send (password resets, invitations): an outbox a mail relay
- * drains. Secrets such as reset tokens travel only here, never in an API response.
+ * One message to one address, sent by the workflow `mail-<id>` (lib/mail/queue.ts). The
+ * rendered parts may carry a secret (a reset, invitation or signing link), so they are
+ * kept only sealed (AES-256-GCM) and only until the message is sent: `content_sealed` is
+ * removed with the change to `sent`. Subjects never carry secrets.
  */
 const schema = new Schema({
-  organization_id: { type: Schema.Types.ObjectId, default: null, index: true },
-  to: { type: String, required: true, index: true },
-  kind: { type: String, enum: ['password_reset', 'team_invite', 'signature_reminder'], required: true },
+  /** Null only for mail that belongs to no organization (none today: resets use the user's). */
+  organization_id: { type: Schema.Types.ObjectId, default: null },
+  kind: { type: String, enum: MAIL_KINDS, required: true },
+  to: { type: String, required: true },
   subject: { type: String, required: true },
-  body: { type: String, required: true },
-  /** Values a template or a test needs (e.g. the token), so the body need not be parsed. */
-  data: { type: Schema.Types.Mixed, default: {} },
+  /** encryptSecret(JSON of { text, html }); null once sent. */
+  content_sealed: { type: String, default: null },
+  /** What the message is about (ids only), e.g. { signature_id, signer_id }; never a secret. */
+  ref: { type: Schema.Types.Mixed, default: {} },
+  /** Makes queueing idempotent: a replayed event or retried activity finds the same message. */
+  dedupe_key: { type: String, required: true, unique: true },
+  status: { type: String, enum: MAIL_STATUSES, default: 'queued' },
+  attempts: { type: Number, default: 0 },
+  last_error: { type: String, default: null },
+  /** The Message-ID header, `<id@sender domain>`: the same on every attempt, so receivers drop duplicates. */
+  message_id: { type: String, required: true },
+  /** The SMTP server's final reply (usually with its queue id). */
+  smtp_response: { type: String, default: null },
+  /** The workflow sending it; a manual retry starts `mail-<id>-retry-<n>`. */
+  workflow_id: { type: String, default: null },
+  retries: { type: Number, default: 0 },
+  queued_at: { type: Date, required: true },
   sent_at: { type: Date, default: null },
+  failed_at: { type: Date, default: null },
 });
-schema.plugin(basePlugin);
+schema.plugin(basePlugin, { hidden: ['content_sealed', 'dedupe_key'] });
+schema.index({ organization_id: 1, queued_at: -1 });
+schema.index({ organization_id: 1, status: 1, queued_at: -1 });
+// The catch-up loop looks for queued messages whose workflow never started.
+schema.index({ status: 1, workflow_id: 1, queued_at: 1 });
 
 export type OutgoingMailDoc = InferSchemaType<typeof schema>;
+export type OutgoingMailRecord = HydratedDocument<OutgoingMailDoc>;
 export const OutgoingMail = model('OutgoingMail', schema, 'outgoing_mail');
+
+/** The operator's view (GET /settings/mail): never the content. */
+export function mailView(m: OutgoingMailRecord) {
+  return {
+    id: m.id,
+    kind: m.kind,
+    to: m.to,
+    subject: m.subject,
+    status: m.status,
+    attempts: m.attempts,
+    last_error: m.last_error ?? null,
+    queued_at: m.queued_at.toISOString(),
+    sent_at: m.sent_at?.toISOString() ?? null,
+  };
+}

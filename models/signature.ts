@@ -13,6 +13,12 @@ const signerSchema = new Schema({
   status: { type: String, enum: SIGNER_STATUSES, default: 'pending' },
   /** SHA-256 of the secret in the signing link; the link itself is shown once. */
   token_hash: { type: String, required: true },
+  /**
+   * The link's token, sealed (lib/crypto.ts), kept only while the link can still act so the
+   * service can mail it when it is this signer's turn and in reminders; cleared when the
+   * signer signs or declines and when the request closes (changeWithAudit).
+   */
+  token_sealed: { type: String, default: null },
   viewed_at: { type: Date, default: null },
   signed_at: { type: Date, default: null },
   declined_at: { type: Date, default: null },
@@ -27,6 +33,7 @@ signerSchema.set('toJSON', {
     ret.id = String(ret._id);
     delete ret._id;
     delete ret.token_hash;
+    delete ret.token_sealed;
     return ret;
   },
 });
@@ -88,6 +95,16 @@ export interface AuditedChange {
  * overwrite each other. On a lost race it re-reads and `decide`s again; `decide` returns
  * null when there is nothing (left) to do. Returns the changed record and its entry, or null.
  */
+/** The sealed tokens `fields` leave unusable: every one when the request closes, else those of signers who signed or declined. */
+function spentTokens(sig: SignatureRecord, fields: Record<string, unknown>): Record<string, null> {
+  const closes = typeof fields.status === 'string' && fields.status !== 'pending';
+  const spent = sig.signers.flatMap((x, i) => {
+    const next = fields[`signers.${i}.status`];
+    return x.token_sealed && (closes || next === 'signed' || next === 'declined') ? [[`signers.${i}.token_sealed`, null] as const] : [];
+  });
+  return Object.fromEntries(spent);
+}
+
 export async function changeWithAudit(
   id: Types.ObjectId | string,
   filter: Record<string, unknown>,
@@ -99,9 +116,10 @@ export async function changeWithAudit(
     if (!sig || !change) return null;
     const trail = auditOf(sig);
     const entry = appendAudit(trail, change.entry);
+    const fields = change.set?.(entry) ?? {};
     const updated = await Signature.findOneAndUpdate(
       { ...filter, _id: id, audit_trail: trusted({ $size: trail.length }) },
-      { $set: change.set?.(entry) ?? {}, $push: { audit_trail: entry } },
+      { $set: { ...fields, ...spentTokens(sig, fields) }, $push: { audit_trail: entry } },
       { returnDocument: 'after' },
     );
     if (updated) return { sig: updated, entry };

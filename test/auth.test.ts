@@ -5,10 +5,10 @@ import jwt from 'jsonwebtoken';
 import { api } from './support/http';
 import { testEnv } from './support/env';
 import { addMember, enableMfa, fromIp, nextTotp, signUp, uniqueIp, type LoginBody, type TestUser } from './support/auth';
+import { linkToken, waitForMail } from './support/mailbox';
 import { createApp } from '../api/app';
 import { redisKey } from '../lib/redis';
 import { totpNow } from '../lib/totp';
-import { OutgoingMail } from '../models/outgoing-mail';
 import { User } from '../models/user';
 
 describe('auth: register and login', () => {
@@ -180,9 +180,8 @@ describe('auth: password reset', () => {
     expect(known.status).to.equal(202);
     expect(known.body).to.deep.equal(unknown.body);
     expect(known.text).to.not.match(/token/i);
-    const mail = await OutgoingMail.findOne({ to: owner.email, kind: 'password_reset' }).lean();
-    const token = (mail!.data as { token: string }).token;
-    expect(mail!.body).to.contain(token);
+    const [mail] = await waitForMail(owner.email);
+    const token = linkToken(mail!, 'reset-password');
     const bad = await api('POST', '/auth/password/reset', { body: { token: 'wrong', password: 'new-password-1' } });
     expect(bad.status).to.equal(400);
     const ok = await api('POST', '/auth/password/reset', { body: { token, password: 'new-password-1' } });
@@ -326,8 +325,8 @@ describe('auth: MFA', () => {
     expect((await api('POST', '/auth/mfa/setup', { token: stolen })).status).to.equal(403);
 
     await api('POST', '/auth/password/reset-request', { body: { email: owner.email }, headers: fromIp(uniqueIp()) });
-    const mail = await OutgoingMail.findOne({ to: owner.email, kind: 'password_reset' }).lean();
-    expect((await api('POST', '/auth/password/reset', { body: { token: (mail!.data as { token: string }).token, password: 'new-password-1' } })).status).to.equal(204);
+    const [mail] = await waitForMail(owner.email);
+    expect((await api('POST', '/auth/password/reset', { body: { token: linkToken(mail!, 'reset-password'), password: 'new-password-1' } })).status).to.equal(204);
     expect((await api('POST', '/auth/mfa/setup', { token: stolen })).status).to.equal(401);
 
     const challenge = await login({ ...owner, password: 'new-password-1' });

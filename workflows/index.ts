@@ -8,3 +8,4 @@ export { complianceScanWorkflow } from './compliance-scan';
 export { integrationSyncWorkflow } from './integration-sync';
 export { contractExpirySweepWorkflow, renewalRemindersWorkflow } from './contract-schedules';
 export { reembedWorkflow } from './reembed';
+export { mailDeliveryWorkflow } from './mail-delivery';

@@ -20,7 +20,7 @@ import { Organization } from '../../models/organization';
 import { User, publicUser, type UserDoc } from '../../models/user';
 import { Invite } from '../../models/invite';
 import { RefreshToken } from '../../models/refresh-token';
-import { OutgoingMail } from '../../models/outgoing-mail';
+import { mailPasswordReset } from '../../lib/mail/accounts';
 import { authorize, bearerOf, principalOf } from '../middleware/auth';
 import { AppError, badRequest, conflict, forbidden, unauthorized } from '../errors';
 import { ROLES } from '../../lib/rbac';
@@ -286,14 +286,7 @@ async function requestPasswordReset(s: Services, req: Request) {
     user.password_reset_hash = sha256Hex(resetToken);
     user.password_reset_expires_at = new Date(Date.now() + s.config.PASSWORD_RESET_TTL_SECONDS * 1000);
     await user.save();
-    await OutgoingMail.create({
-      organization_id: user.organization_id,
-      to: user.email,
-      kind: 'password_reset',
-      subject: 'Reset your password',
-      body: `Use this code to choose a new password within ${Math.round(s.config.PASSWORD_RESET_TTL_SECONDS / 60)} minutes: ${resetToken}`,
-      data: { token: resetToken },
-    });
+    await mailPasswordReset(s, user, resetToken, user.password_reset_expires_at);
   }
 }
 

@@ -16,6 +16,7 @@ import { integrationsRouter } from './integrations';
 import { signaturesPublicRouter, signaturesRouter } from './signatures';
 import { openApiRouter } from './openapi';
 import { complianceRouter } from './compliance';
+import { mailRouter } from './mail';
 
 /** Every resource's router, mounted under /api/v1. */
 export function apiRouter(s: Services): Router {
@@ -35,6 +36,7 @@ export function apiRouter(s: Services): Router {
   router.use(chatRouter(s));
   router.use(apiKeysRouter(s));
   router.use(organizationRouter(s));
+  router.use(mailRouter(s));
   router.use('/contracts', contractsRouter(s));
   router.use('/vendors', vendorsRouter(s));
   router.use('/integrations', integrationsRouter(s));

@@ -15,7 +15,7 @@ import type { Principal } from '../../lib/principal';
 import { actorOf, recordEvent, type Actor } from '../../lib/events';
 import { pageQuery } from '../../lib/pagination';
 import { storePage } from '../../lib/lists';
-import { randomBase62, sha256Hex } from '../../lib/crypto';
+import { encryptSecret, randomBase62, sha256Hex } from '../../lib/crypto';
 import { startOnce } from '../../lib/temporal';
 import { appendAudit, brokenAuditLink, certificateValid, sha256, type AuditEntryInput, type Certificate, type CertificatePayload } from '../../lib/signature-evidence';
 import { getSigningKey } from '../../lib/signing-key';
@@ -303,7 +303,8 @@ export function signaturesRouter(s: Services): Router {
       contract_title: contract.title,
       ordered: body.ordered,
       message: body.message || null,
-      signers: body.signers.map((x, i) => ({ ...x, order: i + 1, token_hash: sha256Hex(tokens[i]!) })),
+      // The sealed token lets the service mail each signer's link when it is their turn (lib/mail/signatures.ts).
+      signers: body.signers.map((x, i) => ({ ...x, order: i + 1, token_hash: sha256Hex(tokens[i]!), token_sealed: encryptSecret(s.config, tokens[i]!) })),
       document: contract.content,
       document_hash: sha256(contract.content),
       audit_trail: [appendAudit([], requested)],

@@ -19,7 +19,7 @@ import { User, teamMember, type UserDoc } from '../../models/user';
 import { Invite, inviteView } from '../../models/invite';
 import { ApiKey } from '../../models/api-key';
 import { RefreshToken } from '../../models/refresh-token';
-import { OutgoingMail } from '../../models/outgoing-mail';
+import { mailInvitation } from '../../lib/mail/accounts';
 import { authorize, principalOf } from '../middleware/auth';
 import { conflict, forbidden, notFound, unavailable } from '../errors';
 import { idSchema, operation, registry, timestamp } from '../openapi';
@@ -110,14 +110,7 @@ export function teamRouter(s: Services): Router {
       invited_by: p.userId,
       expires_at: new Date(Date.now() + s.config.INVITE_TTL_SECONDS * 1000),
     });
-    await OutgoingMail.create({
-      organization_id: p.organizationId,
-      to: body.email,
-      kind: 'team_invite',
-      subject: `${p.name} invited you to join their team`,
-      body: `You have been invited as ${body.role}. Register with this invitation code: ${token}`,
-      data: { invite_id: invite.id, token },
-    });
+    await mailInvitation(s, invite, token, p.name);
     res.status(201).json({ id: invite.id, email: invite.email, role: invite.role, status: invite.status, expires_at: invite.expires_at.toISOString(), invite_token: token });
   });
 

@@ -1,7 +1,9 @@
 /**
  * A Temporal dev server, API and worker of a test's own, on a database of their own, with a
  * registered owner: stopping this Temporal touches nothing else in the run, and the shared
- * run's relay never delivers these events through the shared Temporal.
+ * run's relay never delivers these events through the shared Temporal. With `sharedTemporal`
+ * the processes use the shared server on a task queue of their own (for a test that breaks
+ * something else, e.g. the SMTP server in `env`).
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
@@ -22,14 +24,16 @@ export interface OutageStack {
   stop(): Promise<void>;
 }
 
-export async function startOutageStack(label: string): Promise<OutageStack> {
+export async function startOutageStack(label: string, opts: { env?: Record<string, string>; sharedTemporal?: boolean } = {}): Promise<OutageStack> {
   const id = randomBytes(4).toString('hex');
   const dbFile = path.join(os.tmpdir(), `temporal-${label}-${id}.db`);
   const mongo = new URL(testEnvironment().MONGODB_URI!);
   mongo.pathname = `${mongo.pathname}_${label}`;
   const port = await freePort();
-  let temporal: EngineProcess | undefined = await startTemporalDevServer(port, dbFile);
-  const env = { ...testEnvironment(), MONGODB_URI: mongo.toString(), TEMPORAL_ADDRESS: temporal.url, TEMPORAL_TASK_QUEUE: `${label}-${id}` };
+  let temporal: EngineProcess | undefined = opts.sharedTemporal ? undefined : await startTemporalDevServer(port, dbFile);
+  const env = {
+    ...testEnvironment(), MONGODB_URI: mongo.toString(), ...(temporal ? { TEMPORAL_ADDRESS: temporal.url } : {}), TEMPORAL_TASK_QUEUE: `${label}-${id}`, ...opts.env,
+  };
   const apiProc = await startApiProcess(env);
   const worker = startWorkerProcess(env);
   const base = `${apiProc.url}/api/v1`;
@@ -42,10 +46,12 @@ export async function startOutageStack(label: string): Promise<OutageStack> {
     token: register.body.access_token,
     worker,
     async stopTemporal() {
+      if (opts.sharedTemporal) throw new Error('this stack uses the shared Temporal');
       await temporal?.stop();
       temporal = undefined;
     },
     async startTemporal() {
+      if (opts.sharedTemporal) throw new Error('this stack uses the shared Temporal');
       temporal = await startTemporalDevServer(port, dbFile);
     },
     async stop() {

@@ -3,7 +3,7 @@
  * engine stops its own instance, never the shared one the rest of the run depends on.
  */
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { mkdtempSync, openSync } from 'node:fs';
+import { mkdtempSync, openSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -83,6 +83,27 @@ export async function startFerretDb(again?: { port: number; dir: string }): Prom
   const dir = again?.dir ?? mkdtempSync(path.join(os.tmpdir(), 'ferretdb-'));
   const engine = await startProcess(path.join(repoRoot, '.stack/bin/ferretdb'), ['-listen', `127.0.0.1:${port}`, '-data', dir], port, `mongodb://127.0.0.1:${port}/health_check`);
   return { ...engine, dir };
+}
+
+/**
+ * A GreenMail of the test's own (the jar scripts/stack.sh fetched): SMTP and its REST API.
+ * Pass the ports of a stopped one to start it again where its clients expect it (empty: it
+ * keeps mail in memory only).
+ */
+export async function startGreenMail(again?: { smtpPort: number; apiPort: number }): Promise<EngineProcess & { smtpPort: number; apiPort: number; apiUrl: string }> {
+  const downloads = path.join(repoRoot, '.stack/downloads');
+  const jar = readdirSync(downloads).find((f) => /^greenmail-standalone-.*\.jar$/.test(f));
+  if (!jar) throw new Error('GreenMail not found in .stack/downloads: run scripts/stack.sh provision');
+  const smtpPort = again?.smtpPort ?? (await freePort());
+  const apiPort = again?.apiPort ?? (await freePort());
+  const args = [
+    '-Xmx128m', `-Dgreenmail.smtp.port=${smtpPort}`, '-Dgreenmail.smtp.hostname=127.0.0.1', '-Dgreenmail.auth.disabled',
+    '-Dgreenmail.api.hostname=127.0.0.1', `-Dgreenmail.api.port=${apiPort}`, '-jar', path.join(downloads, jar),
+  ];
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const engine = await startProcess('java', args, smtpPort, `smtp://127.0.0.1:${smtpPort}`);
+  await waitFor(async () => (await fetch(`${apiUrl}/api/service/readiness`)).ok, 30000, 'the GreenMail API');
+  return { ...engine, smtpPort, apiPort, apiUrl };
 }
 
 /** A TCP relay to a real engine whose link can be cut and restored, like a network fault. */

@@ -1,0 +1,69 @@
+/**
+ * The organization's outgoing mail (`/settings/mail`, owners and admins): every message with
+ * its delivery state, never its content (which may carry a reset, invitation or signing
+ * link), and a manual retry for one that failed.
+ */
+import { Router } from 'express';
+import { z } from 'zod';
+import type { Services } from '../../lib/services';
+import { pageQuery, skipOf } from '../../lib/pagination';
+import { retryMail } from '../../lib/mail/queue';
+import { inOrg, orgFilter } from '../../models/base';
+import { MAIL_KINDS, MAIL_STATUSES, OutgoingMail, mailView } from '../../models/outgoing-mail';
+import { authorize, principalOf } from '../middleware/auth';
+import { conflict, notFound } from '../errors';
+import { idSchema, operation, pageOf, registry, timestamp } from '../openapi';
+
+const listQuery = pageQuery.extend({ status: z.enum(MAIL_STATUSES, `must be one of ${MAIL_STATUSES.join(', ')}`).optional() });
+
+/** mailView (models/outgoing-mail.ts). */
+const mailSchema = registry.register('OutgoingMail', z.object({
+  id: idSchema,
+  kind: z.enum(MAIL_KINDS),
+  to: z.string(),
+  subject: z.string(),
+  status: z.enum(MAIL_STATUSES).meta({ description: 'queued (waiting for its first or next try), sending, sent (the SMTP server accepted it), failed' }),
+  attempts: z.number().int().meta({ description: 'SMTP tries so far' }),
+  last_error: z.string().nullable().meta({ description: 'The last refusal or connection error' }),
+  queued_at: timestamp,
+  sent_at: timestamp.nullable(),
+}));
+
+const tag = 'Mail';
+operation({
+  path: '/settings/mail', method: 'get', tag, query: listQuery,
+  summary: 'List the organization\'s outgoing mail (newest first), by status',
+  description: 'Invitations, password resets and signature mail with their delivery state; never their content. Transient SMTP failures are retried for 24 hours with backoff; a 5xx refusal fails the message at once and records `mail.failed` in the activity feed.',
+  responses: { 200: { description: 'A page of messages', schema: pageOf('messages', mailSchema) } },
+});
+operation({
+  path: '/settings/mail/{id}/retry', method: 'post', tag,
+  summary: 'Send a failed message again (same Message-ID, a new 24-hour retry window)',
+  responses: { 202: { description: 'Queued again', schema: mailSchema }, 409: 'The message is not failed' },
+});
+
+export function mailRouter(s: Services): Router {
+  const router = Router();
+  const manage = authorize('settings:manage');
+
+  router.get('/settings/mail', manage, async (req, res) => {
+    const q = listQuery.parse(req.query);
+    const filter = { ...orgFilter(principalOf(req).organizationId), ...(q.status ? { status: q.status } : {}) };
+    const [messages, total] = await Promise.all([
+      OutgoingMail.find(filter).sort({ queued_at: -1, _id: -1 }).skip(skipOf(q)).limit(q.page_size),
+      OutgoingMail.countDocuments(filter),
+    ]);
+    res.json({ messages: messages.map(mailView), total, page: q.page, page_size: q.page_size });
+  });
+
+  router.post('/settings/mail/:id/retry', manage, async (req, res) => {
+    const filter = inOrg(principalOf(req).organizationId, req.params.id);
+    const found = filter && (await OutgoingMail.findOne(filter, { status: 1 }));
+    if (!found) throw notFound('Message');
+    const mail = await retryMail(s, filter);
+    if (!mail) throw conflict(`Only a failed message can be retried; this one is ${found.status}`);
+    res.status(202).json(mailView(mail));
+  });
+
+  return router;
+}

@@ -1,0 +1,167 @@
+/**
+ * The messages the service sends. Each is a plain-text and an HTML part built from the same
+ * paragraphs: templates write text only, and the HTML part escapes all of it, so a name or
+ * title with markup is shown, never interpreted. Links come from PUBLIC_BASE_URL (the front
+ * end): /invite/<token>, /reset-password/<token>, /sign/<token> and /signatures/<id>.
+ */
+export interface MailAttachment {
+  filename: string;
+  content: string;
+  contentType: string;
+}
+
+export interface RenderedMail {
+  subject: string;
+  text: string;
+  html: string;
+  attachments?: MailAttachment[];
+}
+
+interface Layout {
+  subject: string;
+  paragraphs: string[];
+  /** Shown as a quoted block after the paragraphs (e.g. the requester's message). */
+  quote?: { label: string; text: string } | null;
+  action: { label: string; url: string };
+  /** Small print after the link. */
+  after?: string[];
+  attachments?: MailAttachment[];
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+const htmlText = (s: string) => escapeHtml(s).replace(/\r?\n/g, '<br>');
+
+/** Headers hold one line: user values in a subject lose their line breaks. */
+const oneLine = (s: string, max = 200) => s.replace(/\s+/g, ' ').trim().slice(0, max);
+
+export const formatTime = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+function compose(l: Layout): RenderedMail {
+  const text = [
+    ...l.paragraphs,
+    ...(l.quote ? [`${l.quote.label}:\n${l.quote.text.split(/\r?\n/).map((line) => `> ${line}`).join('\n')}`] : []),
+    `${l.action.label}:\n${l.action.url}`,
+    ...(l.after ?? []),
+  ].join('\n\n');
+  const p = (s: string, style = '') => `<p${style ? ` style="${style}"` : ''}>${htmlText(s)}</p>`;
+  const html = [
+    '<!DOCTYPE html><html><head><meta charset="utf-8"></head>',
+    '<body style="font-family:Arial,Helvetica,sans-serif;font-size:15px;line-height:1.5;color:#222;max-width:600px">',
+    ...l.paragraphs.map((s) => p(s)),
+    ...(l.quote ? [p(`${l.quote.label}:`), `<blockquote style="border-left:3px solid #ccc;margin:0 0 1em;padding-left:12px">${htmlText(l.quote.text)}</blockquote>`] : []),
+    `<p><a href="${escapeHtml(l.action.url)}" style="display:inline-block;padding:10px 18px;background:#1a56db;color:#fff;text-decoration:none;border-radius:4px">${escapeHtml(l.action.label)}</a></p>`,
+    p(`Or open this link: ${l.action.url}`, 'font-size:12px;color:#666'),
+    ...(l.after ?? []).map((s) => p(s, 'font-size:12px;color:#666')),
+    '</body></html>',
+  ].join('\n');
+  return { subject: oneLine(l.subject), text, html, ...(l.attachments?.length ? { attachments: l.attachments } : {}) };
+}
+
+const link = (base: string, ...parts: string[]) => `${base}/${parts.map(encodeURIComponent).join('/')}`;
+
+export function invitationMail(base: string, v: { inviterName: string; organizationName: string; role: string; token: string; expiresAt: Date }): RenderedMail {
+  return compose({
+    subject: `${v.inviterName} invited you to join ${v.organizationName}`,
+    paragraphs: [
+      `${v.inviterName} invited you to join ${v.organizationName} as ${v.role}.`,
+      `The invitation is valid until ${formatTime(v.expiresAt)}. Register with this address to accept it.`,
+    ],
+    action: { label: 'Accept the invitation', url: link(base, 'invite', v.token) },
+    after: ['If you did not expect this invitation, ignore this message.'],
+  });
+}
+
+export function passwordResetMail(base: string, v: { email: string; token: string; expiresAt: Date }): RenderedMail {
+  return compose({
+    subject: 'Reset your password',
+    paragraphs: [
+      `Someone asked to reset the password of ${v.email}.`,
+      `Choose a new password with the link below before ${formatTime(v.expiresAt)}. It works once; your current sessions end when the password changes.`,
+    ],
+    action: { label: 'Choose a new password', url: link(base, 'reset-password', v.token) },
+    after: ['If you did not ask for this, ignore this message: your password stays as it is.'],
+  });
+}
+
+export interface SignerMailValues {
+  requesterName: string;
+  contractTitle: string;
+  message: string | null;
+  expiresAt: Date;
+  token: string;
+  signerName: string;
+  /** Signers who signed before this one (ordered requests). */
+  signedBefore: number;
+}
+
+export function signatureRequestMail(base: string, v: SignerMailValues): RenderedMail {
+  return compose({
+    subject: `${v.requesterName} asks you to sign "${oneLine(v.contractTitle, 150)}"`,
+    paragraphs: [
+      `Hello ${v.signerName},`,
+      `${v.requesterName} asks you to sign "${v.contractTitle}".`,
+      ...(v.signedBefore ? [`${v.signedBefore} signer${v.signedBefore === 1 ? ' has' : 's have'} signed before you; it is now your turn.`] : []),
+      `The request expires ${formatTime(v.expiresAt)}.`,
+    ],
+    quote: v.message ? { label: `Message from ${v.requesterName}`, text: v.message } : null,
+    action: { label: 'Review and sign', url: link(base, 'sign', v.token) },
+    after: ['The link is yours alone: anyone who has it can sign in your name. Do not forward this message.'],
+  });
+}
+
+export function signatureReminderMail(base: string, v: SignerMailValues): RenderedMail {
+  return compose({
+    subject: `Reminder: please sign "${oneLine(v.contractTitle, 150)}"`,
+    paragraphs: [
+      `Hello ${v.signerName},`,
+      `${v.requesterName} is still waiting for your signature on "${v.contractTitle}".`,
+      `The request expires ${formatTime(v.expiresAt)}.`,
+    ],
+    action: { label: 'Review and sign', url: link(base, 'sign', v.token) },
+    after: ['The link is yours alone: anyone who has it can sign in your name. Do not forward this message.'],
+  });
+}
+
+interface RequestValues {
+  signatureId: string;
+  contractTitle: string;
+}
+
+export function signatureDeclinedMail(base: string, v: RequestValues & { signerName: string; signerEmail: string; reason: string | null }): RenderedMail {
+  return compose({
+    subject: `${v.signerName} declined to sign "${oneLine(v.contractTitle, 150)}"`,
+    paragraphs: [`${v.signerName} (${v.signerEmail}) declined to sign "${v.contractTitle}". The request is closed; nobody else can sign it.`],
+    quote: v.reason ? { label: 'Their reason', text: v.reason } : null,
+    action: { label: 'Open the request', url: link(base, 'signatures', v.signatureId) },
+  });
+}
+
+export function signatureExpiredMail(base: string, v: RequestValues & { expiresAt: Date; signed: number; total: number }): RenderedMail {
+  return compose({
+    subject: `Signature request expired: "${oneLine(v.contractTitle, 150)}"`,
+    paragraphs: [
+      `The request to sign "${v.contractTitle}" expired at ${formatTime(v.expiresAt)} with ${v.signed} of ${v.total} signatures.`,
+      'Send a new request to collect the missing signatures.',
+    ],
+    action: { label: 'Open the request', url: link(base, 'signatures', v.signatureId) },
+  });
+}
+
+export function signatureCompletedMail(
+  base: string,
+  v: RequestValues & { signers: Array<{ name: string; signedAt: Date }>; completedAt: Date; certificate: string; forRequester: boolean },
+): RenderedMail {
+  return compose({
+    subject: `Signed by everyone: "${oneLine(v.contractTitle, 150)}"`,
+    paragraphs: [
+      `Every signer has signed "${v.contractTitle}" (completed ${formatTime(v.completedAt)}):`,
+      v.signers.map((x) => `- ${x.name}, ${formatTime(x.signedAt)}`).join('\n'),
+      `The attached certificate.json is the service's signed statement of who signed which document when; check it offline against the service's public key, ${base}/api/v1/signatures/public-key.`,
+    ],
+    action: v.forRequester
+      ? { label: 'Open the request', url: link(base, 'signatures', v.signatureId) }
+      : { label: 'The service\'s public key', url: `${base}/api/v1/signatures/public-key` },
+    attachments: [{ filename: 'certificate.json', content: v.certificate, contentType: 'application/json' }],
+  });
+}
