@@ -1,6 +1,6 @@
 /**
  * The paginated lists of the interface (contracts, vendors, documents, signatures,
- * compliance tasks, webhook deliveries, activity): what each filters on and how it is
+ * compliance tasks, webhook deliveries, activity, outgoing mail): what each filters on and how it is
  * ordered, and the store query that answers a page of one.
  *
  * Each list's model declares a compound index for every query this builds:

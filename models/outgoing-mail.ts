@@ -1,5 +1,6 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { basePlugin } from './base';
+import { defineList } from '../lib/lists';
 
 export const MAIL_KINDS = [
   'password_reset', 'team_invite', 'signature_request', 'signature_reminder',
@@ -44,14 +45,17 @@ const schema = new Schema({
   failed_at: { type: Date, default: null },
 });
 schema.plugin(basePlugin, { hidden: ['content_sealed', 'dedupe_key'] });
-schema.index({ organization_id: 1, queued_at: -1 });
-schema.index({ organization_id: 1, status: 1, queued_at: -1 });
+// The list (mailList): newest first, optionally by status.
+schema.index({ organization_id: 1, queued_at: -1, _id: -1 });
+schema.index({ organization_id: 1, status: 1, queued_at: -1, _id: -1 });
 // The catch-up loop looks for queued messages whose workflow never started.
 schema.index({ status: 1, workflow_id: 1, queued_at: 1 });
 
 export type OutgoingMailDoc = InferSchemaType<typeof schema>;
 export type OutgoingMailRecord = HydratedDocument<OutgoingMailDoc>;
 export const OutgoingMail = model('OutgoingMail', schema, 'outgoing_mail');
+
+export const mailList = defineList({ name: 'mail', model: OutgoingMail, filters: ['status'], sort: { field: 'queued_at', order: -1 } });
 
 /** The operator's view (GET /settings/mail): never the content. */
 export function mailView(m: OutgoingMailRecord) {

@@ -15,8 +15,9 @@ import { signatureList } from '../models/signature';
 import { taskList } from '../models/compliance-task';
 import { deliveryList } from '../models/webhook-delivery';
 import { activityList } from '../models/event';
+import { mailList } from '../models/outgoing-mail';
 
-const LISTS: ListSpec[] = [contractList, vendorList, documentList, signatureList, taskList, deliveryList, activityList];
+const LISTS: ListSpec[] = [contractList, vendorList, documentList, signatureList, taskList, deliveryList, activityList, mailList];
 
 /** A value each filter may take (the store query does not care which). */
 const SAMPLE: Record<string, unknown> = {

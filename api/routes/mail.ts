@@ -6,10 +6,11 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { Services } from '../../lib/services';
-import { pageQuery, skipOf } from '../../lib/pagination';
+import { pageQuery } from '../../lib/pagination';
+import { storePage } from '../../lib/lists';
 import { retryMail } from '../../lib/mail/queue';
-import { inOrg, orgFilter } from '../../models/base';
-import { MAIL_KINDS, MAIL_STATUSES, OutgoingMail, mailView } from '../../models/outgoing-mail';
+import { inOrg } from '../../models/base';
+import { MAIL_KINDS, MAIL_STATUSES, OutgoingMail, mailList, mailView } from '../../models/outgoing-mail';
 import { authorize, principalOf } from '../middleware/auth';
 import { conflict, notFound } from '../errors';
 import { idSchema, operation, pageOf, registry, timestamp } from '../openapi';
@@ -48,12 +49,8 @@ export function mailRouter(s: Services): Router {
 
   router.get('/settings/mail', manage, async (req, res) => {
     const q = listQuery.parse(req.query);
-    const filter = { ...orgFilter(principalOf(req).organizationId), ...(q.status ? { status: q.status } : {}) };
-    const [messages, total] = await Promise.all([
-      OutgoingMail.find(filter).sort({ queued_at: -1, _id: -1 }).skip(skipOf(q)).limit(q.page_size),
-      OutgoingMail.countDocuments(filter),
-    ]);
-    res.json({ messages: messages.map(mailView), total, page: q.page, page_size: q.page_size });
+    const { items, total } = await storePage(mailList, principalOf(req).organizationId, { equal: q.status ? { status: q.status } : {} }, q);
+    res.json({ messages: items.map(mailView), total, page: q.page, page_size: q.page_size });
   });
 
   router.post('/settings/mail/:id/retry', manage, async (req, res) => {
