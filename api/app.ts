@@ -8,13 +8,13 @@ import cors from 'cors';
 import { randomUUID } from 'node:crypto';
 import { pinoHttp } from 'pino-http';
 import type { Services } from '../lib/services';
+import { redactRequest } from '../lib/logger';
 import { errorHandler, notFoundRoute } from './errors';
 import { healthRouter } from './routes/health';
 import { apiRouter } from './routes';
 import { relayOnRecord } from '../lib/relay';
 import { checkJsonBody, checkQuery } from './middleware/input';
 import { allowedMethods } from './middleware/methods';
-import { redactedRequest } from '../lib/logger';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -36,8 +36,8 @@ export function createApp(s: Services): express.Express {
         return id;
       },
       autoLogging: { ignore: (req) => req.url === '/health' },
-      // A signing link's token is a credential: the logged URL carries `[redacted]` instead.
-      serializers: { req: redactedRequest },
+      // Signing-link tokens and secret query parameters never reach the logs.
+      serializers: { req: redactRequest },
     }),
   );
   app.use(helmet());

@@ -5,7 +5,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import mongoose from 'mongoose';
-import type { Logger } from '../lib/logger';
+import { redactUrl, type Logger } from '../lib/logger';
 
 export class AppError extends Error {
   constructor(
@@ -70,7 +70,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const known = toAppError(err);
     const appErr = known ?? new AppError(500, 'Internal server error');
-    if (!known || appErr.status >= 500) logger.error({ err, reqId: req.id, path: req.path }, 'request failed');
+    if (!known || appErr.status >= 500) logger.error({ err, reqId: req.id, path: redactUrl(req.path) }, 'request failed');
     if (res.headersSent) {
       res.end();
       return;

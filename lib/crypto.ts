@@ -1,8 +1,9 @@
 /** Secrets at rest (TOTP seeds, webhook and integration secrets): AES-256-GCM, and hashes for lookup tokens. */
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Config } from './config';
 
 const VERSION = 'v1';
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 export function encryptSecret(config: Pick<Config, 'ENCRYPTION_KEY'>, plaintext: string): string {
   const key = Buffer.from(config.ENCRYPTION_KEY, 'base64');
@@ -20,6 +21,21 @@ export function decryptSecret(config: Pick<Config, 'ENCRYPTION_KEY'>, sealed: st
   return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');
 }
 
+/**
+ * A secret derived from ENCRYPTION_KEY for one purpose and subject (HMAC-SHA256 under a
+ * per-purpose key; 43 base62 characters, 256 bits, like the random tokens). For a token
+ * that must be shown again without being stored anywhere: only its hash is kept, and the
+ * service can derive it anew.
+ */
+export function derivedSecret(config: Pick<Config, 'ENCRYPTION_KEY'>, purpose: string, subject: string): string {
+  const purposeKey = createHmac('sha256', Buffer.from(config.ENCRYPTION_KEY, 'base64')).update(`derived-secret:${purpose}`).digest();
+  let n = BigInt(`0x${createHmac('sha256', purposeKey).update(subject).digest('hex')}`);
+  let out = '';
+  // 62^43 > 2^256: every digest has its own 43-character spelling.
+  for (let i = 0; i < 43; i++, n /= 62n) out = BASE62[Number(n % 62n)]! + out;
+  return out;
+}
+
 /** SHA-256 hex: how random bearer tokens (API keys, refresh, signing links) are stored. */
 export const sha256Hex = (value: string | Buffer) => createHash('sha256').update(value).digest('hex');
 
@@ -29,7 +45,6 @@ export function safeEqual(a: string, b: string): boolean {
   return ab.length === bb.length && timingSafeEqual(ab, bb);
 }
 
-const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 /** Unbiased random base62 string (rejection sampling). */
 export function randomBase62(length: number): string {
   let out = '';

@@ -4,21 +4,57 @@ import type { Config } from './config';
 export type Logger = pino.Logger;
 
 /** Structured JSON logs; secrets that may pass through request logging are redacted. */
-export function createLogger(config: Pick<Config, 'LOG_LEVEL' | 'version'>, name = 'api'): Logger {
-  return pino({
+export function createLogger(config: Pick<Config, 'LOG_LEVEL' | 'version'>, name = 'api', destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     name,
     level: config.LOG_LEVEL,
     base: { service: 'contract-service', version: config.version, component: name },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.secret', '*.token'],
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
-/** Secret path segments: the token of a signing link (/signatures/sign/<token>[/decline]). */
-export const redactUrl = (url: string) => url.replace(/(\/sign\/)[^/?#]+/g, '$1[redacted]');
+const REDACTED = '[redacted]';
 
-/** The request log's `req` without secrets in the path (pino-http's request serializer). */
-export function redactedRequest<R extends { url: string }>(req: R): R {
-  req.url = redactUrl(req.url);
+/** Path segments that are secrets: the signer's token after `/sign/` (JSON API and human page). */
+const SECRET_SEGMENT = /(\/sign\/)[^/?#]+/gi;
+
+/** Query parameters whose values are secrets (links with tokens, invite and reset codes, keys). */
+const SECRET_PARAM = /token|secret|password|code|key|signature|otp/i;
+
+/**
+ * A request URL as it may be logged: the token of a signing link (`/signatures/sign/<token>`,
+ * `/sign/<token>`) and the values of secret-looking query parameters (`?token=`,
+ * `invite_token`, `code`, ...) replaced by `[redacted]`. The bytes are not decoded, so the
+ * rest of the URL logs as it arrived.
+ */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  const path = (q === -1 ? url : url.slice(0, q)).replace(SECRET_SEGMENT, `$1${REDACTED}`);
+  if (q === -1) return path;
+  const query = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq === -1 ? pair : pair.slice(0, eq);
+      return eq !== -1 && SECRET_PARAM.test(name) ? `${name}=${REDACTED}` : pair;
+    })
+    .join('&');
+  return `${path}?${query}`;
+}
+
+/** `redactUrl` for parsed query and route parameters: secret-looking names keep only their name. */
+function redactParams(params: unknown): unknown {
+  if (!params || typeof params !== 'object') return params;
+  return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, SECRET_PARAM.test(k) ? REDACTED : v]));
+}
+
+/** pino-http's `req` serializer, over the standard one's fresh copy: URL, query and route parameters redacted. */
+export function redactRequest<T extends { url?: string; query?: unknown; params?: unknown }>(req: T): T {
+  if (req.url !== undefined) req.url = redactUrl(req.url);
+  req.query = redactParams(req.query);
+  req.params = redactParams(req.params);
   return req;
 }

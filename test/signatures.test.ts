@@ -9,8 +9,13 @@ import { api } from './support/http';
 import { addMember, fromIp, signUp, uniqueIp, type TestUser } from './support/auth';
 import { startReceiver } from './support/receiver';
 import { testEnv } from './support/env';
+import { Writable } from 'node:stream';
+import type { Server } from 'node:http';
 import { Signature } from '../models/signature';
 import { Event } from '../models/event';
+import { IdempotencyKey } from '../models/idempotency-key';
+import { createApp } from '../api/app';
+import { createLogger } from '../lib/logger';
 import { sha256 } from '../lib/signature-evidence';
 
 interface Signer { id: string; name: string; email: string; status: string; signing_url?: string; signed_at: string | null; viewed_at: string | null; ip: string | null; user_agent: string | null; signature_text: string | null }
@@ -265,5 +270,59 @@ describe('signatures', () => {
     }
     expect((await api<{ total: number }>('GET', '/signatures', { token: stranger.token })).body.total).to.equal(0);
     expect((await api('GET', '/signatures/not-an-id', { token: owner.token })).status).to.equal(404);
+  });
+
+  it('keeps no signing-link token in the stored Idempotency-Key answer; a replay shows the same working links', async () => {
+    const contractId = await createContract(owner);
+    const key = randomUUID();
+    const body = { contract_id: contractId, signers: twoSigners };
+    const first = await send(member, body, { 'idempotency-key': key });
+    expect(first.status).to.equal(201);
+    const tokens = first.body.signers.map(tokenOf);
+
+    const stored = await IdempotencyKey.findOne({ key }).lean();
+    expect(stored, 'the kept answer').to.not.equal(null);
+    const kept = JSON.stringify(stored);
+    for (const token of tokens) expect(kept).not.to.contain(token);
+    expect(kept).not.to.contain('signing_url');
+
+    const replay = await send(member, body, { 'idempotency-key': key });
+    expect(replay.status).to.equal(201);
+    expect(replay.headers.get('idempotent-replayed')).to.equal('true');
+    expect(replay.body).to.deep.equal(first.body);
+    // The replayed link is the signer's link.
+    const view = await asSigner('GET', tokenOf(replay.body.signers[1]!));
+    expect(view.status).to.equal(200);
+    expect(view.body.signer).to.include({ name: 'Bob Ångström' });
+  });
+
+  it('keeps signing-link tokens and secret query parameters out of the request logs', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write(chunk: Buffer, _enc, done) { lines.push(chunk.toString()); done(); } });
+    const { services, config } = testEnv();
+    const logger = createLogger({ ...config, LOG_LEVEL: 'info' }, 'api', sink);
+    const server: Server = createApp({ ...services, logger }).listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/v1`;
+      const created = await send(member, { contract_id: await createContract(owner), signers: twoSigners });
+      const [alice, bob] = created.body.signers.map(tokenOf) as [string, string];
+      const secrets = [alice, bob, 'invite-secret-123456', 'reset-secret-654321', 'code-secret-777'];
+      const headers = { ...fromIp(signerIp), 'user-agent': 'SignerBrowser/1.0' };
+      expect((await api('GET', `/signatures/sign/${alice}`, { base, headers })).status).to.equal(200);
+      expect((await api('POST', `/signatures/sign/${alice}?lang=en`, { base, headers, body: { signature_text: 'Alice Signer' } })).status).to.equal(200);
+      expect((await api('POST', `/signatures/sign/${bob}/decline`, { base, headers, body: {} })).status).to.equal(400);
+      // The human page's path, and secrets in a query string: unknown routes are logged too.
+      await api('GET', `/sign/${bob}`, { base: base.replace('/api/v1', '') });
+      await api('GET', `/auth/invite?invite_token=invite-secret-123456&reset_token=reset-secret-654321&code=code-secret-777&page=2`, { base });
+
+      const logged = lines.join('');
+      expect(logged).to.contain('/signatures/sign/[redacted]');
+      expect(logged).to.contain('/sign/[redacted]/decline');
+      expect(logged).to.contain('invite_token=[redacted]&reset_token=[redacted]&code=[redacted]&page=2');
+      for (const secret of secrets) expect(logged, secret).not.to.contain(secret);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });

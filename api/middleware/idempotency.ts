@@ -3,6 +3,8 @@
  * kept 24 h per principal and key and replayed for a repeat (with `Idempotent-Replayed:
  * true`); the same key with a different request, or while the first is still running,
  * is 409. Mount after `authorize`, so refused requests never claim a key.
+ * A route whose answer carries secrets (signing links) passes a `ReplayCodec`: the stored
+ * answer leaves them out and a replay puts them back from what the service can re-derive.
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { createHash } from 'node:crypto';
@@ -48,7 +50,15 @@ async function fingerprintOf(req: Request): Promise<string> {
   return hash.digest('hex');
 }
 
-export function idempotent(logger: Logger): RequestHandler {
+/** How a route's answer is kept for replay when it must not be stored as sent. */
+export interface ReplayCodec {
+  /** What to store instead of the answer (secrets removed). */
+  stored(body: unknown): unknown;
+  /** The answer to replay, rebuilt from what was stored. */
+  replayed(stored: unknown, req: Request): Promise<unknown>;
+}
+
+export function idempotent(logger: Logger, codec?: ReplayCodec): RequestHandler {
   return async (req, res, next) => {
     const key = req.get('Idempotency-Key');
     if (key === undefined) return next();
@@ -61,7 +71,8 @@ export function idempotent(logger: Logger): RequestHandler {
     if (existing) {
       if (existing.fingerprint !== fingerprint) throw conflict('Idempotency-Key: already used for a different request');
       if (existing.state === 'in_flight') throw conflict('Idempotency-Key: a request with this key is still in progress');
-      res.set('Idempotent-Replayed', 'true').status(existing.status ?? 200).json(existing.body);
+      const body: unknown = codec ? await codec.replayed(existing.body, req) : existing.body;
+      res.set('Idempotent-Replayed', 'true').status(existing.status ?? 200).json(body);
       return;
     }
 
@@ -72,7 +83,7 @@ export function idempotent(logger: Logger): RequestHandler {
     res.json = ((body: unknown) => {
       answered = true;
       // A server fault is not an answer to keep: the key is freed so the client can retry.
-      const store = res.statusCode >= 500 ? release() : IdempotencyKey.updateOne({ scope, key }, { $set: { state: 'done', status: res.statusCode, body } });
+      const store = res.statusCode >= 500 ? release() : IdempotencyKey.updateOne({ scope, key }, { $set: { state: 'done', status: res.statusCode, body: codec ? codec.stored(body) : body } });
       store.then(
         () => send(body),
         (err: unknown) => {

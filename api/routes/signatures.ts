@@ -15,7 +15,7 @@ import type { Principal } from '../../lib/principal';
 import { actorOf, recordEvent, type Actor } from '../../lib/events';
 import { pageQuery } from '../../lib/pagination';
 import { storePage } from '../../lib/lists';
-import { encryptSecret, randomBase62, sha256Hex } from '../../lib/crypto';
+import { derivedSecret, encryptSecret, sha256Hex } from '../../lib/crypto';
 import { startOnce } from '../../lib/temporal';
 import { appendAudit, brokenAuditLink, certificateValid, sha256, type AuditEntryInput, type Certificate, type CertificatePayload } from '../../lib/signature-evidence';
 import { getSigningKey } from '../../lib/signing-key';
@@ -26,7 +26,7 @@ import { Contract } from '../../models/contract';
 import { SIGNATURE_STATUSES, SIGNER_STATUSES, Signature, signatureList, auditOf, changeWithAudit, type SignatureRecord } from '../../models/signature';
 import { cancelSignal, declinedSignal, signedSignal, viewedSignal, type SignatureWorkflowInput } from '../../workflows/signature';
 import { authorize, principalOf } from '../middleware/auth';
-import { idempotent } from '../middleware/idempotency';
+import { idempotent, type ReplayCodec } from '../middleware/idempotency';
 import { operation, registry } from '../openapi';
 import { AppError, badRequest, conflict, notFound, unavailable } from '../errors';
 
@@ -94,7 +94,7 @@ const signerViewSchema = z.object({
 const tag = 'Signatures';
 const one = { description: 'The signature request', schema: signatureSchema };
 const gone = 'The link was used, or the request is expired, cancelled, declined or completed';
-operation({ path: '/signatures', method: 'post', tag, summary: 'Send a contract for signature (honours Idempotency-Key)', description: 'Freezes the contract content and its SHA-256, gives each signer a secret signing link, emits signature.requested and starts the workflow signature-<id> (reminders, expiry, completion). `ordered: true` lets signers sign one after another in the given order; otherwise in parallel.', body: createBody, responses: { 201: { description: 'The request, with each signer\'s signing_url (shown only here)', schema: createdSchema }, 409: 'Idempotency-Key reused with a different body, or still in flight', 503: 'The workflow engine is unavailable; nothing was sent' } });
+operation({ path: '/signatures', method: 'post', tag, summary: 'Send a contract for signature (honours Idempotency-Key)', description: 'Freezes the contract content and its SHA-256, gives each signer a secret signing link, emits signature.requested and starts the workflow signature-<id> (reminders, expiry, completion). `ordered: true` lets signers sign one after another in the given order; otherwise in parallel.', body: createBody, responses: { 201: { description: 'The request, with each signer\'s signing_url (shown only here, and in a replay under the same Idempotency-Key, which re-derives the links rather than storing them)', schema: createdSchema }, 409: 'Idempotency-Key reused with a different body, or still in flight', 503: 'The workflow engine is unavailable; nothing was sent' } });
 operation({ path: '/signatures', method: 'get', tag, summary: 'List signature requests (newest first), filtered by status or contract', query: listQuery, responses: { 200: { description: 'A page of requests', schema: z.object({ signatures: z.array(signatureSchema), total: z.number().int(), page: z.number().int(), page_size: z.number().int() }) } } });
 operation({ path: '/signatures/{id}', method: 'get', tag, summary: 'Get a signature request', responses: { 200: one } });
 operation({ path: '/signatures/{id}/cancel', method: 'post', tag, summary: 'Cancel a pending request; its signing links stop working', responses: { 200: one, 409: 'The request is no longer pending' } });
@@ -183,6 +183,46 @@ function emit(sig: SignatureRecord, type: EventType, actor: Actor, summary: stri
 }
 
 const publicBase = (s: Services, req: Request) => s.config.PUBLIC_BASE_URL.replace(/\/+$/, '') || `${req.protocol}://${req.get('host')}`;
+
+/**
+ * A signer's link token, derived from the request and signer ids (lib/crypto.ts
+ * `derivedSecret`): only its SHA-256 is stored, and an idempotent replay of the creation
+ * can show the same link again without the token being kept anywhere.
+ */
+const signingToken = (s: Services, signatureId: string, signerId: string) => derivedSecret(s.config, 'signing-link', `${signatureId}:${signerId}`);
+
+const signingUrl = (s: Services, req: Request, token: string) => `${publicBase(s, req)}/api/v1/signatures/sign/${token}`;
+
+/** The creation answer as replays store it: each signer without `signing_url`. */
+const createdAnswer = z.looseObject({ id: z.string(), signers: z.array(z.looseObject({ id: z.string() })) });
+
+/**
+ * Signing links out of the stored replay of `POST /signatures`, and back in on a replay:
+ * derived again, and only where the stored hash confirms them (not after ENCRYPTION_KEY
+ * was changed, or for a request that is gone).
+ */
+function signingLinksCodec(s: Services): ReplayCodec {
+  return {
+    stored(body) {
+      const created = createdAnswer.safeParse(body);
+      if (!created.success) return body;
+      return { ...created.data, signers: created.data.signers.map(({ signing_url: _secret, ...signer }) => signer) };
+    },
+    async replayed(stored, req) {
+      const created = createdAnswer.safeParse(stored);
+      if (!created.success) return stored;
+      const sig = isObjectId(created.data.id) ? await Signature.findById(created.data.id, { signers: 1 }).lean() : null;
+      const hashes = new Map(sig?.signers.map((x) => [String(x._id), x.token_hash]));
+      return {
+        ...created.data,
+        signers: created.data.signers.map((signer) => {
+          const token = signingToken(s, created.data.id, signer.id);
+          return hashes.get(signer.id) === sha256Hex(token) ? { ...signer, signing_url: signingUrl(s, req, token) } : signer;
+        }),
+      };
+    },
+  };
+}
 
 export function signaturesPublicRouter(s: Services): Router {
   const router = Router();
@@ -284,7 +324,7 @@ async function findSignature(p: Principal, id: unknown): Promise<SignatureRecord
 
 export function signaturesRouter(s: Services): Router {
   const router = Router();
-  const once = idempotent(s.logger);
+  const once = idempotent(s.logger, signingLinksCodec(s));
   const reminderIntervalMs = msToNumber(s.config.SIGNATURE_REMINDER_INTERVAL as Parameters<typeof msToNumber>[0]);
 
   router.post('/', authorize('signatures:send'), once, async (req, res) => {
@@ -295,16 +335,14 @@ export function signaturesRouter(s: Services): Router {
     if (!contract.content.trim()) throw badRequest('contract_id: the contract has no content to sign; add or draft it first');
 
     const now = new Date();
-    const tokens = body.signers.map(() => randomBase62(43));
     const requested: AuditEntryInput = { type: 'requested', at: now.toISOString(), name: p.name, detail: `${body.signers.length} signer(s), ${body.ordered ? 'ordered' : 'parallel'}` };
-    const sig = await Signature.create({
+    const sig = new Signature({
       organization_id: new Types.ObjectId(p.organizationId),
       contract_id: contract._id,
       contract_title: contract.title,
       ordered: body.ordered,
       message: body.message || null,
-      // The sealed token lets the service mail each signer's link when it is their turn (lib/mail/signatures.ts).
-      signers: body.signers.map((x, i) => ({ ...x, order: i + 1, token_hash: sha256Hex(tokens[i]!), token_sealed: encryptSecret(s.config, tokens[i]!) })),
+      signers: body.signers.map((x, i) => ({ ...x, order: i + 1 })),
       document: contract.content,
       document_hash: sha256(contract.content),
       audit_trail: [appendAudit([], requested)],
@@ -313,6 +351,14 @@ export function signaturesRouter(s: Services): Router {
       expires_at: new Date(now.getTime() + body.expires_in_days * DAY_MS),
       workflow_id: null,
     });
+    // The ids exist before the write, so each link's token is derived from them. The sealed
+    // token lets the service mail each signer's link when it is their turn (lib/mail/signatures.ts).
+    const tokens = sig.signers.map((x) => signingToken(s, sig.id, String(x._id)));
+    sig.signers.forEach((x, i) => {
+      x.token_hash = sha256Hex(tokens[i]!);
+      x.token_sealed = encryptSecret(s.config, tokens[i]!);
+    });
+    await sig.save();
     const workflowId = `signature-${sig.id}`;
     const input: SignatureWorkflowInput = { signatureId: sig.id, signerIds: sig.signers.map((x) => String(x._id)), expiresAtMs: sig.expires_at.getTime(), reminderIntervalMs };
     try {
@@ -330,9 +376,8 @@ export function signaturesRouter(s: Services): Router {
       ordered: sig.ordered,
       expires_at: sig.expires_at.toISOString(),
     });
-    const base = publicBase(s, req);
     const view = signatureView(sig) as { signers: Array<Record<string, unknown>> };
-    res.status(201).json({ ...view, signers: view.signers.map((x, i) => ({ ...x, signing_url: `${base}/api/v1/signatures/sign/${tokens[i]}` })) });
+    res.status(201).json({ ...view, signers: view.signers.map((x, i) => ({ ...x, signing_url: signingUrl(s, req, tokens[i]!) })) });
   });
 
   router.get('/', authorize('signatures:read'), async (req, res) => {
