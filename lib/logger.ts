@@ -17,15 +17,18 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL' | 'version'>, name
 
 const REDACTED = '[redacted]';
 
-/** Path segments that are secrets: the signer's token after `/sign/` (JSON API and human page). */
-const SECRET_SEGMENT = /(\/sign\/)[^/?#]+/gi;
+/**
+ * Path segments that are secrets: the token after `/sign/` (the JSON API and the human page),
+ * `/invite/` and `/reset-password/` (the front end's links in mail, should one reach the API).
+ */
+const SECRET_SEGMENT = /(\/(?:sign|invite|reset-password)\/)[^/?#]+/gi;
 
 /** Query parameters whose values are secrets (links with tokens, invite and reset codes, keys). */
 const SECRET_PARAM = /token|secret|password|code|key|signature|otp/i;
 
 /**
- * A request URL as it may be logged: the token of a signing link (`/signatures/sign/<token>`,
- * `/sign/<token>`) and the values of secret-looking query parameters (`?token=`,
+ * A request URL as it may be logged: the token of a link (`/signatures/sign/<token>`,
+ * `/sign/<token>`, `/invite/<token>`, `/reset-password/<token>`) and the values of secret-looking query parameters (`?token=`,
  * `invite_token`, `code`, ...) replaced by `[redacted]`. The bytes are not decoded, so the
  * rest of the URL logs as it arrived.
  */

@@ -307,13 +307,13 @@ describe('signatures', () => {
       const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/v1`;
       const created = await send(member, { contract_id: await createContract(owner), signers: twoSigners });
       const [alice, bob] = created.body.signers.map(tokenOf) as [string, string];
-      const secrets = [alice, bob, 'invite-secret-123456', 'reset-secret-654321', 'code-secret-777'];
+      const secrets = [alice, bob, 'invite-secret-123456', 'reset-secret-654321', 'code-secret-777', 'invite-path-secret', 'reset-path-secret'];
       const headers = { ...fromIp(signerIp), 'user-agent': 'SignerBrowser/1.0' };
       expect((await api('GET', `/signatures/sign/${alice}`, { base, headers })).status).to.equal(200);
       expect((await api('POST', `/signatures/sign/${alice}?lang=en`, { base, headers, body: { signature_text: 'Alice Signer' } })).status).to.equal(200);
       expect((await api('POST', `/signatures/sign/${bob}/decline`, { base, headers, body: {} })).status).to.equal(400);
-      // The human page's path, and secrets in a query string: unknown routes are logged too.
-      await api('GET', `/sign/${bob}`, { base: base.replace('/api/v1', '') });
+      // The front end's link paths, and secrets in a query string: unknown routes are logged too.
+      for (const path of [`/sign/${bob}`, '/invite/invite-path-secret', '/reset-password/reset-path-secret']) await api('GET', path, { base: base.replace('/api/v1', '') });
       await api('GET', `/auth/invite?invite_token=invite-secret-123456&reset_token=reset-secret-654321&code=code-secret-777&page=2`, { base });
 
       const logged = lines.join('');
