@@ -23,7 +23,8 @@ export function createApp(s: Services): express.Express {
   relayOnRecord(s);
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // Which peers' X-Forwarded-For sets req.ip (rate-limit buckets, signers' audit entries).
+  app.set('trust proxy', s.config.TRUST_PROXY);
   app.set('query parser', 'simple');
 
   app.use(

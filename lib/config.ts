@@ -7,6 +7,7 @@
  * start without its own JWT_SECRET and ENCRYPTION_KEY. Only an explicit `development` or
  * `test` (set by `npm start` and the tests) falls back to the development values below.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { version } from '../package.json';
 
@@ -15,6 +16,39 @@ const bool = z
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const positiveInt = z.coerce.number().int().positive();
+
+/** Express's names for address ranges (proxy-addr). */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const isProxyEntry = (entry: string) => {
+  if (PROXY_RANGE_NAMES.has(entry) || isIP(entry)) return true;
+  const [address, bits, ...rest] = entry.split('/');
+  const family = isIP(address ?? '');
+  return rest.length === 0 && family !== 0 && /^\d{1,3}$/.test(bits ?? '') && Number(bits) <= (family === 4 ? 32 : 128);
+};
+
+/**
+ * Which peers may tell the client's address in X-Forwarded-For: `false`/`none`, a hop count
+ * (the proxies in front of the service, each appending one address), or a comma-separated
+ * list of addresses, CIDR ranges and loopback/linklocal/uniquelocal; empty means unset.
+ * `true` (believe any client) is refused: every caller could pick the address its limits
+ * and audit entries are counted on.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((v, ctx): false | number | string[] | undefined => {
+    if (v === '') return undefined;
+    if (v === 'false' || v === 'none') return false;
+    if (/^\d+$/.test(v)) return Number(v);
+    const entries = v.split(',').map((e) => e.trim());
+    const bad = entries.filter((e) => !isProxyEntry(e));
+    const problem = v === 'true' ? 'true would believe any client' : bad.length ? `not an address, CIDR range or loopback/linklocal/uniquelocal: ${bad.join(', ')}` : null;
+    if (problem) {
+      ctx.addIssue({ code: 'custom', message: `${problem}; give the number of proxies in front of the service, their addresses or ranges, or false` });
+      return z.NEVER;
+    }
+    return entries;
+  });
 
 /** Development-only secrets: used only when NODE_ENV is development or test, refused otherwise. */
 const DEV_JWT_SECRET = 'dev-only-jwt-secret-change-me-in-production-0123456789';
@@ -34,6 +68,8 @@ const schema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     BODY_LIMIT: z.string().default('1mb'),
     CORS_ORIGINS: z.string().default(''),
+    /** Proxies whose X-Forwarded-For is believed; unset: none in production, loopback under development and test (the local stack and the tests set client addresses through it). */
+    TRUST_PROXY: trustProxy.optional(),
 
     MONGODB_URI: z.string().default('mongodb://127.0.0.1:27017/contracts?maxPoolSize=20'),
     REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
@@ -107,7 +143,12 @@ const schema = z
     }
     if (!c.PUBLIC_BASE_URL) ctx.addIssue({ code: 'custom', path: ['PUBLIC_BASE_URL'], message: 'required unless NODE_ENV is development or test (links in mail point there)' });
   })
-  .transform((c) => ({ ...c, JWT_SECRET: c.JWT_SECRET ?? DEV_JWT_SECRET, ENCRYPTION_KEY: c.ENCRYPTION_KEY ?? DEV_ENCRYPTION_KEY }));
+  .transform((c) => ({
+    ...c,
+    JWT_SECRET: c.JWT_SECRET ?? DEV_JWT_SECRET,
+    ENCRYPTION_KEY: c.ENCRYPTION_KEY ?? DEV_ENCRYPTION_KEY,
+    TRUST_PROXY: c.TRUST_PROXY ?? (c.NODE_ENV === 'production' ? false : ['loopback']),
+  }));
 
 export type Env = z.input<typeof schema>;
 

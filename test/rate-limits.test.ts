@@ -1,10 +1,8 @@
 import { expect } from 'chai';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { api } from './support/http';
-import { testEnv } from './support/env';
+import { withSecondApi } from './support/env';
 import { fromIp, signUp, uniqueIp } from './support/auth';
-import { createApp } from '../api/app';
+import { loadConfig } from '../lib/config';
 
 describe('rate limits', () => {
   it('carries X-RateLimit-* on every response and answers the 61st request in a minute with 429 and Retry-After', async () => {
@@ -61,17 +59,49 @@ describe('rate limits', () => {
 
   it('shares counters between two API instances on one Redis', async () => {
     const owner = await signUp();
-    const second: Server = createApp(testEnv().services).listen(0, '127.0.0.1');
-    await new Promise<void>((r) => second.once('listening', () => r()));
-    try {
-      const base = `http://127.0.0.1:${(second.address() as AddressInfo).port}/api/v1`;
+    await withSecondApi({}, async (base) => {
       const ip = uniqueIp();
       const login = (b?: string) => api('POST', '/auth/login', { base: b, body: { email: owner.email, password: owner.password }, headers: fromIp(ip) });
       const codes = [];
       for (let i = 0; i < 6; i++) codes.push((await login(i % 2 ? base : undefined)).status);
       expect(codes).to.deep.equal([200, 200, 200, 200, 200, 429]);
-    } finally {
-      await new Promise((r) => second.close(r));
-    }
+    });
+  });
+
+  describe('TRUST_PROXY', () => {
+    const required = { JWT_SECRET: 'a-production-secret-of-at-least-32-characters', ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'), PUBLIC_BASE_URL: 'https://contracts.example.test' };
+    const production = (value?: string) => loadConfig({ NODE_ENV: 'production', ...required, ...(value === undefined ? {} : { TRUST_PROXY: value }) }).TRUST_PROXY;
+
+    it('trusts no proxy in production unless told, loopback under development and test, and refuses what it cannot use', () => {
+      expect(production()).to.equal(false);
+      expect(loadConfig({ NODE_ENV: 'test' }).TRUST_PROXY).to.deep.equal(['loopback']);
+      expect(loadConfig({ NODE_ENV: 'development' }).TRUST_PROXY).to.deep.equal(['loopback']);
+      expect(production('2')).to.equal(2);
+      expect(production('none')).to.equal(false);
+      expect(production('10.0.0.0/8, loopback,2001:db8::1')).to.deep.equal(['10.0.0.0/8', 'loopback', '2001:db8::1']);
+      for (const bad of ['true', '10.0.0.300', '10.0.0.0/33', 'fd00::/129', 'lb.example.com', '10.0.0.1/8/1', 'loopback,']) {
+        expect(() => production(bad), bad).to.throw(/TRUST_PROXY: /);
+      }
+    });
+
+    it('counts clients on the peer address unless the proxy in front is trusted', async () => {
+      const owner = await signUp();
+      const login = (base: string, forwardedFor: string, email = owner.email) => api('POST', '/auth/login', { base, body: { email, password: owner.password }, headers: { 'x-forwarded-for': forwardedFor } });
+      // Production's default: X-Forwarded-For is the client's own word, so a new one each time buys nothing.
+      await withSecondApi({ TRUST_PROXY: production() }, async (base) => {
+        const codes = [];
+        for (let i = 0; i < 6; i++) codes.push((await login(base, uniqueIp(), `nobody-${uniqueIp()}@example.test`)).status);
+        // Other tests of this run may have logged in from 127.0.0.1 too: the refusal may come earlier, never later.
+        expect(codes).to.include(429);
+        expect(codes[5]).to.equal(429);
+      });
+      // One trusted hop (a load balancer appending the address it saw): its entry counts, not what the client wrote before it.
+      await withSecondApi({ TRUST_PROXY: production('1') }, async (base) => {
+        const client = uniqueIp();
+        const codes = [];
+        for (let i = 0; i < 6; i++) codes.push((await login(base, `${uniqueIp()}, ${client}`)).status);
+        expect(codes).to.deep.equal([200, 200, 200, 200, 200, 429]);
+      });
+    });
   });
 });

@@ -89,3 +89,15 @@ export function testEnv(): TestEnv {
   if (!env) throw new Error('test environment not started');
   return env;
 }
+
+/** Runs `fn` with the /api/v1 base of a second API instance on the run's services, its configuration changed by `overrides`. */
+export async function withSecondApi(overrides: Partial<Config>, fn: (base: string) => Promise<void>): Promise<void> {
+  const { services } = testEnv();
+  const second: Server = createApp({ ...services, config: { ...services.config, ...overrides } }).listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => second.once('listening', () => resolve()));
+  try {
+    await fn(`http://127.0.0.1:${(second.address() as AddressInfo).port}/api/v1`);
+  } finally {
+    await new Promise((resolve) => second.close(resolve));
+  }
+}
