@@ -1,6 +1,7 @@
 /**
- * The Express application: security headers, CORS, request ids and logs, JSON bodies,
- * the health check at the host root and the versioned API under /api/v1.
+ * The Express application: security headers, CORS, request ids and logs, the health check
+ * at the host root and the versioned API under /api/v1 (which reads JSON bodies after its
+ * rate limits).
  */
 import express from 'express';
 import helmet from 'helmet';
@@ -13,7 +14,7 @@ import { errorHandler, notFoundRoute } from './errors';
 import { healthRouter } from './routes/health';
 import { apiRouter } from './routes';
 import { relayOnRecord } from '../lib/relay';
-import { checkJsonBody, checkQuery } from './middleware/input';
+import { checkQuery } from './middleware/input';
 import { allowedMethods } from './middleware/methods';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -50,8 +51,7 @@ export function createApp(s: Services): express.Express {
   );
   // An undeclared method is refused before its body is read.
   app.use(allowedMethods('/api/v1'));
-  // Not strict, so a body of `null` or `"abc"` is told it must be an object rather than "not JSON".
-  app.use(express.json({ limit: s.config.BODY_LIMIT, strict: false }), checkJsonBody, checkQuery);
+  app.use(checkQuery);
 
   app.use(healthRouter(s));
   app.use('/api/v1', apiRouter(s));

@@ -22,6 +22,8 @@ import { Invite } from '../../models/invite';
 import { RefreshToken } from '../../models/refresh-token';
 import { mailPasswordReset } from '../../lib/mail/accounts';
 import { authorize, bearerOf, principalOf } from '../middleware/auth';
+import { jsonBody } from '../middleware/body';
+import type { RateLimits } from '../middleware/rate-limit';
 import { AppError, badRequest, conflict, forbidden, unauthorized } from '../errors';
 import { ROLES } from '../../lib/rbac';
 import { idSchema, operation, registry } from '../openapi';
@@ -308,26 +310,27 @@ async function resetPassword(req: Request) {
   await RefreshToken.updateMany({ user_id: user._id, revoked_at: null }, { $set: { revoked_at: new Date() } });
 }
 
-/** The public auth routes (no bearer credential). */
-export function publicAuthRouter(s: Services): Router {
+/** The public auth routes (no bearer credential), each behind its rate limit, which counts before the body is read. */
+export function publicAuthRouter(s: Services, limits: RateLimits): Router {
   const router = Router();
-  router.post('/auth/register', async (req, res) => {
+  const json = jsonBody(s.config);
+  router.post('/auth/register', limits.register, json, async (req, res) => {
     res.status(201).json(await register(s, req));
   });
-  router.post('/auth/login', async (req, res) => {
-    res.json(await login(s, req));
+  router.post('/auth/login', limits.login, json, async (req, res) => {
+    res.json(await limits.loginAttempt(req, () => login(s, req)));
   });
-  router.post('/auth/mfa/verify', async (req, res) => {
-    res.json(await verifyMfa(s, req));
+  router.post('/auth/mfa/verify', limits.default, json, async (req, res) => {
+    res.json(await limits.mfaAttempt(req, () => verifyMfa(s, req)));
   });
-  router.post('/auth/refresh', async (req, res) => {
+  router.post('/auth/refresh', limits.default, json, async (req, res) => {
     res.json(await refresh(s, req));
   });
-  router.post('/auth/password/reset-request', async (req, res) => {
+  router.post('/auth/password/reset-request', limits.passwordReset, json, async (req, res) => {
     await requestPasswordReset(s, req);
     res.status(202).json({ detail: 'If the address is registered, a reset code has been sent to it' });
   });
-  router.post('/auth/password/reset', async (req, res) => {
+  router.post('/auth/password/reset', limits.default, json, async (req, res) => {
     await resetPassword(req);
     res.status(204).end();
   });

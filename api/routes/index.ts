@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Services } from '../../lib/services';
 import { authenticate } from '../middleware/auth';
 import { rateLimits } from '../middleware/rate-limit';
+import { jsonBody } from '../middleware/body';
 import { authRouter, publicAuthRouter } from './auth';
 import { apiKeysRouter } from './api-keys';
 import { organizationRouter } from './organization';
@@ -21,9 +22,11 @@ import { mailRouter } from './mail';
 /** Every resource's router, mounted under /api/v1. */
 export function apiRouter(s: Services): Router {
   const router = Router();
+  const limits = rateLimits(s);
   // Public routes first; everything mounted after `authenticate` needs a bearer credential.
-  router.use(rateLimits(s));
-  router.use(publicAuthRouter(s));
+  // The auth routes carry their own limits; every other request counts here, before its body is read.
+  router.use(publicAuthRouter(s, limits));
+  router.use(limits.default, jsonBody(s.config));
   // Signer links and the certificate public key: no account needed.
   router.use('/signatures', signaturesPublicRouter(s));
   router.use(openApiRouter(s));
