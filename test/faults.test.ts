@@ -1,7 +1,7 @@
 /**
  * Fault tests (`npm run test:faults`; minutes, so outside `npm test`): a worker killed
- * mid-ingestion and mid-CRM-sync, Temporal down for 30 s while contracts change, and
- * Elasticsearch cut off from an API process. Each breaks engines or processes of its own,
+ * mid-ingestion and mid-CRM-sync, Temporal down for 30 s while contracts change,
+ * Elasticsearch cut off from an API process, and the SMTP server down for 2 minutes. Each breaks engines or processes of its own,
  * never the shared ones.
  * Also covered elsewhere: a short Temporal outage (test/webhooks.test.ts, "when Temporal is
  * down"), the store down and back (test/health.test.ts).
@@ -18,7 +18,8 @@ import { upload, type UploadedDocument } from './support/documents';
 import { startReceiver } from './support/receiver';
 import { startOutageStack, type OutageStack } from './support/outage';
 import { startSalesforceFake } from './support/vendors/salesforce';
-import { startApiProcess, startTcpProxy, startWorkerProcess, waitFor, type EngineProcess } from './support/processes';
+import { startApiProcess, startGreenMail, startTcpProxy, startWorkerProcess, waitFor, type EngineProcess } from './support/processes';
+import { mailbox, uniqueAddress } from './support/mailbox';
 import { indexName } from '../lib/vector-store';
 import { Contract } from '../models/contract';
 import type { SyncProgress } from '../activities/integration-sync';
@@ -240,6 +241,58 @@ describe('faults', function () {
       expect(stack.worker.running()).to.equal(true);
       await receiver.close();
       console.log(`      ${expected.length - 3} events during a ${OUTAGE_MS / 1000} s outage (slowest write ${slowest.ms} ms); all ${expected.length} delivered once, the last ${allInMs} ms after Temporal was back`);
+    });
+  });
+
+  describe('the SMTP server stopped for 2 minutes', function () {
+    this.timeout(900000);
+    const OUTAGE_MS = 120000;
+    const MESSAGES = 20;
+    let greenmail: Awaited<ReturnType<typeof startGreenMail>>;
+    let stack: OutageStack;
+    before(async () => {
+      greenmail = await startGreenMail();
+      stack = await startOutageStack('faults-mail', { sharedTemporal: true, env: { SMTP_URL: greenmail.url } });
+    });
+    after(async () => {
+      await stack?.stop();
+      await greenmail?.stop();
+    });
+
+    it('loses no message queued meanwhile: all 20 arrive once after it returns, and the list shows them sent', async () => {
+      const { base, token } = stack;
+      type Listed = { messages: Array<{ to: string; status: string; attempts: number }>; total: number };
+      const listed = async () => (await api<Listed>('GET', '/settings/mail?page_size=100', { base, token })).body.messages;
+      const invite = async (email: string) => {
+        const res = await api('POST', '/team/invite', { base, token, body: { email, role: 'viewer' } });
+        expect(res.status, res.text).to.equal(201);
+      };
+      // The worker is polling: a first message goes through.
+      const probe = uniqueAddress('probe');
+      await invite(probe);
+      await waitFor(async () => (await mailbox(probe, greenmail.apiUrl)).length === 1, 180000, 'the probe message');
+
+      const { smtpPort, apiPort } = greenmail;
+      await greenmail.stop();
+      const downAt = Date.now();
+      const addresses = Array.from({ length: MESSAGES }, (_, i) => uniqueAddress(`outage-${i}`));
+      for (const email of addresses) await invite(email); // the API answers as before
+      await new Promise((r) => setTimeout(r, OUTAGE_MS - (Date.now() - downAt)));
+      const during = (await listed()).filter((m) => addresses.includes(m.to));
+      expect(during).to.have.length(MESSAGES);
+      expect(during.filter((m) => m.status === 'sent')).to.have.length(0);
+      expect(Math.max(...during.map((m) => m.attempts))).to.be.greaterThan(1); // retried meanwhile
+
+      greenmail = await startGreenMail({ smtpPort, apiPort });
+      const upAt = Date.now();
+      await waitFor(async () => (await listed()).filter((m) => addresses.includes(m.to) && m.status === 'sent').length === MESSAGES, 300000, 'all messages sent');
+      const allSentMs = Date.now() - upAt;
+      await new Promise((r) => setTimeout(r, 10000)); // nothing more arrives: no second copy
+      const boxes = await Promise.all(addresses.map((a) => mailbox(a, greenmail.apiUrl)));
+      expect(boxes.map((b) => b.length)).to.deep.equal(addresses.map(() => 1));
+      expect(new Set(boxes.map((b) => b[0]!.messageId)).size).to.equal(MESSAGES);
+      const attempts = (await listed()).filter((m) => addresses.includes(m.to)).map((m) => m.attempts);
+      console.log(`      ${MESSAGES} messages queued during a ${OUTAGE_MS / 1000} s SMTP outage, tried up to ${Math.max(...attempts)} times; all sent ${allSentMs} ms after it returned, once each`);
     });
   });
 
