@@ -2,7 +2,8 @@
  * Activities of the daily contract schedules, across all organizations (each event goes
  * to the contract's own organization): expire active contracts past their end date, and
  * record `contract.renewal_due` once per contract and end date when the end is near.
- * Both take the day from the workflow and work a page at a time.
+ * Both take the day from the workflow and work a page at a time. And the finishing of a
+ * recorded contract deletion (lib/contract-deletion.ts).
  */
 import { trusted, Types } from 'mongoose';
 import type { Services } from '../lib/services';
@@ -10,6 +11,8 @@ import { recordEvent } from '../lib/events';
 import { Contract, contractEventData } from '../models/contract';
 import { Event } from '../models/event';
 import { dayOf } from '../lib/dates';
+import { closeContract, type ContractDeletion } from '../lib/contract-deletion';
+import { removeContract } from '../lib/contract-index';
 
 export interface SweepPage {
   /** The workflow's current time (ISO). */
@@ -33,6 +36,12 @@ const after = (id: string | null | undefined) => (id ? { _id: trusted({ $gt: new
 
 export function createContractActivities(s: Services) {
   return {
+    /** The store part of a deletion again (idempotent), then the contract's chunks out of the index. */
+    async finishContractDeletion(input: ContractDeletion): Promise<void> {
+      await closeContract(s, input);
+      await removeContract(s, input.organizationId, input.contractId);
+    },
+
     /** One page of active contracts whose end date has passed (the end date itself still counts as in force). */
     async expireEndedContracts({ asOf, limit, afterId }: SweepPage): Promise<SweepResult> {
       const today = dayStart(asOf);

@@ -50,6 +50,11 @@ export async function indexContract(s: Services, organizationId: string, contrac
   // A shorter new version leaves the old tail behind: drop it.
   await deleteSource(s, organizationId, contractId, { collections: ['contracts_kb'], fromChunk: chunks.length });
   await refreshCollections(s, ['contracts_kb']);
+  // Deleted while this ran: its removal may have come before these writes, so take them back.
+  if (!(await Contract.exists({ _id: contractId, organization_id: organizationId }))) {
+    await removeContract(s, organizationId, contractId);
+    return 0;
+  }
   return chunks.length;
 }
 
@@ -60,7 +65,8 @@ export async function removeContract(s: Services, organizationId: string, contra
 
 export const CONTRACT_INDEX_KIND = 'contract-index';
 const WORKFLOW_TYPE: (typeof contractIndexWorkflow)['name'] = 'contractIndexWorkflow';
-const TEXT_EVENTS = new Set(['contract.created', 'contract.updated', 'contract.deleted']);
+/** Deletions are finished by lib/contract-deletion.ts, which also removes the chunks. */
+const TEXT_EVENTS = new Set(['contract.created', 'contract.updated']);
 
 /**
  * Keeps `contracts_kb` current: each contract event starts `index-contract-<eventId>`,

@@ -19,6 +19,7 @@ import { setEventRecordedListener } from './events';
 import { Event, type EventDoc } from '../models/event';
 import { webhookConsumer } from './webhooks';
 import { contractIndexConsumer } from './contract-index';
+import { contractDeletionConsumer } from './contract-deletion';
 import { integrationNotificationConsumer } from './integrations/notifications';
 import { integrationSyncConsumer } from './integrations/sync';
 import { mailConsumer } from './mail/consumer';
@@ -33,7 +34,7 @@ export interface EventConsumer {
 }
 
 /** Every consumer of the event stream; the integrations piece appends its own. */
-export const EVENT_CONSUMERS: EventConsumer[] = [webhookConsumer, contractIndexConsumer, integrationNotificationConsumer, integrationSyncConsumer, mailConsumer];
+export const EVENT_CONSUMERS: EventConsumer[] = [webhookConsumer, contractIndexConsumer, contractDeletionConsumer, integrationNotificationConsumer, integrationSyncConsumer, mailConsumer];
 
 /**
  * Hands one event to every consumer, then marks it relayed. Consumers are independent, so

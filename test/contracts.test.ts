@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { api } from './support/http';
 import { addMember, signUp, type TestUser } from './support/auth';
+import { testEnv } from './support/env';
+import { waitFor } from './support/processes';
+import { Types } from 'mongoose';
 import { Event } from '../models/event';
+import { Contract } from '../models/contract';
+import { IntegrationLink } from '../models/integration-link';
+import { emitContractEvent } from '../api/routes/contracts';
+import { contractDeletionWorkflowId } from '../lib/contract-deletion';
 
 interface ContractBody {
   id: string; title: string; type: string; status: string; counterparty: string; party_name: string | null; content: string;
@@ -325,6 +332,78 @@ describe('contracts', () => {
       const invalid = await create(owner, body, { 'idempotency-key': 'has spaces in it' });
       expect(invalid.status).to.equal(400);
       expect(invalid.body).to.deep.equal({ detail: 'Idempotency-Key: must be 1 to 255 visible ASCII characters' });
+    });
+  });
+
+  describe('deletion leaves nothing live behind', function () {
+    this.timeout(120000);
+    const EU_PROCESSING = 'The Supplier shall host the CRM and process personal data of the Customer\'s clients located in the European Union on behalf of the Customer.';
+    type Stats = { collections: Record<string, { vectors: number }> };
+    const indexed = async (u: TestUser) => (await api<Stats>('GET', '/chat/stats', { token: u.token })).body.collections.contracts_kb!.vectors;
+
+    /** A contract with a pending signature request, as a signer would have it. */
+    async function withSignatureRequest(u: TestUser) {
+      const { body: c } = await create(u, { title: `Hosting ${randomUUID().slice(0, 8)}`, type: 'service_agreement', counterparty: 'Acme GmbH', content: EU_PROCESSING });
+      const sig = await api<{ id: string; signers: Array<{ signing_url: string }> }>('POST', '/signatures', { token: u.token, body: { contract_id: c.id, signers: [{ name: 'Sam Signer', email: 'sam@example.test' }] } });
+      expect(sig.status).to.equal(201);
+      const link = new URL(sig.body.signers[0]!.signing_url).pathname.replace('/api/v1', '');
+      expect((await api('GET', link)).status).to.equal(200);
+      return { contractId: c.id, signatureId: sig.body.id, link };
+    }
+
+    async function expectClosedRequest(u: TestUser, signatureId: string, link: string) {
+      const request = await api<{ status: string }>('GET', `/signatures/${signatureId}`, { token: u.token });
+      expect(request.body.status).to.equal('cancelled');
+      const signing = await api('POST', link, { body: { signature_text: 'Sam Signer' } });
+      expect(signing.status).to.equal(410);
+      expect(signing.body).to.deep.equal({ detail: 'This signature request was cancelled' });
+    }
+
+    it('cancels pending signature requests, resolves open compliance tasks, forgets integration links and removes the chunks', async () => {
+      const org = await signUp();
+      const { contractId, signatureId, link } = await withSignatureRequest(org);
+      // Open compliance tasks from a real scan.
+      const scan = await api<{ scan_id: string }>('POST', '/compliance/scan', { token: org.token, body: { jurisdictions: ['EU'], contract_ids: [contractId] } });
+      expect(scan.status).to.equal(202);
+      await waitFor(async () => (await api<{ status: string }>('GET', `/compliance/scans/${scan.body.scan_id}`, { token: org.token })).body.status === 'completed', 60000, 'the scan');
+      type Tasks = { tasks: Array<{ status: string; resolved_at: string | null }>; total: number };
+      const open = await api<Tasks>('GET', `/compliance/tasks?contract_id=${contractId}`, { token: org.token });
+      expect(open.body.total).to.be.greaterThan(0);
+      expect(open.body.tasks.every((t) => t.status === 'pending')).to.equal(true);
+      // A storage integration's record of where it put the contract.
+      await IntegrationLink.create({ organization_id: new Types.ObjectId(org.organizationId), integration_id: new Types.ObjectId(), contract_id: contractId, key: contractId, vendor_id: 'file-1', synced_at: new Date() });
+      await waitFor(async () => (await indexed(org)) > 0, 30000, 'the contract in the chat index');
+
+      const res = await api('DELETE', `/contracts/${contractId}`, { token: org.token });
+      expect(res.status).to.equal(204);
+
+      await expectClosedRequest(org, signatureId, link);
+      const closed = await api<Tasks>('GET', `/compliance/tasks?contract_id=${contractId}`, { token: org.token });
+      expect(closed.body.total).to.equal(open.body.total);
+      for (const t of closed.body.tasks) expect(t.status).to.equal('resolved');
+      for (const t of closed.body.tasks) expect(t.resolved_at).to.match(/Z$/);
+      expect(await IntegrationLink.countDocuments({ contract_id: contractId })).to.equal(0);
+
+      const [deleted] = await Event.find({ resource_id: contractId, type: 'contract.deleted' }).lean();
+      // The chunks leave with the relay's deletion workflow.
+      const finishing = testEnv().services.temporal.workflow.getHandle(contractDeletionWorkflowId(deleted!._id.toHexString()));
+      await waitFor(async () => !!(await finishing.describe()), 30000, 'the deletion workflow to start');
+      await finishing.result();
+      expect(await indexed(org)).to.equal(0);
+    });
+
+    it('is finished by the relay when the process stopped right after recording contract.deleted', async () => {
+      const org = await signUp();
+      const { contractId, signatureId, link } = await withSignatureRequest(org);
+      // What DELETE writes before anything else; here the process "stops" right after it.
+      const contract = await Contract.findById(contractId).orFail();
+      await emitContractEvent(
+        { kind: 'user', id: org.user.id, userId: org.user.id, organizationId: org.organizationId, role: 'owner', name: 'Test Owner' },
+        'contract.deleted', contract, `Contract "${contract.title}" deleted`,
+      );
+      await waitFor(async () => (await api('GET', `/contracts/${contractId}`, { token: org.token })).status === 404, 30000, 'the relay to finish the deletion');
+      await expectClosedRequest(org, signatureId, link);
+      expect((await Event.find({ resource_id: contractId }).sort({ occurred_at: 1 }).lean()).map((e) => e.type)).to.deep.equal(['contract.created', 'contract.deleted']);
     });
   });
 });

@@ -9,3 +9,4 @@ export { integrationSyncWorkflow } from './integration-sync';
 export { contractExpirySweepWorkflow, renewalRemindersWorkflow } from './contract-schedules';
 export { reembedWorkflow } from './reembed';
 export { mailDeliveryWorkflow } from './mail-delivery';
+export { contractDeletionWorkflow } from './contract-deletion';

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { Services } from '../../lib/services';
 import type { Principal } from '../../lib/principal';
 import { actorOf, recordEvent } from '../../lib/events';
+import { closeContract } from '../../lib/contract-deletion';
 import type { EventType } from '../../models/event';
 import { pageQuery } from '../../lib/pagination';
 import { storePage, type ListFilter } from '../../lib/lists';
@@ -105,7 +106,11 @@ operation({ path: '/contracts', method: 'get', tag, summary: 'List contracts (ne
 operation({ path: '/contracts', method: 'post', tag, summary: 'Create a draft contract (honours Idempotency-Key)', body: createBody, responses: { 201: one, 409: 'Idempotency-Key reused with a different body, or still in flight' } });
 operation({ path: '/contracts/{id}', method: 'get', tag, summary: 'Get a contract', responses: { 200: one } });
 operation({ path: '/contracts/{id}', method: 'put', tag, summary: 'Update a contract; a status change is allowed', body: updateBody, responses: { 200: one } });
-operation({ path: '/contracts/{id}', method: 'delete', tag, summary: 'Delete a contract', responses: { 204: 'Deleted' } });
+operation({
+  path: '/contracts/{id}', method: 'delete', tag, summary: 'Delete a contract, and close what refers to it',
+  description: 'Pending signature requests of the contract are cancelled (their signing links answer 410), its open compliance tasks are resolved, its integration links are forgotten (a connected CRM or storage keeps its last copy) and its chunks leave the chat index shortly after. `contract.deleted` is recorded before the contract is removed; should the service stop in between, the deletion is finished from the event.',
+  responses: { 204: 'Deleted' },
+});
 operation({ path: '/contracts/{id}/draft-ai', method: 'post', tag, summary: 'Draft the contract text with AI', body: draftBody, responses: { 200: one, 503: 'The AI provider is unavailable' } });
 operation({ path: '/contracts/{id}/analyze', method: 'post', tag, summary: 'AI risk analysis; stores risk_score and analysis on the contract', responses: { 200: { description: 'The analysis', schema: ContractAnalysis }, 503: 'The AI provider is unavailable' } });
 
@@ -182,8 +187,10 @@ export function contractsRouter(s: Services): Router {
   router.delete('/:id', authorize('contracts:delete'), async (req, res) => {
     const p = principalOf(req);
     const contract = await findContract(p, req.params.id);
-    await contract.deleteOne();
+    // The event first: should this process stop before the records are closed, the relay
+    // finishes the deletion from the event (lib/contract-deletion.ts); never the reverse.
     await emitContractEvent(p, 'contract.deleted', contract, `Contract "${contract.title}" deleted`);
+    await closeContract(s, { organizationId: p.organizationId, contractId: contract.id, by: p.name });
     res.status(204).end();
   });
 

@@ -17,6 +17,7 @@ import { pageQuery } from '../../lib/pagination';
 import { storePage } from '../../lib/lists';
 import { derivedSecret, encryptSecret, sha256Hex } from '../../lib/crypto';
 import { startOnce } from '../../lib/temporal';
+import { cancelSignatureRequest } from '../../lib/signature-requests';
 import { appendAudit, brokenAuditLink, certificateValid, sha256, type AuditEntryInput, type Certificate, type CertificatePayload } from '../../lib/signature-evidence';
 import { getSigningKey } from '../../lib/signing-key';
 import { msToNumber } from '@temporalio/common/lib/time';
@@ -24,7 +25,7 @@ import type { EventType } from '../../models/event';
 import { inOrg, isObjectId } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { SIGNATURE_STATUSES, SIGNER_STATUSES, Signature, signatureList, auditOf, changeWithAudit, type SignatureRecord } from '../../models/signature';
-import { cancelSignal, declinedSignal, signedSignal, viewedSignal, type SignatureWorkflowInput } from '../../workflows/signature';
+import { declinedSignal, signedSignal, viewedSignal, type SignatureWorkflowInput } from '../../workflows/signature';
 import { authorize, principalOf } from '../middleware/auth';
 import { idempotent, type ReplayCodec } from '../middleware/idempotency';
 import { operation, registry } from '../openapi';
@@ -359,6 +360,12 @@ export function signaturesRouter(s: Services): Router {
       x.token_sealed = encryptSecret(s.config, tokens[i]!);
     });
     await sig.save();
+    // A contract deleted since it was read: its deletion cancels only the requests it can see,
+    // so this one is withdrawn here (lib/contract-deletion.ts).
+    if (!(await Contract.exists({ _id: contract._id, organization_id: contract.organization_id }))) {
+      await Signature.deleteOne({ _id: sig._id });
+      throw notFound('Contract');
+    }
     const workflowId = `signature-${sig.id}`;
     const input: SignatureWorkflowInput = { signatureId: sig.id, signerIds: sig.signers.map((x) => String(x._id)), expiresAtMs: sig.expires_at.getTime(), reminderIntervalMs };
     try {
@@ -395,15 +402,9 @@ export function signaturesRouter(s: Services): Router {
   router.post('/:id/cancel', authorize('signatures:send'), async (req, res) => {
     const p = principalOf(req);
     const sig = await findSignature(p, req.params.id);
-    const done = await changeWithAudit(sig._id, { status: 'pending' }, () => ({
-      entry: { type: 'cancelled', at: new Date().toISOString(), name: p.name },
-      set: () => ({ status: 'cancelled' }),
-    }));
-    if (!done) throw conflict(`The signature request is already ${(await Signature.findById(sig._id))?.status ?? sig.status}`);
-    await s.temporalConnection
-      .withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () => s.temporal.workflow.getHandle(`signature-${sig.id}`).signal(cancelSignal, { reason: `cancelled by ${p.name}` }))
-      .catch((err: unknown) => s.logger.warn({ err, signatureId: sig.id }, 'could not signal cancel; the workflow catches up from the store'));
-    res.json(signatureView(done.sig));
+    const cancelled = await cancelSignatureRequest(s, sig._id, p.name);
+    if (!cancelled) throw conflict(`The signature request is already ${(await Signature.findById(sig._id))?.status ?? sig.status}`);
+    res.json(signatureView(cancelled));
   });
 
   router.get('/:id/verify', authorize('signatures:read'), async (req, res) => {

@@ -1,0 +1,17 @@
+/**
+ * Finishes a recorded contract deletion (lib/contract-deletion.ts): closes its records again,
+ * which completes a deletion whose API process stopped after the event, and removes its
+ * chunks from the index. Retried until the store and Elasticsearch take it.
+ */
+import { proxyActivities } from '@temporalio/workflow';
+import type { ContractActivities } from '../activities/contracts';
+import type { ContractDeletion } from '../lib/contract-deletion';
+
+const { finishContractDeletion } = proxyActivities<ContractActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' },
+});
+
+export async function contractDeletionWorkflow(input: ContractDeletion): Promise<void> {
+  await finishContractDeletion(input);
+}
