@@ -56,8 +56,8 @@ describe('configuration: secrets fail closed', () => {
     expect(res.output).to.match(/ENCRYPTION_KEY: required unless NODE_ENV is development or test/);
   });
 
-  it('starts with secrets of its own in production, and with none when NODE_ENV is development', async () => {
-    for (const env of [{ NODE_ENV: 'production', ...secrets }, { NODE_ENV: 'development' }]) {
+  it('starts with secrets and a public URL of its own in production, and with none when NODE_ENV is development', async () => {
+    for (const env of [{ NODE_ENV: 'production', ...secrets, PUBLIC_BASE_URL: 'https://clm.example.com' }, { NODE_ENV: 'development' }]) {
       const res = await run('api/server', env, /API listening/);
       expect(res.output, JSON.stringify(env)).to.match(/API listening/);
       expect(res.output).to.not.match(/Invalid configuration/);
