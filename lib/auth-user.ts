@@ -14,7 +14,8 @@ import type { Config } from './config';
 import type { Logger } from './logger';
 import { redisKey } from './redis';
 import { ROLES } from './rbac';
-import { User, onUsersWritten } from '../models/user';
+import { User } from '../models/user';
+import { onWritten } from '../models/writes';
 
 type Deps = { redis: Redis; config: Pick<Config, 'REDIS_KEY_PREFIX'> };
 
@@ -54,7 +55,8 @@ export async function authUser(s: Deps, userId: string, organizationId: string):
 
 /** Keeps this process's writes to users out of the cache; returns the unsubscription. */
 export function forgetWrittenUsers(s: Deps & { logger: Logger }): () => void {
-  return onUsersWritten(async (ids) => {
+  return onWritten(User, async (written) => {
+    const ids = written.map((w) => w.id);
     const tx = s.redis.multi();
     for (const id of ids) tx.set(entryKey(s, id.toHexString()), TOMBSTONE, 'PX', TOMBSTONE_TTL_MS);
     await tx.exec().catch((err: unknown) => {

@@ -27,6 +27,13 @@ export interface ListSpec<M extends ListModel = ListModel> {
   filters: readonly string[];
   /** The interface's order: this field, then `_id`, both in `order`. */
   sort: { field: string; order: 1 | -1 };
+  /** The item the list answers for a record. */
+  row(doc: ListDoc<M>): unknown;
+  /**
+   * Filters computed from a record, for conditions the store answers otherwise (a group
+   * of event types is `$in` there): lib/list-index.ts keeps them like `filters`.
+   */
+  derived?: Record<string, (doc: ListDoc<M>) => string | null>;
 }
 
 export function defineList<M extends ListModel>(spec: ListSpec<M>): ListSpec<M> {
@@ -41,6 +48,8 @@ export interface ListFilter {
   equal?: Record<string, unknown>;
   /** Conditions no equality expresses (a search, a group of event types). */
   where?: QueryFilter<unknown>;
+  /** `where` as values of the spec's `derived` filters, when it can be said so. */
+  derived?: Record<string, string>;
 }
 
 /** The page and total queries the store runs for one page of a list. */
@@ -55,9 +64,14 @@ export function listQueries<M extends ListModel>(spec: ListSpec<M>, organization
   return { items: skip ? items.skip(skip) : items, total: spec.model.countDocuments(where) };
 }
 
-/** One page of a list and its total, from the store. */
-export async function storePage<M extends ListModel>(spec: ListSpec<M>, organizationId: string, filter: ListFilter, page: PageQuery) {
+/** One page of a list (its items) and its total, from the store. */
+export async function storePage<M extends ListModel>(spec: ListSpec<M>, organizationId: string, filter: ListFilter, page: PageQuery): Promise<ListPage> {
   const q = listQueries(spec, organizationId, filter, page);
-  const [items, total] = await Promise.all([q.items.exec() as Promise<ListDoc<M>[]>, q.total.exec()]);
-  return { items, total };
+  const [docs, total] = await Promise.all([q.items.exec() as Promise<ListDoc<M>[]>, q.total.exec()]);
+  return { items: docs.map((d) => spec.row(d)), total };
+}
+
+export interface ListPage {
+  items: unknown[];
+  total: number;
 }

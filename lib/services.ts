@@ -15,6 +15,7 @@ import { createTemporalClient } from './temporal';
 import { createAi } from './ai';
 import type { AiPort } from './ai/port';
 import { forgetWrittenUsers } from './auth-user';
+import { followListWrites } from './list-index';
 import { createMailTransport, type MailTransport } from './mail/transport';
 
 export interface Services {
@@ -42,7 +43,8 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     ai: createAi(config, logger),
     mailer: createMailTransport(config),
   };
-  subscriptions.set(s, forgetWrittenUsers(s));
+  const stops = [forgetWrittenUsers(s), followListWrites(s)];
+  subscriptions.set(s, () => stops.forEach((stop) => stop()));
   return s;
 }
 

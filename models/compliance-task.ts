@@ -1,5 +1,6 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { basePlugin, orgFilter, tenantFields } from './base';
+import { announceWrites } from './writes';
 import { dayOf } from '../lib/dates';
 import { defineList } from '../lib/lists';
 
@@ -31,6 +32,8 @@ const schema = new Schema({
   alerted_at: { type: Date, default: null },
 }, { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const });
 schema.plugin(basePlugin);
+// The list index (lib/list-index.ts) follows every write.
+announceWrites(schema);
 schema.index({ organization_id: 1, contract_id: 1, rule_id: 1, status: 1 });
 schema.index({ organization_id: 1, status: 1, priority: 1 });
 // The list (taskList): by due date, optionally by status, priority, regulation or contract.
@@ -43,7 +46,7 @@ schema.index({ organization_id: 1, contract_id: 1, due_date: 1, _id: 1 });
 export type ComplianceTaskDoc = HydratedDocument<InferSchemaType<typeof schema>>;
 export const ComplianceTask = model('ComplianceTask', schema, 'compliance_tasks');
 
-export const taskList = defineList({ name: 'compliance-tasks', model: ComplianceTask, filters: ['status', 'priority', 'regulation_type', 'contract_id'], sort: { field: 'due_date', order: 1 } });
+export const taskList = defineList({ name: 'compliance-tasks', model: ComplianceTask, filters: ['status', 'priority', 'regulation_type', 'contract_id'], sort: { field: 'due_date', order: 1 }, row: taskView });
 
 export const OPEN_STATUSES: readonly TaskStatus[] = ['pending', 'in_progress'];
 

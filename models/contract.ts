@@ -2,6 +2,7 @@ import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mong
 import { CONTRACT_TYPES } from '../lib/ai/port';
 import { RISK_LEVELS } from '../lib/risk';
 import { basePlugin, tenantFields } from './base';
+import { announceWrites } from './writes';
 import { dayOf } from '../lib/dates';
 import { defineList } from '../lib/lists';
 
@@ -40,6 +41,8 @@ const schema = new Schema({
 // Declared here too (basePlugin sets the same) so the document type knows created_at/updated_at.
 }, { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const });
 schema.plugin(basePlugin);
+// The list index (lib/list-index.ts) follows every write.
+announceWrites(schema);
 // The list (contractList): newest first, optionally by status or type; vendor pages; the expiry sweep.
 schema.index({ organization_id: 1, created_at: -1, _id: -1 });
 schema.index({ organization_id: 1, status: 1, created_at: -1, _id: -1 });
@@ -50,7 +53,7 @@ schema.index({ status: 1, end_date: 1 });
 export type ContractDoc = HydratedDocument<InferSchemaType<typeof schema>>;
 export const Contract = model('Contract', schema, 'contracts');
 
-export const contractList = defineList({ name: 'contracts', model: Contract, filters: ['status', 'type'], sort: { field: 'created_at', order: -1 } });
+export const contractList = defineList({ name: 'contracts', model: Contract, filters: ['status', 'type'], sort: { field: 'created_at', order: -1 }, row: contractListItem });
 
 const day = (d: Date | null | undefined) => (d ? dayOf(d) : null);
 

@@ -1,5 +1,6 @@
 import { Schema, model, type InferSchemaType, type HydratedDocument } from 'mongoose';
 import { basePlugin, tenantFields } from './base';
+import { announceWrites } from './writes';
 import { defineList } from '../lib/lists';
 
 export const DOCUMENT_CATEGORIES = ['contract', 'policy', 'template', 'other'] as const;
@@ -26,6 +27,8 @@ const schema = new Schema({
   processed_at: { type: Date, default: null },
 });
 schema.plugin(basePlugin, { hidden: ['storage_path'] });
+// The list index (lib/list-index.ts) follows every write.
+announceWrites(schema);
 // The list (documentList): newest first, optionally by category or status.
 schema.index({ organization_id: 1, created_at: -1, _id: -1 });
 schema.index({ organization_id: 1, category: 1, created_at: -1, _id: -1 });
@@ -35,7 +38,7 @@ export type DocumentRecord = InferSchemaType<typeof schema>;
 export type DocumentDoc = HydratedDocument<DocumentRecord>;
 export const Document = model('Document', schema, 'documents');
 
-export const documentList = defineList({ name: 'documents', model: Document, filters: ['category', 'status'], sort: { field: 'created_at', order: -1 } });
+export const documentList = defineList({ name: 'documents', model: Document, filters: ['category', 'status'], sort: { field: 'created_at', order: -1 }, row: (d) => d.toJSON() });
 
 /**
  * Chunks of a document between extraction and indexing, one record per indexing batch

@@ -1,5 +1,6 @@
 import { Schema, model, type InferSchemaType } from 'mongoose';
 import { basePlugin, tenantFields } from './base';
+import { announceWrites } from './writes';
 import { defineList } from '../lib/lists';
 
 export const EVENT_TYPES = [
@@ -31,6 +32,8 @@ const schema = new Schema({
   relayed_at: { type: Date, default: null },
 });
 schema.plugin(basePlugin);
+// The activity list's index (lib/list-index.ts) follows every write but the relay's mark.
+announceWrites(schema, { ignored: ['relayed_at', 'updated_at'] });
 schema.index({ relayed_at: 1, occurred_at: 1 });
 // The activity feed (activityList): newest first, optionally by type (or a group of types).
 schema.index({ organization_id: 1, occurred_at: -1, _id: -1 });
@@ -39,7 +42,11 @@ schema.index({ organization_id: 1, type: 1, occurred_at: -1, _id: -1 });
 export type EventDoc = InferSchemaType<typeof schema>;
 export const Event = model('Event', schema, 'events');
 
-export const activityList = defineList({ name: 'activity', model: Event, filters: ['type'], sort: { field: 'occurred_at', order: -1 } });
+export const activityList = defineList({
+  name: 'activity', model: Event, filters: ['type'], sort: { field: 'occurred_at', order: -1 }, row: activityView,
+  // `type=contract` lists every contract.* event.
+  derived: { category: (e) => e.type.split('.')[0]! },
+});
 
 /** One entry of the activity feed. */
 export function activityView(e: InstanceType<typeof Event>) {

@@ -55,7 +55,7 @@ export type OutgoingMailDoc = InferSchemaType<typeof schema>;
 export type OutgoingMailRecord = HydratedDocument<OutgoingMailDoc>;
 export const OutgoingMail = model('OutgoingMail', schema, 'outgoing_mail');
 
-export const mailList = defineList({ name: 'mail', model: OutgoingMail, filters: ['status'], sort: { field: 'queued_at', order: -1 } });
+export const mailList = defineList({ name: 'mail', model: OutgoingMail, filters: ['status'], sort: { field: 'queued_at', order: -1 }, row: mailView });
 
 /** The operator's view (GET /settings/mail): never the content. */
 export function mailView(m: OutgoingMailRecord) {

@@ -1,5 +1,6 @@
 import { Schema, model, trusted, type HydratedDocument, type InferSchemaType, type Types } from 'mongoose';
 import { basePlugin, tenantFields } from './base';
+import { announceWrites } from './writes';
 import { defineList } from '../lib/lists';
 import { appendAudit, type AuditEntry, type AuditEntryInput } from '../lib/signature-evidence';
 
@@ -67,6 +68,8 @@ const schema = new Schema({
   workflow_id: { type: String, default: null },
 });
 schema.plugin(basePlugin, { hidden: ['document', 'audit_trail'] });
+// The list index (lib/list-index.ts) follows every write.
+announceWrites(schema);
 // The list (signatureList): newest first, optionally by status or contract.
 schema.index({ organization_id: 1, created_at: -1, _id: -1 });
 schema.index({ organization_id: 1, status: 1, created_at: -1, _id: -1 });
@@ -76,7 +79,13 @@ schema.index({ 'signers.token_hash': 1 });
 export type SignatureDoc = InferSchemaType<typeof schema>;
 export const Signature = model('Signature', schema, 'signatures');
 
-export const signatureList = defineList({ name: 'signatures', model: Signature, filters: ['status', 'contract_id'], sort: { field: 'created_at', order: -1 } });
+export const signatureList = defineList({ name: 'signatures', model: Signature, filters: ['status', 'contract_id'], sort: { field: 'created_at', order: -1 }, row: signatureView });
+
+/** The API record: no audit trail, signed document or certificate. */
+export function signatureView(sig: SignatureRecord) {
+  const { certificate: _certificate, ...rest } = sig.toJSON() as Record<string, unknown>;
+  return rest;
+}
 export type SignatureRecord = HydratedDocument<SignatureDoc>;
 
 /** The stored trail in the shape the evidence functions read. */

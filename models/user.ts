@@ -1,6 +1,7 @@
-import { Schema, model, type InferSchemaType, type HydratedDocument, type MongooseQueryMiddleware, Types } from 'mongoose';
+import { Schema, model, type InferSchemaType, type HydratedDocument } from 'mongoose';
 import { ROLES } from '../lib/rbac';
 import { basePlugin, tenantFields } from './base';
+import { announceWrites } from './writes';
 
 /** A person who logs in; belongs to exactly one organization (emails are unique service-wide). */
 const schema = new Schema({
@@ -28,40 +29,8 @@ schema.plugin(basePlugin, {
 });
 schema.index({ organization_id: 1, role: 1 });
 
-/**
- * Every write to users is announced with the ids it touched, whatever route or activity
- * made it, so a cache of user records (lib/auth-user.ts) can drop them before the write's
- * caller carries on. Listeners must not throw: the write has happened.
- */
-type UsersWrittenListener = (ids: Types.ObjectId[]) => Promise<void>;
-const writtenListeners = new Set<UsersWrittenListener>();
-
-/** Registers a listener; returns its removal. */
-export function onUsersWritten(listener: UsersWrittenListener): () => void {
-  writtenListeners.add(listener);
-  return () => writtenListeners.delete(listener);
-}
-
-async function usersWritten(ids: Types.ObjectId[]): Promise<void> {
-  if (ids.length) await Promise.all([...writtenListeners].map((listener) => listener(ids)));
-}
-
-const QUERY_WRITES: MongooseQueryMiddleware[] = ['updateOne', 'updateMany', 'findOneAndUpdate', 'findOneAndReplace', 'replaceOne', 'deleteOne', 'deleteMany', 'findOneAndDelete'];
-const touchedBy = new WeakMap<object, Types.ObjectId[]>();
-schema.pre(QUERY_WRITES, { document: false, query: true }, async function () {
-  // Read before the write: after it, a delete leaves nothing and an update may no longer match.
-  const ids: unknown[] = await this.model.distinct('_id', this.getFilter());
-  touchedBy.set(this, ids.filter((id) => id instanceof Types.ObjectId));
-});
-schema.post(QUERY_WRITES, { document: false, query: true }, async function () {
-  await usersWritten(touchedBy.get(this) ?? []);
-});
-schema.post('save', async function (doc) {
-  await usersWritten([doc._id]);
-});
-schema.post('deleteOne', { document: true, query: false }, async function (doc) {
-  await usersWritten([doc._id]);
-});
+// The auth cache (lib/auth-user.ts) drops the users a write touched.
+announceWrites(schema);
 
 export type UserDoc = HydratedDocument<InferSchemaType<typeof schema>>;
 export const User = model('User', schema, 'users');

@@ -1,6 +1,7 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { RISK_LEVELS } from '../lib/risk';
 import { basePlugin, tenantFields } from './base';
+import { announceWrites } from './writes';
 import { defineList } from '../lib/lists';
 
 export const VENDOR_STATUSES = ['active', 'inactive', 'under_review', 'blocked'] as const;
@@ -33,6 +34,8 @@ const schema = new Schema({
 // Declared here too (basePlugin sets the same) so the document type knows created_at/updated_at.
 }, { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const });
 schema.plugin(basePlugin);
+// The list index (lib/list-index.ts) follows every write.
+announceWrites(schema);
 // The list (vendorList): newest first, optionally by status or risk level.
 schema.index({ organization_id: 1, created_at: -1, _id: -1 });
 schema.index({ organization_id: 1, status: 1, created_at: -1, _id: -1 });
@@ -41,7 +44,7 @@ schema.index({ organization_id: 1, risk_level: 1, created_at: -1, _id: -1 });
 export type VendorDoc = HydratedDocument<InferSchemaType<typeof schema>>;
 export const Vendor = model('Vendor', schema, 'vendors');
 
-export const vendorList = defineList({ name: 'vendors', model: Vendor, filters: ['status', 'risk_level'], sort: { field: 'created_at', order: -1 } });
+export const vendorList = defineList({ name: 'vendors', model: Vendor, filters: ['status', 'risk_level'], sort: { field: 'created_at', order: -1 }, row: vendorListItem });
 
 /** A list item (spec: id, name, contact_email, status, risk_level, risk_score, category, created_at). */
 export function vendorListItem(v: VendorDoc) {

@@ -1,5 +1,6 @@
 import { Schema, model, type InferSchemaType } from 'mongoose';
 import { basePlugin, tenantFields } from './base';
+import { announceWrites } from './writes';
 import { defineList } from '../lib/lists';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
@@ -39,6 +40,8 @@ const schema = new Schema({
   workflow_id: { type: String, default: null },
 });
 schema.plugin(basePlugin, { hidden: ['body', 'attempt_log'] });
+// The list index (lib/list-index.ts) follows every write.
+announceWrites(schema);
 schema.index({ event_id: 1, subscription_id: 1, redelivery_of: 1 }, { unique: true });
 // The list (deliveryList): newest first, optionally by status or subscription.
 schema.index({ organization_id: 1, created_at: -1, _id: -1 });
@@ -48,7 +51,7 @@ schema.index({ organization_id: 1, subscription_id: 1, created_at: -1, _id: -1 }
 export type WebhookDeliveryDoc = InferSchemaType<typeof schema>;
 export const WebhookDelivery = model('WebhookDelivery', schema, 'webhook_deliveries');
 
-export const deliveryList = defineList({ name: 'webhook-deliveries', model: WebhookDelivery, filters: ['status', 'subscription_id'], sort: { field: 'created_at', order: -1 } });
+export const deliveryList = defineList({ name: 'webhook-deliveries', model: WebhookDelivery, filters: ['status', 'subscription_id'], sort: { field: 'created_at', order: -1 }, row: deliveryView });
 
 /** The deliveries view; `id` is the `X-Service-Delivery` value. */
 export function deliveryView(d: InstanceType<typeof WebhookDelivery>) {

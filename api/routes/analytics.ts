@@ -10,12 +10,13 @@ import { z } from 'zod';
 import type { Services } from '../../lib/services';
 import { forecastSeries } from '../../lib/forecast';
 import { pageQuery } from '../../lib/pagination';
-import { storePage, type ListFilter } from '../../lib/lists';
+import type { ListFilter } from '../../lib/lists';
+import { listPage } from '../../lib/list-index';
 import { monthRange, monthStart, spendByMonth, type SpendRecord } from '../../lib/spend';
 import { orgFilter } from '../../models/base';
 import { ComplianceTask } from '../../models/compliance-task';
 import { Contract } from '../../models/contract';
-import { EVENT_TYPES, activityList, activityView } from '../../models/event';
+import { EVENT_TYPES, activityList } from '../../models/event';
 import { Signature } from '../../models/signature';
 import { Vendor } from '../../models/vendor';
 import { operation } from '../openapi';
@@ -31,7 +32,7 @@ const activityQuery = pageQuery.extend({
 export function activityFilter(type: z.infer<typeof activityQuery>['type']): ListFilter {
   if (!type) return {};
   if (type.includes('.')) return { equal: { type } };
-  return { where: { type: trusted({ $in: EVENT_TYPES.filter((t) => t.startsWith(`${type}.`)) }) } };
+  return { where: { type: trusted({ $in: EVENT_TYPES.filter((t) => t.startsWith(`${type}.`)) }) }, derived: { category: type } };
 }
 
 const MAX_SPEND_MONTHS = 60;
@@ -125,7 +126,7 @@ async function spendRecords(organizationId: string, from: Date, to: Date): Promi
   return rows.map((r) => ({ value: r.value ?? 0, start_date: r.start_date ?? null, created_at: r.created_at }));
 }
 
-export function analyticsRouter(_s: Services): Router {
+export function analyticsRouter(s: Services): Router {
   const router = Router();
 
   router.get('/dashboard', authorize('analytics:read'), async (req, res) => {
@@ -183,8 +184,8 @@ export function analyticsRouter(_s: Services): Router {
 
   router.get('/activity', authorize('analytics:read'), async (req, res) => {
     const q = activityQuery.parse(req.query);
-    const { items, total } = await storePage(activityList, principalOf(req).organizationId, activityFilter(q.type), q);
-    res.json({ activities: items.map(activityView), total, page: q.page, page_size: q.page_size });
+    const { items, total } = await listPage(s, activityList, principalOf(req).organizationId, activityFilter(q.type), q);
+    res.json({ activities: items, total, page: q.page, page_size: q.page_size });
   });
 
   return router;

@@ -7,7 +7,7 @@ import { trusted, Types } from 'mongoose';
 import { z } from 'zod';
 import type { Services } from '../../lib/services';
 import { pageQuery } from '../../lib/pagination';
-import { storePage } from '../../lib/lists';
+import { listPage } from '../../lib/list-index';
 import { JURISDICTIONS, COMPLIANCE_RULES } from '../../lib/compliance/rules';
 import { inOrg, isObjectId, orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
@@ -156,8 +156,8 @@ export function complianceRouter(s: Services): Router {
       ...(q.regulation_type ? { regulation_type: q.regulation_type } : {}),
       ...(q.contract_id ? { contract_id: new Types.ObjectId(q.contract_id) } : {}),
     };
-    const { items, total } = await storePage(taskList, p.organizationId, { equal }, q);
-    res.json({ tasks: items.map(taskView), total, page: q.page, page_size: q.page_size });
+    const { items, total } = await listPage(s, taskList, p.organizationId, { equal }, q);
+    res.json({ tasks: items, total, page: q.page, page_size: q.page_size });
   });
 
   router.put('/tasks/:id', authorize('compliance:write'), async (req, res) => {

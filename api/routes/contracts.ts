@@ -12,10 +12,11 @@ import { actorOf, recordEvent } from '../../lib/events';
 import { closeContract } from '../../lib/contract-deletion';
 import type { EventType } from '../../models/event';
 import { pageQuery } from '../../lib/pagination';
-import { storePage, type ListFilter } from '../../lib/lists';
+import type { ListFilter } from '../../lib/lists';
+import { listPage } from '../../lib/list-index';
 import { containsText } from '../../lib/text-search';
 import { inOrg, isObjectId } from '../../models/base';
-import { CONTRACT_STATUSES, CONTRACT_TYPES, Contract, contractEventData, contractList, contractListItem, contractView, type ContractDoc } from '../../models/contract';
+import { CONTRACT_STATUSES, CONTRACT_TYPES, Contract, contractEventData, contractList, contractView, type ContractDoc } from '../../models/contract';
 import { Vendor } from '../../models/vendor';
 import { authorize, principalOf } from '../middleware/auth';
 import { idempotent } from '../middleware/idempotency';
@@ -148,8 +149,8 @@ export function contractsRouter(s: Services): Router {
   router.get('/', authorize('contracts:read'), async (req, res) => {
     const p = principalOf(req);
     const q = listQuery.parse(req.query);
-    const { items, total } = await storePage(contractList, p.organizationId, contractListFilter(q), q);
-    res.json({ contracts: items.map(contractListItem), total, page: q.page, page_size: q.page_size });
+    const { items, total } = await listPage(s, contractList, p.organizationId, contractListFilter(q), q);
+    res.json({ contracts: items, total, page: q.page, page_size: q.page_size });
   });
 
   router.post('/', authorize('contracts:write'), once, async (req, res) => {

@@ -16,7 +16,7 @@ import { detectFileType, extractPages, UnreadableDocumentError, type SupportedMi
 import { fullText } from '../../lib/chunking';
 import { deleteSource, isVectorStoreDown } from '../../lib/vector-store';
 import { pageQuery } from '../../lib/pagination';
-import { storePage } from '../../lib/lists';
+import { listPage } from '../../lib/list-index';
 import { inOrg } from '../../models/base';
 import { Document, DocumentChunkBatch, documentList, DOCUMENT_CATEGORIES, DOCUMENT_STATUSES, type DocumentDoc } from '../../models/document';
 import { documentIngestionWorkflow } from '../../workflows/document-ingestion';
@@ -159,8 +159,8 @@ export function documentsRouter(s: Services): Router {
   router.get('/documents', authorize('documents:read'), async (req, res) => {
     const q = listQuery.parse(req.query);
     const equal = { ...(q.category ? { category: q.category } : {}), ...(q.status ? { status: q.status } : {}) };
-    const { items, total } = await storePage(documentList, principalOf(req).organizationId, { equal }, q);
-    res.json({ documents: items.map((d) => d.toJSON()), total, page: q.page, page_size: q.page_size });
+    const { items, total } = await listPage(s, documentList, principalOf(req).organizationId, { equal }, q);
+    res.json({ documents: items, total, page: q.page, page_size: q.page_size });
   });
 
   router.get('/documents/:id', authorize('documents:read'), async (req, res) => {

@@ -50,7 +50,7 @@ export function mailRouter(s: Services): Router {
   router.get('/settings/mail', manage, async (req, res) => {
     const q = listQuery.parse(req.query);
     const { items, total } = await storePage(mailList, principalOf(req).organizationId, { equal: q.status ? { status: q.status } : {} }, q);
-    res.json({ messages: items.map(mailView), total, page: q.page, page_size: q.page_size });
+    res.json({ messages: items, total, page: q.page, page_size: q.page_size });
   });
 
   router.post('/settings/mail/:id/retry', manage, async (req, res) => {

@@ -14,7 +14,7 @@ import type { Services } from '../../lib/services';
 import type { Principal } from '../../lib/principal';
 import { actorOf, recordEvent, type Actor } from '../../lib/events';
 import { pageQuery } from '../../lib/pagination';
-import { storePage } from '../../lib/lists';
+import { listPage } from '../../lib/list-index';
 import { derivedSecret, encryptSecret, sha256Hex } from '../../lib/crypto';
 import { startOnce } from '../../lib/temporal';
 import { cancelSignatureRequest } from '../../lib/signature-requests';
@@ -24,7 +24,7 @@ import { msToNumber } from '@temporalio/common/lib/time';
 import type { EventType } from '../../models/event';
 import { inOrg, isObjectId } from '../../models/base';
 import { Contract } from '../../models/contract';
-import { SIGNATURE_STATUSES, SIGNER_STATUSES, Signature, signatureList, auditOf, changeWithAudit, type SignatureRecord } from '../../models/signature';
+import { SIGNATURE_STATUSES, SIGNER_STATUSES, Signature, signatureList, signatureView, auditOf, changeWithAudit, type SignatureRecord } from '../../models/signature';
 import { declinedSignal, signedSignal, viewedSignal, type SignatureWorkflowInput } from '../../workflows/signature';
 import { authorize, principalOf } from '../middleware/auth';
 import { idempotent, type ReplayCodec } from '../middleware/idempotency';
@@ -113,11 +113,6 @@ interface SignerAct {
   fields: Record<string, unknown>;
   request?: Record<string, unknown>;
 }
-
-const signatureView = (sig: SignatureRecord) => {
-  const { certificate: _certificate, ...rest } = sig.toJSON() as Record<string, unknown>;
-  return rest;
-};
 
 /** The signer whose turn it is in an ordered request: the first who has not signed. */
 const currentSigner = (sig: SignatureRecord) => [...sig.signers].sort((a, b) => a.order - b.order).find((x) => x.status !== 'signed');
@@ -391,8 +386,8 @@ export function signaturesRouter(s: Services): Router {
     const p = principalOf(req);
     const q = listQuery.parse(req.query);
     const equal = { ...(q.status ? { status: q.status } : {}), ...(q.contract_id ? { contract_id: new Types.ObjectId(q.contract_id) } : {}) };
-    const { items, total } = await storePage(signatureList, p.organizationId, { equal }, q);
-    res.json({ signatures: items.map(signatureView), total, page: q.page, page_size: q.page_size });
+    const { items, total } = await listPage(s, signatureList, p.organizationId, { equal }, q);
+    res.json({ signatures: items, total, page: q.page, page_size: q.page_size });
   });
 
   router.get('/:id', authorize('signatures:read'), async (req, res) => {

@@ -9,11 +9,12 @@ import type { Services } from '../../lib/services';
 import type { Principal } from '../../lib/principal';
 import { actorOf, recordEvent } from '../../lib/events';
 import { pageQuery } from '../../lib/pagination';
-import { storePage, type ListFilter } from '../../lib/lists';
+import type { ListFilter } from '../../lib/lists';
+import { listPage } from '../../lib/list-index';
 import { containsText } from '../../lib/text-search';
 import { RISK_LEVELS } from '../../lib/risk';
 import { inOrg, orgFilter } from '../../models/base';
-import { VENDOR_STATUSES, Vendor, vendorList, vendorListItem, type VendorDoc } from '../../models/vendor';
+import { VENDOR_STATUSES, Vendor, vendorList, type VendorDoc } from '../../models/vendor';
 import { Contract, contractView } from '../../models/contract';
 import { authorize, principalOf } from '../middleware/auth';
 import { idempotent } from '../middleware/idempotency';
@@ -114,8 +115,8 @@ export function vendorsRouter(s: Services): Router {
   router.get('/', authorize('vendors:read'), async (req, res) => {
     const p = principalOf(req);
     const q = listQuery.parse(req.query);
-    const { items, total } = await storePage(vendorList, p.organizationId, vendorListFilter(q), q);
-    res.json({ vendors: items.map(vendorListItem), total, page: q.page, page_size: q.page_size });
+    const { items, total } = await listPage(s, vendorList, p.organizationId, vendorListFilter(q), q);
+    res.json({ vendors: items, total, page: q.page, page_size: q.page_size });
   });
 
   router.post('/', authorize('vendors:write'), once, async (req, res) => {

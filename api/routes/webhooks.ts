@@ -8,7 +8,7 @@ import type { Services } from '../../lib/services';
 import { encryptSecret } from '../../lib/crypto';
 import { resolvedUrlRefusal } from '../../lib/url-policy';
 import { pageQuery } from '../../lib/pagination';
-import { storePage } from '../../lib/lists';
+import { listPage } from '../../lib/list-index';
 import { redeliver } from '../../lib/webhooks';
 import { inOrg, orgFilter } from '../../models/base';
 import { EVENT_TYPES } from '../../models/event';
@@ -114,8 +114,8 @@ export function webhooksRouter(s: Services): Router {
       if (!sub) throw badRequest('subscription_id: not a webhook id');
       equal.subscription_id = sub._id;
     }
-    const { items, total } = await storePage(deliveryList, principalOf(req).organizationId, { equal }, q);
-    res.json({ deliveries: items.map(deliveryView), total, page: q.page, page_size: q.page_size });
+    const { items, total } = await listPage(s, deliveryList, principalOf(req).organizationId, { equal }, q);
+    res.json({ deliveries: items, total, page: q.page, page_size: q.page_size });
   });
 
   router.post('/deliveries/:id/retry', manage, async (req, res) => {

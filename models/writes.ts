@@ -1,0 +1,77 @@
+/**
+ * Write announcements: every write to a model's records is announced with the records it
+ * touched, whatever route, activity or workflow made it, so what is kept beside the store
+ * (the auth cache, lib/auth-user.ts; the list index, lib/list-index.ts) can follow before
+ * the write's caller carries on. Listeners must not throw: the write has happened.
+ */
+import type { Model, MongooseQueryMiddleware, Query, Schema, Types } from 'mongoose';
+
+export interface Written {
+  id: Types.ObjectId;
+  organizationId: Types.ObjectId | null;
+  /** The record as inserted, when the write inserted it. */
+  inserted?: unknown;
+}
+
+type WrittenListener = (written: Written[]) => Promise<void>;
+
+export interface AnnounceOptions {
+  /** Fields no listener follows: a write that changes only these is not announced. */
+  ignored?: readonly string[];
+}
+
+const QUERY_WRITES: MongooseQueryMiddleware[] = ['updateOne', 'updateMany', 'findOneAndUpdate', 'findOneAndReplace', 'replaceOne', 'deleteOne', 'deleteMany', 'findOneAndDelete'];
+
+const listenersOf = new WeakMap<Schema, Set<WrittenListener>>();
+const touchedBy = new WeakMap<object, Written[]>();
+
+interface Identified { _id: Types.ObjectId; organization_id?: Types.ObjectId | null }
+const writtenOf = (d: Identified): Written => ({ id: d._id, organizationId: d.organization_id ?? null });
+
+/** The fields an update sets, or null when it cannot tell (a delete, a pipeline). */
+function updatedFields(update: unknown): string[] | null {
+  if (!update || typeof update !== 'object' || Array.isArray(update)) return null;
+  return Object.entries(update as Record<string, unknown>).flatMap(([key, value]) => (key.startsWith('$') ? Object.keys(value ?? {}) : [key]));
+}
+
+/** Announces the schema's writes; call before `model()`. */
+export function announceWrites(schema: Schema, options: AnnounceOptions = {}): void {
+  const listeners = new Set<WrittenListener>();
+  listenersOf.set(schema, listeners);
+  const ignored = new Set(options.ignored ?? []);
+  const matters = (fields: string[] | null) => fields === null || fields.some((f) => !ignored.has(f.split('.')[0]!));
+  const announce = async (written: Written[]) => {
+    if (written.length) await Promise.all([...listeners].map((listener) => listener(written)));
+  };
+
+  schema.pre(QUERY_WRITES, { document: false, query: true }, async function (this: Query<unknown, unknown>) {
+    if (!matters(updatedFields(this.getUpdate()))) return;
+    // Read before the write: after it, a delete leaves nothing and an update may no longer match.
+    const found = await this.model.find(this.getFilter(), { _id: 1, organization_id: 1 }).lean<Identified[]>();
+    touchedBy.set(this, found.map(writtenOf));
+  });
+  schema.post(QUERY_WRITES, { document: false, query: true }, async function (this: Query<unknown, unknown>) {
+    await announce(touchedBy.get(this) ?? []);
+  });
+  schema.pre('save', function () {
+    this.$locals.inserted = this.isNew;
+    this.$locals.announce = this.isNew || matters(this.modifiedPaths());
+  });
+  schema.post('save', async function (doc) {
+    if (doc.$locals.announce) await announce([{ ...writtenOf(doc as unknown as Identified), ...(doc.$locals.inserted ? { inserted: doc } : {}) }]);
+  });
+  schema.post('deleteOne', { document: true, query: false }, async function (doc) {
+    await announce([writtenOf(doc as unknown as Identified)]);
+  });
+  schema.post('insertMany', async function (docs: unknown) {
+    await announce((docs as Identified[]).map((d) => ({ ...writtenOf(d), inserted: d })));
+  });
+}
+
+/** Registers a listener of a model's writes; returns its removal. */
+export function onWritten(model: Pick<Model<unknown>, 'schema' | 'modelName'>, listener: WrittenListener): () => void {
+  const listeners = listenersOf.get(model.schema);
+  if (!listeners) throw new Error(`${model.modelName} does not announce its writes`);
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
