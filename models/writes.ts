@@ -4,7 +4,7 @@
  * (the auth cache, lib/auth-user.ts; the list index, lib/list-index.ts) can follow before
  * the write's caller carries on. Listeners must not throw: the write has happened.
  */
-import type { Model, MongooseQueryMiddleware, Query, Schema, Types } from 'mongoose';
+import { Types, type Model, type MongooseQueryMiddleware, type Query, type Schema } from 'mongoose';
 
 export interface Written {
   id: Types.ObjectId;
@@ -45,9 +45,16 @@ export function announceWrites(schema: Schema, options: AnnounceOptions = {}): v
   };
 
   schema.pre(QUERY_WRITES, { document: false, query: true }, async function (this: Query<unknown, unknown>) {
-    if (!matters(updatedFields(this.getUpdate()))) return;
+    const fields = updatedFields(this.getUpdate());
+    if (!matters(fields)) return;
+    const filter = this.getFilter();
+    if (fields && filter._id instanceof Types.ObjectId) {
+      // An update of one record by id: nothing to look up (listeners read records back).
+      touchedBy.set(this, [{ id: filter._id, organizationId: filter.organization_id instanceof Types.ObjectId ? filter.organization_id : null }]);
+      return;
+    }
     // Read before the write: after it, a delete leaves nothing and an update may no longer match.
-    const found = await this.model.find(this.getFilter(), { _id: 1, organization_id: 1 }).lean<Identified[]>();
+    const found = await this.model.find(filter, { _id: 1, organization_id: 1 }).lean<Identified[]>();
     touchedBy.set(this, found.map(writtenOf));
   });
   schema.post(QUERY_WRITES, { document: false, query: true }, async function (this: Query<unknown, unknown>) {
