@@ -25,20 +25,23 @@ const schema = new Schema({
   uploaded_by: { type: String, required: true },
   storage_path: { type: String, required: true },
   processed_at: { type: Date, default: null },
+  /** The contract the document belongs to (its text of record when category is contract). */
+  contract_id: { type: Schema.Types.ObjectId, default: null },
 });
 schema.plugin(basePlugin, { hidden: ['storage_path'] });
 // The list index (lib/list-index.ts) follows every write.
 announceWrites(schema);
-// The list (documentList): newest first, optionally by category or status.
+// The list (documentList): newest first, optionally by category, status or contract.
 schema.index({ organization_id: 1, created_at: -1, _id: -1 });
 schema.index({ organization_id: 1, category: 1, created_at: -1, _id: -1 });
 schema.index({ organization_id: 1, status: 1, created_at: -1, _id: -1 });
+schema.index({ organization_id: 1, contract_id: 1, created_at: -1, _id: -1 });
 
 export type DocumentRecord = InferSchemaType<typeof schema>;
 export type DocumentDoc = HydratedDocument<DocumentRecord>;
 export const Document = model('Document', schema, 'documents');
 
-export const documentList = defineList({ name: 'documents', model: Document, filters: ['category', 'status'], sort: { field: 'created_at', order: -1 }, row: (d) => d.toJSON() });
+export const documentList = defineList({ name: 'documents', model: Document, filters: ['category', 'status', 'contract_id'], sort: { field: 'created_at', order: -1 }, row: (d) => d.toJSON() });
 
 /**
  * Chunks of a document between extraction and indexing, one record per indexing batch

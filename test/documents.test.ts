@@ -146,6 +146,24 @@ describe('documents', function () {
     expect((await api('GET', '/documents?status=lost', { token: owner.token })).status).to.equal(400);
   });
 
+  it('attaches an upload to a contract of the organization (contract_id), listed by it; another organization\'s or a malformed id is 404', async () => {
+    const contract = await api<{ id: string }>('POST', '/contracts', { token: owner.token, body: { title: 'Harbour MSA', type: 'service_agreement', counterparty: 'Harbour Ltd' } });
+    const bytes = Buffer.from('The harbour services renew each year.');
+    const attached = await upload(owner.token, { name: 'harbour.txt', bytes }, 'contract', { fields: { contract_id: contract.body.id } });
+    expect(attached.status, attached.body.detail).to.equal(201);
+    expect(attached.body.contract_id).to.equal(contract.body.id);
+    const listed = await api<{ documents: UploadedDocument[] }>('GET', `/documents?contract_id=${contract.body.id}`, { token: owner.token });
+    expect(listed.body.documents.map((d) => d.id)).to.deep.equal([attached.body.id]);
+    expect((await api('GET', '/documents?contract_id=nope', { token: owner.token })).status).to.equal(400);
+    const stranger = await signUp();
+    for (const id of [contract.body.id, 'nope', '{"$gt":""}']) {
+      const refused = await upload(stranger.token, { name: 'x.txt', bytes }, 'contract', { fields: { contract_id: id } });
+      expect(refused.status).to.equal(404);
+      expect(refused.body.detail).to.equal('Contract not found');
+    }
+    await settled(owner.token, attached.body.id);
+  });
+
   it('analyzes a document into the spec shape', async () => {
     const res = await api<Record<string, unknown>>('POST', `/documents/${pdf.id}/analyze`, { token: owner.token });
     expect(res.status).to.equal(200);

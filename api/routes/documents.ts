@@ -17,7 +17,8 @@ import { fullText } from '../../lib/chunking';
 import { deleteSource, isVectorStoreDown } from '../../lib/vector-store';
 import { pageQuery } from '../../lib/pagination';
 import { listPage } from '../../lib/list-index';
-import { inOrg } from '../../models/base';
+import { inOrg, isObjectId } from '../../models/base';
+import { Contract } from '../../models/contract';
 import { Document, DocumentChunkBatch, documentList, DOCUMENT_CATEGORIES, DOCUMENT_STATUSES, type DocumentDoc } from '../../models/document';
 import { documentIngestionWorkflow } from '../../workflows/document-ingestion';
 import { recordSearchAttributes } from '../../workflows/search-attributes';
@@ -27,10 +28,12 @@ import { AppError, badRequest, notFound, unavailable } from '../errors';
 import { DocumentAnalysis } from '../../lib/ai/port';
 import { idSchema, operation, pageOf, registry, timestamp } from '../openapi';
 
-const uploadBody = z.object({ category: z.enum(DOCUMENT_CATEGORIES) });
+// An unknown or malformed contract id in an upload is 404 (the contract is not found), as in a path.
+const uploadBody = z.object({ category: z.enum(DOCUMENT_CATEGORIES), contract_id: z.string().max(100).optional() });
 const listQuery = pageQuery.extend({
   category: z.enum(DOCUMENT_CATEGORIES).optional(),
   status: z.enum(DOCUMENT_STATUSES).optional(),
+  contract_id: z.string().refine(isObjectId, 'must be a contract id').optional(),
 });
 
 /** A document's toJSON (models/document.ts; the storage path is hidden). */
@@ -46,6 +49,7 @@ const documentSchema = registry.register('Document', z.object({
   chunk_count: z.number().int(),
   page_count: z.number().int().nullable(),
   workflow_id: z.string().nullable(),
+  contract_id: idSchema.nullable().meta({ description: 'The contract the document belongs to' }),
   uploaded_by: z.string(),
   processed_at: timestamp.nullable(),
   created_at: timestamp,
@@ -59,7 +63,7 @@ operation({
   multipart: uploadBody.extend({ file: z.string().meta({ format: 'binary', description: 'The file; its type is checked by content' }) }),
   responses: { 201: one, 413: 'Larger than the upload limit', 503: 'The workflow engine is unavailable; nothing was kept' },
 });
-operation({ path: '/documents', method: 'get', tag, summary: 'List documents (newest first), by category or status', query: listQuery, responses: { 200: { description: 'A page of documents', schema: pageOf('documents', documentSchema) } } });
+operation({ path: '/documents', method: 'get', tag, summary: 'List documents (newest first), by category, status or contract', query: listQuery, responses: { 200: { description: 'A page of documents', schema: pageOf('documents', documentSchema) } } });
 operation({ path: '/documents/{id}', method: 'get', tag, summary: 'Get a document and its ingestion state', responses: { 200: one } });
 operation({ path: '/documents/{id}/analyze', method: 'post', tag, summary: 'AI analysis of the document\'s text', responses: { 200: { description: 'The analysis', schema: DocumentAnalysis }, 503: 'The AI provider is unavailable' } });
 operation({ path: '/documents/{id}', method: 'delete', tag, summary: 'Delete a document, its vectors and its file', responses: { 204: 'Deleted', 503: 'The vector store is unavailable; nothing was deleted' } });
@@ -122,7 +126,9 @@ export function documentsRouter(s: Services): Router {
     const p = principalOf(req);
     const file = req.file;
     if (!file) throw badRequest('file: is required (multipart/form-data field "file")');
-    const { category } = uploadBody.parse(req.body ?? {});
+    const { category, contract_id } = uploadBody.parse(req.body ?? {});
+    const owner = contract_id === undefined ? null : inOrg(p.organizationId, contract_id);
+    if (contract_id !== undefined && !(owner && (await Contract.exists(owner)))) throw notFound('Contract');
     if (file.size === 0) throw badRequest('file: is empty');
     const mime = await detectFileType(file.path);
     if (!mime) throw badRequest('file: content is not a PDF, DOCX or UTF-8 text file');
@@ -136,6 +142,7 @@ export function documentsRouter(s: Services): Router {
       status: 'processing',
       uploaded_by: p.userId,
       storage_path: file.path,
+      contract_id: contract_id ?? null,
     });
     const documentId = doc.id;
     doc.workflow_id = `ingest-${documentId}`;
@@ -158,7 +165,7 @@ export function documentsRouter(s: Services): Router {
 
   router.get('/documents', authorize('documents:read'), async (req, res) => {
     const q = listQuery.parse(req.query);
-    const equal = { ...(q.category ? { category: q.category } : {}), ...(q.status ? { status: q.status } : {}) };
+    const equal = Object.fromEntries((['category', 'status', 'contract_id'] as const).filter((f) => q[f]).map((f) => [f, q[f]]));
     const { items, total } = await listPage(s, documentList, principalOf(req).organizationId, { equal }, q);
     res.json({ documents: items, total, page: q.page, page_size: q.page_size });
   });

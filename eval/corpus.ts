@@ -1,0 +1,75 @@
+/**
+ * The evaluation corpus: the Common Paper templates in ../shared/corpus (CC BY 4.0, see
+ * eval/README.md) with a deal's values written into their `{placeholder}` fields, as Word
+ * files, so they are ingested exactly as a customer's DOCX would be.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import JSZip from 'jszip';
+import { z } from 'zod';
+
+export const CORPUS_DIR = process.env.EVAL_CORPUS_DIR ?? path.resolve(__dirname, '../../../shared/corpus');
+
+const termValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
+
+export const CorpusDocument = z.object({
+  file: z.string(),
+  contract: z.object({ title: z.string(), type: z.string(), counterparty: z.string() }),
+  /** Placeholder name → value; a list gives the value of each occurrence in order (the last repeats). */
+  fill: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+  /** Other template text to replace, such as a "[ # ]" blank. */
+  literal: z.array(z.tuple([z.string(), z.string()])).default([]),
+  /** The key terms a careful reader finds in the filled document; a missing key is null. */
+  terms: z.record(z.string(), termValue),
+});
+export type CorpusDocument = z.infer<typeof CorpusDocument>;
+
+export const Question = z.object({
+  id: z.string(),
+  document: z.string(),
+  kind: z.enum(['literal', 'paraphrase']),
+  question: z.string(),
+  /** Verbatim text that a retrieved passage must contain. */
+  passage: z.string(),
+});
+export type Question = z.infer<typeof Question>;
+
+export async function loadSet(): Promise<{ documents: CorpusDocument[]; questions: Question[] }> {
+  const read = async (name: string) => JSON.parse(await readFile(path.join(__dirname, name), 'utf8')) as unknown;
+  const documents = z.object({ documents: z.array(CorpusDocument) }).parse(await read('corpus.json')).documents;
+  const questions = z.object({ questions: z.array(Question) }).parse(await read('questions.json')).questions;
+  return { documents, questions };
+}
+
+const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A pattern for `text` as Word stores it: any run boundaries (tags) may fall between its
+ * characters. Replacing such a match drops the tags inside it, which are always a closing
+ * run followed by an opening one, so the XML stays balanced.
+ */
+const acrossRuns = (text: string) => new RegExp([...escapeXml(text)].map(escapeRegExp).join('(?:<[^>]+>)*'), 'g');
+
+/** The template's document.xml with the deal's values in place and the `{IF x}`/`{END-IF}` markers removed (their content kept). */
+export function fillXml(xml: string, doc: Pick<CorpusDocument, 'fill' | 'literal'>): string {
+  let out = xml.replace(/\{IF [a-z_]+\}|\{END-IF\}/g, '');
+  for (const [name, value] of Object.entries(doc.fill)) {
+    const values = Array.isArray(value) ? value : [value];
+    let n = 0;
+    out = out.replace(new RegExp(`\\{${name}\\}`, 'g'), () => escapeXml(values[Math.min(n++, values.length - 1)]!));
+  }
+  for (const [from, to] of doc.literal) out = out.replace(acrossRuns(from), escapeXml(to));
+  return out;
+}
+
+export async function filledDocx(doc: CorpusDocument): Promise<Buffer> {
+  const zip = await JSZip.loadAsync(await readFile(path.join(CORPUS_DIR, doc.file)));
+  const entry = zip.file('word/document.xml');
+  if (!entry) throw new Error(`${doc.file}: no word/document.xml`);
+  zip.file('word/document.xml', fillXml(await entry.async('string'), doc));
+  return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
+}
+
+/** Text compared for "contains": curly quotes as straight ones, white space collapsed. */
+export const comparable = (s: string) => s.replace(/[\u2018\u2019]/g, "'").replace(/[\u201c\u201d]/g, '"').replace(/\s+/g, ' ').trim();
