@@ -45,7 +45,7 @@ async function scan(u: TestUser, body: Record<string, unknown>): Promise<Scan> {
     expect(res.status).to.equal(200);
     if (res.body.status !== 'running') return res.body;
     if (Date.now() > deadline) throw new Error(`scan still running: ${res.text}`);
-    // 60 polls a minute, well under, the user's request limit, on a loaded machine where a scan takes long.
+    // 60 polls a minute stay well under the user's request limit, even where a scan takes long.
     await new Promise((r) => setTimeout(r, 1000));
   }
 }
