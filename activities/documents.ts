@@ -11,7 +11,8 @@ import type { Services } from '../lib/services';
 import { whileBeating } from '../lib/heartbeat';
 import { deleteSource, embeddingText, indexChunks, refreshCollections, type Collection } from '../lib/vector-store';
 import { chunkBatches, Chunker } from '../lib/chunking';
-import { extractText, UnreadableDocumentError, type SupportedMime } from '../lib/extraction';
+import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from '../lib/extraction';
+import { extractTextInChild } from '../services/documents/extract-text-in-child';
 import { Document, DocumentChunkBatch, stagedBatchId, type DocumentCategory, type DocumentDoc } from '../models/document';
 import { INGEST_BATCH } from '../workflows/ingest-batch';
 
@@ -28,7 +29,7 @@ export function createDocumentActivities(s: Services) {
   /** Extraction, chunking and staging, a batch at a time, heartbeating with the progress so far. */
   async function prepare(doc: DocumentDoc, documentId: string, progress: Record<string, number>): Promise<PreparedDocument> {
     const chunker = new Chunker();
-    const pieces = extractText(doc.storage_path, doc.mime_type as SupportedMime, (page, of) => Object.assign(progress, { page, of }));
+    const pieces = extractTextInChild(doc.storage_path, doc.mime_type as SupportedMime, s.config, (page, of) => Object.assign(progress, { page, of }));
     let batch = 0;
     try {
       for await (const chunks of chunkBatches(pieces, INGEST_BATCH, chunker)) {
@@ -42,6 +43,8 @@ export function createDocumentActivities(s: Services) {
       }
     } catch (err) {
       if (err instanceof UnreadableDocumentError) throw ApplicationFailure.nonRetryable(err.message, 'UnreadableDocument');
+      // The same file would be over the same limit on every try.
+      if (err instanceof ExtractionLimitError) throw ApplicationFailure.nonRetryable(err.message, 'DocumentOverLimit');
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw ApplicationFailure.nonRetryable('the uploaded file is missing', 'MissingFile');
       throw err;
     }

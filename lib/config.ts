@@ -116,6 +116,18 @@ const schema = z
     INTEGRATION_TIMEOUT_MS: positiveInt.default(15000),
     UPLOAD_DIR: z.string().default('.stack/uploads'),
     UPLOAD_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
+    /**
+     * Bounds on reading an uploaded file (services/documents/extract-text-in-child.ts): what
+     * its zip entries or PDF streams may inflate to, its text, its pages, the heap and the
+     * wall-clock time of the child process that parses it, and how many such children one
+     * process runs at once. A file over a bound ends `failed` with the reason.
+     */
+    EXTRACT_MAX_EXPANDED_BYTES: positiveInt.default(50 * 1024 * 1024),
+    EXTRACT_MAX_TEXT_CHARS: positiveInt.default(50_000_000),
+    EXTRACT_MAX_PAGES: positiveInt.default(5000),
+    EXTRACT_MEMORY_MB: positiveInt.min(64).default(512),
+    EXTRACT_TIMEOUT_MS: positiveInt.default(120_000),
+    EXTRACT_CONCURRENCY: positiveInt.max(64).default(2),
     SIGNATURE_REMINDER_INTERVAL: z.string().default('3 days'),
     /** Active contracts ending within this many days get one `contract.renewal_due` (daily schedule). */
     RENEWAL_REMINDER_DAYS: positiveInt.default(30),

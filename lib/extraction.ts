@@ -22,6 +22,9 @@ export type SupportedMime = (typeof MIME)[keyof typeof MIME];
 /** The file cannot be turned into text (corrupt, encrypted, scanned without text). */
 export class UnreadableDocumentError extends Error {}
 
+/** The file is over a limit on what reading it may cost; the message says which, for a person. */
+export class ExtractionLimitError extends Error {}
+
 /** Valid UTF-8 with no NUL byte: what a text file is; checked by streaming, not loading. */
 async function isPlainText(path: string): Promise<boolean> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -55,7 +58,7 @@ interface PdfTextItem {
 }
 
 /** Each page's text as it is read, then the page released (pdfjs keeps parsed pages otherwise). */
-async function* pdfPieces(path: string, onPage: (page: number, of: number) => void): AsyncGenerator<TextPiece> {
+async function* pdfPieces(path: string, onPage: (page: number, of: number) => void, maxPages: number): AsyncGenerator<TextPiece> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
   const data = new Uint8Array(await readFile(path));
   let doc;
@@ -65,6 +68,7 @@ async function* pdfPieces(path: string, onPage: (page: number, of: number) => vo
     throw new UnreadableDocumentError(`not a readable PDF (${(err as Error).message})`);
   }
   try {
+    if (doc.numPages > maxPages) throw new ExtractionLimitError(`the file has ${doc.numPages} pages, more than the ${maxPages} allowed`);
     for (let n = 1; n <= doc.numPages; n++) {
       const page = await doc.getPage(n);
       const content = await page.getTextContent();
@@ -107,6 +111,8 @@ export function htmlToText(html: string): string {
 const PAGE_BREAK_STYLE = "br[type='page'] => hr.page-break:fresh";
 /** What mammoth writes for one (document text is escaped, so text cannot forge it). */
 const PAGE_BREAK_HTML = '<hr class="page-break" />';
+/** Images are never read: mammoth would otherwise inline each one into the HTML as base64. */
+const NO_IMAGES = mammoth.images.imgElement(() => Promise.resolve({ src: '' }));
 
 /**
  * mammoth's HTML cut into pages at explicit page breaks. A heading with a break inside
@@ -124,7 +130,7 @@ function docxPages(html: string): string[] {
 async function* docxPieces(path: string): AsyncGenerator<TextPiece> {
   let html: string;
   try {
-    html = (await mammoth.convertToHtml({ path }, { styleMap: [PAGE_BREAK_STYLE] })).value;
+    html = (await mammoth.convertToHtml({ path }, { styleMap: [PAGE_BREAK_STYLE], convertImage: NO_IMAGES })).value;
   } catch (err) {
     throw new UnreadableDocumentError(`not a readable DOCX (${(err as Error).message})`);
   }
@@ -192,10 +198,12 @@ export const txtPieces = (path: string, pieceBytes = TXT_PIECE_BYTES) => formFee
  * The text of the file, page by page in pieces (each page's pieces in order, every page
  * at least one piece, each page trimmed). `onPage` reports progress on long PDFs (the
  * ingestion activity heartbeats with it). Throws UnreadableDocumentError when no text can
- * be had (after the last piece: the stream cannot know before).
+ * be had (after the last piece: the stream cannot know before), ExtractionLimitError for
+ * a PDF of more than `maxPages` pages. Untrusted files are read through
+ * services/documents/extract-text-in-child.ts, which runs this in a child process.
  */
-export async function* extractText(path: string, mime: SupportedMime, onPage: (page: number, of: number) => void = () => {}): AsyncGenerator<TextPiece> {
-  const pieces = mime === MIME.pdf ? pdfPieces(path, onPage) : mime === MIME.docx ? docxPieces(path) : txtPieces(path);
+export async function* extractText(path: string, mime: SupportedMime, onPage: (page: number, of: number) => void = () => {}, maxPages = Infinity): AsyncGenerator<TextPiece> {
+  const pieces = mime === MIME.pdf ? pdfPieces(path, onPage, maxPages) : mime === MIME.docx ? docxPieces(path) : txtPieces(path);
   let hasText = false;
   for await (const piece of pieces) {
     hasText ||= piece.text.length > 0;

@@ -12,8 +12,9 @@ import multer from 'multer';
 import { Types } from 'mongoose';
 import { z } from 'zod';
 import type { Services } from '../../lib/services';
-import { detectFileType, extractPages, UnreadableDocumentError, type SupportedMime } from '../../lib/extraction';
-import { fullText } from '../../lib/chunking';
+import { detectFileType, ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from '../../lib/extraction';
+import { fullText, type Page } from '../../lib/chunking';
+import { extractTextInChild } from '../../services/documents/extract-text-in-child';
 import { deleteSource, isVectorStoreDown } from '../../lib/vector-store';
 import { pageQuery } from '../../lib/pagination';
 import { listPage } from '../../lib/list-index';
@@ -65,7 +66,10 @@ operation({
 });
 operation({ path: '/documents', method: 'get', tag, summary: 'List documents (newest first), by category, status or contract', query: listQuery, responses: { 200: { description: 'A page of documents', schema: pageOf('documents', documentSchema) } } });
 operation({ path: '/documents/{id}', method: 'get', tag, summary: 'Get a document and its ingestion state', responses: { 200: one } });
-operation({ path: '/documents/{id}/analyze', method: 'post', tag, summary: 'AI analysis of the document\'s text', responses: { 200: { description: 'The analysis', schema: DocumentAnalysis }, 503: 'The AI provider is unavailable' } });
+operation({
+  path: '/documents/{id}/analyze', method: 'post', tag, summary: 'AI analysis of the document\'s text (the permission of an upload: it reads the file again)',
+  responses: { 200: { description: 'The analysis', schema: DocumentAnalysis }, 400: 'The file has no readable text', 422: 'The file is over a reading limit (what it inflates to, its text, pages, memory or time)', 503: 'The AI provider is unavailable' },
+});
 operation({ path: '/documents/{id}', method: 'delete', tag, summary: 'Delete a document, its vectors and its file', responses: { 204: 'Deleted', 503: 'The vector store is unavailable; nothing was deleted' } });
 
 /** The client's name reduced to a plain file name: no directories, control or reserved characters. */
@@ -79,6 +83,9 @@ export function sanitizeFilename(name: string): string {
     .slice(0, 200);
   return clean || 'upload';
 }
+
+/** Text an analysis reads (as much as the Gemini adapter sends the model). */
+const ANALYSIS_CHARS = 100_000;
 
 const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
 
@@ -174,13 +181,24 @@ export function documentsRouter(s: Services): Router {
     res.json((await documentOf(principalOf(req).organizationId, req.params.id)).toJSON());
   });
 
-  router.post('/documents/:id/analyze', authorize('documents:read'), async (req, res) => {
+  // Reading a file costs what an upload costs, so it needs the upload's permission; the
+  // file is parsed by a child process within the extraction limits, never in the API.
+  router.post('/documents/:id/analyze', authorize('documents:write'), async (req, res) => {
     const doc = await documentOf(principalOf(req).organizationId, req.params.id);
-    let pages;
+    const pages: Page[] = [];
+    let kept = 0;
     try {
-      pages = await extractPages(doc.storage_path, doc.mime_type as SupportedMime);
+      for await (const { page, text } of extractTextInChild(doc.storage_path, doc.mime_type as SupportedMime, s.config)) {
+        // Every page is counted; the analysis reads the first ANALYSIS_CHARS of text.
+        const part = text.slice(0, Math.max(0, ANALYSIS_CHARS - kept));
+        kept += part.length;
+        const last = pages.at(-1);
+        if (last?.page === page) last.text += part;
+        else pages.push({ page, text: part });
+      }
     } catch (err) {
       if (err instanceof UnreadableDocumentError) throw badRequest(`document: ${err.message}`);
+      if (err instanceof ExtractionLimitError) throw new AppError(422, `document: ${err.message}`);
       throw err;
     }
     res.json(await s.ai.analyzeDocument({ filename: doc.filename, text: fullText(pages), pageCount: pages.length }));
