@@ -12,6 +12,7 @@ import { getSigningKey } from '../lib/signing-key';
 import { Signature, changeWithAudit } from '../models/signature';
 import { Contract } from '../models/contract';
 import type { StoredSignatureState } from '../workflows/signature';
+import { recordSealingError, renderSignedPdf, sealSignedPdf } from '../services/signatures/signed-pdf-store';
 
 const pending = { status: 'pending' } as const;
 
@@ -92,6 +93,21 @@ export function createSignatureActivities(s: Services) {
           });
         }
       }
+    },
+
+    /** The signed document and its evidence pages as PDF, stored unsealed (services/signatures/signed-pdf-store.ts). */
+    async renderSignedPdf({ signatureId }: { signatureId: string }): Promise<string> {
+      return renderSignedPdf(signatureId);
+    },
+
+    async sealSignedPdf({ signatureId }: { signatureId: string }): Promise<void> {
+      const r = await sealSignedPdf(s, signatureId);
+      s.logger.info({ signatureId, sizeBytes: r.size_bytes, ms: r.ms }, 'signed PDF sealed');
+    },
+
+    /** Sealing gave up: the request shows why until an operator retries (POST /signatures/:id/seal). */
+    async recordSealingError({ signatureId, error }: { signatureId: string; error: string }): Promise<void> {
+      await recordSealingError(signatureId, error);
     },
   };
 }

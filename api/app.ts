@@ -1,7 +1,7 @@
 /**
  * The Express application: security headers, CORS, request ids and logs, the health check
- * at the host root and the versioned API under /api/v1 (which reads JSON bodies after its
- * rate limits).
+ * at the host root, the versioned API under /api/v1 (which reads JSON bodies after its
+ * rate limits) and the signers' page under /sign.
  */
 import express from 'express';
 import helmet from 'helmet';
@@ -9,10 +9,11 @@ import cors from 'cors';
 import { randomUUID } from 'node:crypto';
 import { pinoHttp } from 'pino-http';
 import type { Services } from '../lib/services';
-import { redactRequest } from '../lib/logger';
+import { redactRequest, redactResponse } from '../lib/logger';
 import { errorHandler, notFoundRoute } from './errors';
 import { healthRouter } from './routes/health';
 import { apiRouter } from './routes';
+import { signingPageRouter } from './routes/signing-page';
 import { relayOnRecord } from '../lib/relay';
 import { checkQuery } from './middleware/input';
 import { allowedMethods } from './middleware/methods';
@@ -39,7 +40,7 @@ export function createApp(s: Services): express.Express {
       },
       autoLogging: { ignore: (req) => req.url === '/health' },
       // Signing-link tokens and secret query parameters never reach the logs.
-      serializers: { req: redactRequest },
+      serializers: { req: redactRequest, res: redactResponse },
     }),
   );
   app.use(helmet());
@@ -55,6 +56,8 @@ export function createApp(s: Services): express.Express {
 
   app.use(healthRouter(s));
   app.use('/api/v1', apiRouter(s));
+  // The signer's page, the link in signing mail (outside the versioned API).
+  app.use(signingPageRouter(s));
   app.use(notFoundRoute);
   app.use(errorHandler(s.logger));
   return app;

@@ -102,6 +102,9 @@ const schema = z
       .optional(),
     /** Ed25519 private key (PKCS#8 PEM) that signs signature certificates; generated when empty. */
     SIGNING_PRIVATE_KEY: z.string().default(''),
+    /** The PKCS#12 (base64) whose certificate seals signed PDFs; unset, one is generated once and kept encrypted. */
+    PDF_SEAL_P12: z.string().default(''),
+    PDF_SEAL_P12_PASSWORD: z.string().default(''),
 
     RATE_LIMIT_DEFAULT_PER_MINUTE: positiveInt.default(60),
     RATE_LIMIT_LOGIN_PER_MINUTE: positiveInt.default(5),

@@ -61,3 +61,13 @@ export function redactRequest<T extends { url?: string; query?: unknown; params?
   req.params = redactParams(req.params);
   return req;
 }
+
+/** pino-http's `res` serializer: a redirect's `Location` (the signing page answers a post with its own link) redacted like a URL, cookies dropped. */
+export function redactResponse<T extends { headers?: Record<string, unknown> }>(res: T): T {
+  const headers = res.headers;
+  if (headers) {
+    if (typeof headers.location === 'string') headers.location = redactUrl(headers.location);
+    if (headers['set-cookie'] !== undefined) headers['set-cookie'] = REDACTED;
+  }
+  return res;
+}

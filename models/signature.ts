@@ -65,6 +65,10 @@ const schema = new Schema({
   requested_by_name: { type: String, default: null },
   expires_at: { type: Date, required: true },
   completed_at: { type: Date, default: null },
+  /** The sealed PDF (models/signed-pdf.ts): when it was sealed and its SHA-256, or why sealing failed (an operator can retry). */
+  sealed_at: { type: Date, default: null },
+  pdf_sha256: { type: String, default: null },
+  sealing_error: { type: String, default: null },
   workflow_id: { type: String, default: null },
 });
 schema.plugin(basePlugin, { hidden: ['document', 'audit_trail'] });

@@ -346,7 +346,7 @@ describe('contracts', () => {
       const { body: c } = await create(u, { title: `Hosting ${randomUUID().slice(0, 8)}`, type: 'service_agreement', counterparty: 'Acme GmbH', content: EU_PROCESSING });
       const sig = await api<{ id: string; signers: Array<{ signing_url: string }> }>('POST', '/signatures', { token: u.token, body: { contract_id: c.id, signers: [{ name: 'Sam Signer', email: 'sam@example.test' }] } });
       expect(sig.status).to.equal(201);
-      const link = new URL(sig.body.signers[0]!.signing_url).pathname.replace('/api/v1', '');
+      const link = `/signatures${new URL(sig.body.signers[0]!.signing_url).pathname}`;
       expect((await api('GET', link)).status).to.equal(200);
       return { contractId: c.id, signatureId: sig.body.id, link };
     }

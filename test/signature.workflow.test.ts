@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { signatureWorkflow, signedSignal, declinedSignal, statusQuery, viewedSignal, type StoredSignatureState } from '../workflows/signature';
+import { signatureWorkflow, signedSignal, declinedSignal, retrySealSignal, statusQuery, viewedSignal, type StoredSignatureState } from '../workflows/signature';
 import { createTimeSkippingEnv } from './support/time-skipping';
 
 const DAY = 24 * 3600 * 1000;
@@ -17,6 +17,8 @@ describe('signature workflow (time-skipping)', function () {
   const taskQueue = 'signatures-test';
   /** What the store says when the reminder activity reads it (null: nothing to catch up on). */
   let stored: StoredSignatureState | null = null;
+  /** How many more seal attempts fail. */
+  let sealFailures = 0;
 
   before(async () => {
     env = await createTimeSkippingEnv();
@@ -34,6 +36,14 @@ describe('signature workflow (time-skipping)', function () {
         },
         completeSignatureRequest: record('complete'),
         expireSignatureRequest: record('expire'),
+        renderSignedPdf: record('render'),
+        sealSignedPdf: async () => {
+          await record('seal')();
+          if (sealFailures-- > 0) throw new Error('the sealing certificate is unreadable');
+        },
+        recordSealingError: async ({ error }: { error: string }) => {
+          await record(`seal-error: ${error}`)();
+        },
       },
     });
     running = worker.run();
@@ -46,6 +56,7 @@ describe('signature workflow (time-skipping)', function () {
   beforeEach(() => {
     calls.length = 0;
     stored = null;
+    sealFailures = 0;
   });
 
   async function start(expiresInDays: number, signerIds = ['s1', 's2']) {
@@ -88,7 +99,24 @@ describe('signature workflow (time-skipping)', function () {
     expect(midway.signers).to.deep.equal([{ id: 's1', status: 'signed' }, { id: 's2', status: 'pending' }]);
     await handle.signal(signedSignal, { signerId: 's2' });
     expect(await handle.result()).to.equal('completed');
-    expect(calls.map((c) => c.name)).to.deep.equal(['complete']);
+    expect(calls.map((c) => c.name)).to.deep.equal(['complete', 'render', 'seal']);
+  });
+
+  it('a seal that keeps failing leaves the request completed with the error shown, until an operator retries', async () => {
+    sealFailures = 1000;
+    const { handle } = await start(30);
+    await handle.signal(signedSignal, { signerId: 's1' });
+    await handle.signal(signedSignal, { signerId: 's2' });
+    // The retries' backoff passes in skipped time.
+    await env.sleep('10 minutes');
+    const names = calls.map((c) => c.name);
+    // Six tries (about a minute of backoff in workflow time), then the error goes on the request.
+    expect(names).to.deep.equal(['complete', 'render', ...Array<string>(6).fill('seal'), 'seal-error: the sealing certificate is unreadable']);
+    expect((await handle.query(statusQuery)).status).to.equal('completed');
+    sealFailures = 0;
+    await handle.signal(retrySealSignal);
+    expect(await handle.result()).to.equal('completed');
+    expect(calls.map((c) => c.name).slice(names.length)).to.deep.equal(['render', 'seal']);
   });
 
   it('catches up from the store on its timer when a signal was lost', async () => {
@@ -97,7 +125,7 @@ describe('signature workflow (time-skipping)', function () {
     // s2 signed, but the signal never arrived: the first reminder tick reads it from the store.
     stored = { status: 'pending', signers: [{ id: 's1', status: 'signed' }, { id: 's2', status: 'signed' }] };
     expect(await handle.result()).to.equal('completed');
-    expect(calls.map((c) => [c.name, Math.round((c.at - startMs) / DAY)])).to.deep.equal([['remind', 3], ['complete', 3]]);
+    expect(calls.map((c) => [c.name, Math.round((c.at - startMs) / DAY)])).to.deep.equal([['remind', 3], ['complete', 3], ['render', 3], ['seal', 3]]);
   });
 
   it('ends as the store says when it was closed without a signal (cancelled while the engine was away)', async () => {

@@ -78,7 +78,7 @@ describe('signatures', () => {
       expect(res.body).to.include({ contract_id: contractId, status: 'pending', ordered: false, document_hash: sha256(CONTENT) });
       expect(Date.parse(res.body.expires_at) - Date.parse(res.body.created_at)).to.be.closeTo(30 * 86400000, 5000);
       expect(res.body.signers.map((x) => [x.name, x.email, x.status])).to.deep.equal([['Alice Signer', 'alice@example.test', 'pending'], ['Bob Ångström', 'bob@example.test', 'pending']]);
-      for (const x of res.body.signers) expect(x.signing_url).to.match(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/signatures\/sign\/[A-Za-z0-9]{43}$/);
+      for (const x of res.body.signers) expect(x.signing_url).to.match(/^http:\/\/127\.0\.0\.1:\d+\/sign\/[A-Za-z0-9]{43}$/);
       expect(res.text).not.to.contain('token_hash');
       const [alice, bob] = res.body.signers.map(tokenOf) as [string, string];
       // The link is stored only as its hash.

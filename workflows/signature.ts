@@ -3,9 +3,9 @@
  * signals, sends reminders on a timer while anyone still has to sign, and expires the
  * request at its deadline. The signer endpoints record each act in the store first
  * (with its audit entry and event) and then signal here; this workflow owns time:
- * reminders, expiry, and completion once every signer has signed.
+ * reminders, expiry, and completion once every signer has signed, then the sealed PDF.
  */
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, ActivityFailure, condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { SignatureActivities } from '../activities/signatures';
 
 export type SignerState = 'pending' | 'viewed' | 'signed' | 'declined';
@@ -36,6 +36,8 @@ export const viewedSignal = defineSignal<[{ signerId: string }]>('viewed');
 export const signedSignal = defineSignal<[{ signerId: string }]>('signed');
 export const declinedSignal = defineSignal<[{ signerId: string }]>('declined');
 export const cancelSignal = defineSignal<[{ reason?: string }]>('cancel');
+/** An operator's retry after sealing the signed PDF failed (POST /signatures/:id/seal). */
+export const retrySealSignal = defineSignal('retry-seal');
 export const statusQuery = defineQuery<SignatureStatus>('status');
 
 const { sendSignatureReminders, completeSignatureRequest, expireSignatureRequest } = proxyActivities<SignatureActivities>({
@@ -43,10 +45,43 @@ const { sendSignatureReminders, completeSignatureRequest, expireSignatureRequest
   retry: { maximumAttempts: 20, maximumInterval: '1 minute' },
 });
 
+// Sealing retries for about two minutes, then shows its error on the request for an operator.
+const pdf = proxyActivities<SignatureActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { maximumAttempts: 6, initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+const failureText = (err: unknown) => {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : String(cause);
+};
+
+/**
+ * The signed PDF: render, then seal. The request is already completed; a failure leaves it
+ * completed with `sealing_error` set, and the workflow waits for an operator's retry.
+ */
+async function sealSignedDocument(signatureId: string, retried: () => boolean, rearm: () => void) {
+  for (;;) {
+    try {
+      await pdf.renderSignedPdf({ signatureId });
+      await pdf.sealSignedPdf({ signatureId });
+      return;
+    } catch (err) {
+      rearm();
+      await pdf.recordSealingError({ signatureId, error: failureText(err) });
+      await condition(retried);
+    }
+  }
+}
+
 export async function signatureWorkflow(input: SignatureWorkflowInput): Promise<RequestState> {
   const signers = new Map<string, SignerState>(input.signerIds.map((id) => [id, 'pending']));
   let status: RequestState = 'pending';
   let remindersSent = 0;
+  let sealRetry = false;
+  setHandler(retrySealSignal, () => {
+    sealRetry = true;
+  });
 
   // Acts arriving after the request has ended change nothing.
   const act = (signerId: string, next: SignerState) => {
@@ -91,6 +126,9 @@ export async function signatureWorkflow(input: SignatureWorkflowInput): Promise<
   if (status === 'pending') {
     status = 'completed';
     await completeSignatureRequest({ signatureId: input.signatureId });
+    await sealSignedDocument(input.signatureId, () => sealRetry, () => {
+      sealRetry = false;
+    });
   }
   return status;
 }

@@ -1,14 +1,12 @@
 /**
  * Electronic signatures. Members send a request for a contract; each signer gets a secret
- * single-purpose link (only its SHA-256 is stored) to view, sign or decline without an
- * account. Every act is written here first, with its audit entry and event, in one
- * conditional write (models/signature.ts `changeWithAudit`), and then signalled to the
- * workflow `signature-<id>`, which owns time: reminders, expiry, and completion with the
- * certificate once everyone has signed. A signal that cannot be delivered loses nothing:
- * the workflow re-reads the stored acts on its next timer.
+ * single-purpose link (only its SHA-256 is stored) to the signing page, and the same token
+ * here for API clients, to view, sign or decline without an account
+ * (services/signatures/record-signer-act.ts). The workflow `signature-<id>` owns time:
+ * reminders, expiry, and completion with the certificate once everyone has signed.
  */
 import { Router, type Request } from 'express';
-import { Types, trusted } from 'mongoose';
+import { Types } from 'mongoose';
 import { z } from 'zod';
 import type { Services } from '../../lib/services';
 import type { Principal } from '../../lib/principal';
@@ -18,21 +16,25 @@ import { listPage } from '../../lib/list-index';
 import { derivedSecret, encryptSecret, sha256Hex } from '../../lib/crypto';
 import { startOnce } from '../../lib/temporal';
 import { cancelSignatureRequest } from '../../lib/signature-requests';
+import { declineAsSigner, signAsSigner, signerView, viewAsSigner } from '../../services/signatures/record-signer-act';
 import { appendAudit, brokenAuditLink, certificateValid, sha256, type AuditEntryInput, type Certificate, type CertificatePayload } from '../../lib/signature-evidence';
 import { getSigningKey } from '../../lib/signing-key';
 import { msToNumber } from '@temporalio/common/lib/time';
 import type { EventType } from '../../models/event';
 import { inOrg, isObjectId } from '../../models/base';
 import { Contract } from '../../models/contract';
-import { SIGNATURE_STATUSES, SIGNER_STATUSES, Signature, signatureList, signatureView, auditOf, changeWithAudit, type SignatureRecord } from '../../models/signature';
-import { declinedSignal, signedSignal, viewedSignal, type SignatureWorkflowInput } from '../../workflows/signature';
+import { SIGNATURE_STATUSES, SIGNER_STATUSES, Signature, signatureList, signatureView, auditOf, type SignatureRecord } from '../../models/signature';
+import { retrySealSignal, type SignatureWorkflowInput } from '../../workflows/signature';
+import { sealedPdfOf } from '../../services/signatures/signed-pdf-store';
+import { getSealIdentity } from '../../services/signatures/seal-pdf';
+import { sealReport } from '../../services/signatures/verify-seal';
 import { authorize, principalOf } from '../middleware/auth';
+import { signerClient } from '../middleware/signer-client';
 import { idempotent, type ReplayCodec } from '../middleware/idempotency';
 import { operation, registry } from '../openapi';
-import { AppError, badRequest, conflict, notFound, unavailable } from '../errors';
+import { badRequest, conflict, notFound, unavailable } from '../errors';
 
 const DAY_MS = 24 * 3600 * 1000;
-const TEMPORAL_DEADLINE_MS = 5000;
 
 const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
@@ -69,6 +71,9 @@ const signatureSchema = registry.register('SignatureRequest', z.object({
   id: z.string(), contract_id: z.string(), contract_title: z.string(), status: z.enum(SIGNATURE_STATUSES), ordered: z.boolean(),
   message: z.string().nullable(), signers: z.array(signerSchema), document_hash: z.string().meta({ description: 'SHA-256 (hex) of the contract content as sent' }),
   requested_by_name: z.string().nullable(), expires_at: timestamp, completed_at: timestamp.nullable(), created_at: timestamp, updated_at: timestamp,
+  sealed_at: timestamp.nullable().meta({ description: 'When the signed PDF (GET /signatures/{id}/document.pdf) was sealed' }),
+  pdf_sha256: z.string().nullable().meta({ description: 'SHA-256 (hex) of the sealed PDF' }),
+  sealing_error: z.string().nullable().meta({ description: 'Why sealing the PDF failed; POST /signatures/{id}/seal retries' }),
 }));
 const createdSchema = signatureSchema.extend({
   signers: z.array(signerSchema.extend({ signing_url: z.url().meta({ description: 'The signer\'s secret link; shown only in this response' }) })),
@@ -84,6 +89,10 @@ const verifySchema = z.object({
   signers: z.array(z.object({ name: z.string(), email: z.string(), signed_at: timestamp.nullable() })),
   certificate: certificateSchema.nullable(),
   reasons: z.array(z.string()).optional().meta({ description: 'Why `valid` is false' }),
+  seal: z.object({
+    status: z.enum(['sealed', 'pending', 'failed', 'none']), valid: z.boolean(), covers_whole_document: z.boolean(), sealed_at: timestamp.nullable(),
+    signed_by: z.string().nullable(), service_certificate: z.boolean(), reason: z.string().optional(),
+  }).meta({ description: 'The sealed PDF\'s PAdES signature: intact, by the service\'s sealing certificate, covering the whole file' }),
 });
 const signerViewSchema = z.object({
   signature_id: z.string(), status: z.enum(SIGNATURE_STATUSES), contract_title: z.string(), document: z.string(), document_hash: z.string(),
@@ -100,72 +109,13 @@ operation({ path: '/signatures', method: 'get', tag, summary: 'List signature re
 operation({ path: '/signatures/{id}', method: 'get', tag, summary: 'Get a signature request', responses: { 200: one } });
 operation({ path: '/signatures/{id}/cancel', method: 'post', tag, summary: 'Cancel a pending request; its signing links stop working', responses: { 200: one, 409: 'The request is no longer pending' } });
 operation({ path: '/signatures/{id}/verify', method: 'get', tag, summary: 'Verify a request\'s evidence', description: 'Recomputes the SHA-256 of the contract\'s current content against the hash frozen at request time, checks the hash chain of the audit trail, and verifies the Ed25519 certificate with the service key (GET /signatures/public-key). `valid` is true only for a completed request where all three hold; `reasons` says what failed.', responses: { 200: { description: 'The verification', schema: verifySchema } } });
+operation({ path: '/signatures/{id}/document.pdf', method: 'get', tag, summary: 'The sealed PDF: the document, a signature page and the audit trail, sealed with the service\'s PAdES certificate', responses: { 200: { description: 'The PDF', schema: z.string(), contentType: 'application/pdf' }, 409: 'Not sealed (yet): see sealed_at and sealing_error' } });
+operation({ path: '/signatures/{id}/seal', method: 'post', tag, summary: 'Retry sealing the PDF of a completed request after a sealing error', responses: { 202: one, 409: 'Not completed, already sealed, or no sealing error' } });
+operation({ path: '/signatures/seal-certificate', method: 'get', tag, public: true, summary: 'The X.509 certificate (PEM) that seals signed PDFs, to trust when validating them offline', responses: { 200: { description: 'PEM text', schema: z.string(), contentType: 'application/x-pem-file' } } });
 operation({ path: '/signatures/public-key', method: 'get', tag, public: true, summary: 'The Ed25519 public key (SPKI PEM) that verifies signature certificates offline', responses: { 200: { description: 'PEM text', schema: z.string(), contentType: 'application/x-pem-file' } } });
 operation({ path: '/signatures/sign/{token}', method: 'get', tag, public: true, summary: 'Signer: read the document (marks the signer as having viewed it, once)', responses: { 200: { description: 'What the signer is asked to sign', schema: signerViewSchema }, 410: gone } });
 operation({ path: '/signatures/sign/{token}', method: 'post', tag, public: true, summary: 'Signer: sign with a typed signature (name, email, time, IP and user agent are recorded)', body: signBody, responses: { 200: { description: 'The signer\'s view after signing', schema: signerViewSchema }, 409: 'An earlier signer of an ordered request has not signed yet', 410: gone } });
 operation({ path: '/signatures/sign/{token}/decline', method: 'post', tag, public: true, summary: 'Signer: decline with a reason; the whole request ends declined', body: declineBody, responses: { 200: { description: 'The signer\'s view after declining', schema: signerViewSchema }, 410: gone } });
-
-type Signer = SignatureRecord['signers'][number];
-
-/** One signer's act: its audit entry (the signer's identity and client are added), the signer's fields, and any request fields. */
-interface SignerAct {
-  entry: Pick<AuditEntryInput, 'type' | 'at' | 'detail'>;
-  fields: Record<string, unknown>;
-  request?: Record<string, unknown>;
-}
-
-/** The signer whose turn it is in an ordered request: the first who has not signed. */
-const currentSigner = (sig: SignatureRecord) => [...sig.signers].sort((a, b) => a.order - b.order).find((x) => x.status !== 'signed');
-
-const yourTurn = (sig: SignatureRecord, signer: Signer) => !sig.ordered || currentSigner(sig)?._id.equals(signer._id) === true;
-
-function signerView(sig: SignatureRecord, signer: Signer) {
-  return {
-    signature_id: sig.id,
-    status: sig.status,
-    contract_title: sig.contract_title,
-    document: sig.document,
-    document_hash: sig.document_hash,
-    requested_by: { name: sig.requested_by_name },
-    message: sig.message,
-    expires_at: sig.expires_at,
-    signer: { name: signer.name, email: signer.email, status: signer.status },
-    your_turn: yourTurn(sig, signer),
-  };
-}
-
-const GONE: Record<string, string> = {
-  completed: 'This signature request is already completed',
-  declined: 'This signature request was declined',
-  expired: 'This signing link has expired',
-  cancelled: 'This signature request was cancelled',
-};
-
-/** Why a signer's link can no longer act, or null when it can. */
-function goneReason(sig: SignatureRecord, signer: Signer): string | null {
-  if (signer.status === 'signed') return 'This signing link was already used to sign';
-  if (signer.status === 'declined') return 'This signing link was already used to decline';
-  if (sig.status !== 'pending') return GONE[sig.status] ?? 'This signature request is closed';
-  if (sig.expires_at.getTime() <= Date.now()) return GONE.expired!;
-  return null;
-}
-
-const tokenHash = (req: Request) => sha256Hex(String(req.params.token));
-
-const signerIndex = (sig: SignatureRecord, hash: string) => sig.signers.findIndex((x) => x.token_hash === hash);
-
-/** The request and signer a link belongs to: 404 unknown, 410 when it can no longer act. */
-async function byToken(req: Request) {
-  const hash = tokenHash(req);
-  const sig = await Signature.findOne({ 'signers.token_hash': hash });
-  const signer = sig?.signers[signerIndex(sig, hash)];
-  if (!sig || !signer) throw notFound('Signing link');
-  const reason = goneReason(sig, signer);
-  if (reason) throw new AppError(410, reason);
-  return { sig, signer };
-}
-
-const signerActor = (signer: Signer): Actor => ({ type: 'signer', id: String(signer._id), name: signer.name });
 
 function emit(sig: SignatureRecord, type: EventType, actor: Actor, summary: string, data: Record<string, unknown>) {
   return recordEvent({
@@ -187,7 +137,8 @@ const publicBase = (s: Services, req: Request) => s.config.PUBLIC_BASE_URL.repla
  */
 const signingToken = (s: Services, signatureId: string, signerId: string) => derivedSecret(s.config, 'signing-link', `${signatureId}:${signerId}`);
 
-const signingUrl = (s: Services, req: Request, token: string) => `${publicBase(s, req)}/api/v1/signatures/sign/${token}`;
+/** The signer's page (api/routes/signing-page.ts); the JSON endpoints take the same token under /api/v1/signatures/sign/. */
+const signingUrl = (s: Services, req: Request, token: string) => `${publicBase(s, req)}/sign/${token}`;
 
 /** The creation answer as replays store it: each signer without `signing_url`. */
 const createdAnswer = z.looseObject({ id: z.string(), signers: z.array(z.looseObject({ id: z.string() })) });
@@ -222,89 +173,31 @@ function signingLinksCodec(s: Services): ReplayCodec {
 
 export function signaturesPublicRouter(s: Services): Router {
   const router = Router();
-
-  /** Tells the workflow; the act is already stored, so a failed signal is only logged (the workflow re-reads on its timer). */
-  async function tell(sig: SignatureRecord, send: (h: ReturnType<typeof s.temporal.workflow.getHandle>) => Promise<void>) {
-    try {
-      await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () => send(s.temporal.workflow.getHandle(`signature-${sig.id}`)));
-    } catch (err) {
-      s.logger.warn({ err, signatureId: sig.id }, 'could not signal the signature workflow; it catches up from the store');
-    }
-  }
-
-  /**
-   * Records a signer's act on the still-open request: the signer's fields at their index
-   * and the audit entry, in one write that fails over to a re-read if anything changed.
-   */
-  async function act(req: Request, decide: (sig: SignatureRecord, signer: Signer) => SignerAct | null) {
-    const hash = tokenHash(req);
-    const open = { status: 'pending', expires_at: trusted({ $gt: new Date() }) };
-    const done = await changeWithAudit((await byToken(req)).sig._id, open, (sig) => {
-      const i = signerIndex(sig, hash);
-      const signer = sig.signers[i];
-      if (!signer || goneReason(sig, signer)) return null;
-      const d = decide(sig, signer);
-      if (!d) return null;
-      return {
-        entry: { ...d.entry, signer_id: String(signer._id), name: signer.name, email: signer.email, ip: req.ip ?? null, user_agent: req.get('user-agent') ?? null },
-        set: () => ({ ...d.request, ...Object.fromEntries(Object.entries(d.fields).map(([k, v]) => [`signers.${i}.${k}`, v])) }),
-      };
-    });
-    if (done) {
-      const signer = done.sig.signers[signerIndex(done.sig, hash)]!;
-      return { sig: done.sig, signer, changed: true };
-    }
-    // Nothing written: someone else closed it meanwhile (410), or there was nothing to do.
-    return { ...(await byToken(req)), changed: false };
-  }
+  const token = (req: Request) => String(req.params.token);
 
   router.get('/public-key', async (_req, res) => {
     const key = await getSigningKey(s.config);
     res.type('application/x-pem-file').send(key.publicKeyPem);
   });
 
+  router.get('/seal-certificate', async (_req, res) => {
+    res.type('application/x-pem-file').send((await getSealIdentity(s.config)).certificatePem);
+  });
+
   router.get('/sign/:token', async (req, res) => {
-    const now = new Date();
-    const r = await act(req, (_sig, signer) =>
-      signer.status === 'pending' ? { entry: { type: 'viewed', at: now.toISOString() }, fields: { status: 'viewed', viewed_at: now } } : null,
-    );
-    if (r.changed) {
-      await emit(r.sig, 'signature.viewed', signerActor(r.signer), `${r.signer.name} viewed "${r.sig.contract_title}"`, { signer_name: r.signer.name, signer_email: r.signer.email });
-      await tell(r.sig, (h) => h.signal(viewedSignal, { signerId: String(r.signer._id) }));
-    }
+    const r = await viewAsSigner(s, token(req), signerClient(req));
     res.json(signerView(r.sig, r.signer));
   });
 
   router.post('/sign/:token', async (req, res) => {
     const body = signBody.parse(req.body);
-    const now = new Date();
-    let notYourTurn = false;
-    const r = await act(req, (sig, signer) => {
-      notYourTurn = !yourTurn(sig, signer);
-      if (notYourTurn) return null;
-      return {
-        entry: { type: 'signed', at: now.toISOString(), detail: body.signature_text },
-        fields: { status: 'signed', signed_at: now, signature_text: body.signature_text, ip: req.ip ?? null, user_agent: req.get('user-agent') ?? null, ...(signer.viewed_at ? {} : { viewed_at: now }) },
-      };
-    });
-    if (!r.changed) throw notYourTurn ? conflict('It is not your turn yet: an earlier signer has not signed') : new AppError(410, 'This signing link was already used to sign');
-    await emit(r.sig, 'signature.completed', signerActor(r.signer), `${r.signer.name} signed "${r.sig.contract_title}"`, { signer_name: r.signer.name, signer_email: r.signer.email, signed_at: now.toISOString() });
-    await tell(r.sig, (h) => h.signal(signedSignal, { signerId: String(r.signer._id) }));
+    const r = await signAsSigner(s, token(req), signerClient(req), body.signature_text);
     res.json(signerView(r.sig, r.signer));
   });
 
   router.post('/sign/:token/decline', async (req, res) => {
     const body = declineBody.parse(req.body);
-    const now = new Date();
-    // One refusal ends the whole request.
-    const r = await act(req, () => ({
-      entry: { type: 'declined', at: now.toISOString(), detail: body.reason },
-      fields: { status: 'declined', declined_at: now, decline_reason: body.reason, ip: req.ip ?? null, user_agent: req.get('user-agent') ?? null },
-      request: { status: 'declined' },
-    }));
-    if (!r.changed) throw new AppError(410, 'This signing link can no longer be used');
-    await emit(r.sig, 'signature.declined', signerActor(r.signer), `${r.signer.name} declined "${r.sig.contract_title}"`, { signer_name: r.signer.name, signer_email: r.signer.email, reason: body.reason });
-    await tell(r.sig, (h) => h.signal(declinedSignal, { signerId: String(r.signer._id) }));
+    const r = await declineAsSigner(s, token(req), signerClient(req), body.reason);
     res.json(signerView(r.sig, r.signer));
   });
 
@@ -429,7 +322,25 @@ export function signaturesRouter(s: Services): Router {
       signers: sig.signers.map((x) => ({ name: x.name, email: x.email, signed_at: x.signed_at })),
       certificate,
       ...(reasons.length ? { reasons } : {}),
+      seal: await sealReport(s, sig),
     });
+  });
+
+  router.get('/:id/document.pdf', authorize('signatures:read'), async (req, res) => {
+    const sig = await findSignature(principalOf(req), req.params.id);
+    const pdf = await sealedPdfOf(sig.id);
+    if (!pdf) throw conflict(sig.sealing_error ? `The signed PDF could not be sealed: ${sig.sealing_error}` : `The signed PDF is not sealed yet (the request is ${sig.status})`);
+    res.type('application/pdf').set('Content-Disposition', `attachment; filename="signature-${sig.id}.pdf"`).send(pdf.bytes);
+  });
+
+  router.post('/:id/seal', authorize('signatures:send'), async (req, res) => {
+    const sig = await findSignature(principalOf(req), req.params.id);
+    if (sig.status !== 'completed' || sig.sealed_at || !sig.sealing_error) throw conflict(sig.sealed_at ? 'The signed PDF is already sealed' : 'Only a completed request whose sealing failed can be retried');
+    await s.temporalConnection.withDeadline(Date.now() + 5000, () => s.temporal.workflow.getHandle(`signature-${sig.id}`).signal(retrySealSignal)).catch((err: unknown) => {
+      s.logger.error({ err, signatureId: sig.id }, 'could not signal the sealing retry');
+      throw unavailable('The workflow engine is unavailable; try again shortly');
+    });
+    res.status(202).json(signatureView(sig));
   });
 
   return router;

@@ -150,18 +150,20 @@ export function signatureExpiredMail(base: string, v: RequestValues & { expiresA
 
 export function signatureCompletedMail(
   base: string,
-  v: RequestValues & { signers: Array<{ name: string; signedAt: Date }>; completedAt: Date; certificate: string; forRequester: boolean },
+  /** `copyToken`: a signer's time-limited link to the sealed PDF (services/signatures/signed-copy-link.ts); none for the requester. */
+  v: RequestValues & { signers: Array<{ name: string; signedAt: Date }>; completedAt: Date; certificate: string; copyToken: string | null; copyDays: number },
 ): RenderedMail {
   return compose({
     subject: `Signed by everyone: "${oneLine(v.contractTitle, 150)}"`,
     paragraphs: [
       `Every signer has signed "${v.contractTitle}" (completed ${formatTime(v.completedAt)}):`,
       v.signers.map((x) => `- ${x.name}, ${formatTime(x.signedAt)}`).join('\n'),
+      ...(v.copyToken ? [`Download the signed PDF, sealed by the service with the signatures and the audit trail, within ${v.copyDays} days with the link below.`] : []),
       `The attached certificate.json is the service's signed statement of who signed which document when; check it offline against the service's public key, ${base}/api/v1/signatures/public-key.`,
     ],
-    action: v.forRequester
-      ? { label: 'Open the request', url: link(base, 'signatures', v.signatureId) }
-      : { label: 'The service\'s public key', url: `${base}/api/v1/signatures/public-key` },
+    action: v.copyToken
+      ? { label: 'Download the signed PDF', url: link(base, 'sign', v.copyToken) }
+      : { label: 'Open the request', url: link(base, 'signatures', v.signatureId) },
     attachments: [{ filename: 'certificate.json', content: v.certificate, contentType: 'application/json' }],
   });
 }

@@ -12,6 +12,7 @@ import { decryptSecret } from '../crypto';
 import { Signature, type SignatureRecord } from '../../models/signature';
 import { User } from '../../models/user';
 import { queueMail } from './queue';
+import { COPY_LINK_DAYS, copyToken } from '../../services/signatures/signed-copy-link';
 import {
   signatureCompletedMail, signatureDeclinedMail, signatureExpiredMail, signatureReminderMail, signatureRequestMail, type SignerMailValues,
 } from './messages';
@@ -120,9 +121,9 @@ export async function mailSignatureCompleted(s: Services, sig: SignatureRecord):
   };
   const requester = await requesterEmail(sig);
   const recipients = [
-    ...(requester ? [{ to: requester, key: 'requester', forRequester: true }] : []),
+    ...(requester ? [{ to: requester, key: 'requester', copyToken: null }] : []),
     // A requester who also signed gets the requester's copy only.
-    ...sig.signers.filter((x) => x.email !== requester).map((x) => ({ to: x.email, key: String(x._id), forRequester: false })),
+    ...sig.signers.filter((x) => x.email !== requester).map((x) => ({ to: x.email, key: String(x._id), copyToken: copyToken(s.config, sig.id, String(x._id), sig.completed_at!) })),
   ];
   for (const r of recipients) {
     await queueMail(s, {
@@ -131,7 +132,7 @@ export async function mailSignatureCompleted(s: Services, sig: SignatureRecord):
       to: r.to,
       dedupeKey: `signature-completed:${sig.id}:${r.key}`,
       ref: { signature_id: sig.id },
-      message: signatureCompletedMail(s.config.publicBaseUrl, { ...values, forRequester: r.forRequester }),
+      message: signatureCompletedMail(s.config.publicBaseUrl, { ...values, copyToken: r.copyToken, copyDays: COPY_LINK_DAYS }),
     });
   }
 }

@@ -1,0 +1,42 @@
+/**
+ * CSRF tokens for server-rendered forms without accounts (the signing page): a random
+ * browser id in a SameSite=Strict, HttpOnly cookie, and in each form an HMAC of that id
+ * and the form's scope (the signing link's hash). A forged cross-site post has neither the
+ * cookie's value nor the key, and a token lifted from one link's form fails on another.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Request, Response } from 'express';
+import type { Config } from '../../lib/config';
+import { safeEqual } from '../../lib/crypto';
+
+const COOKIE = 'csrf_id';
+const ID = /^[A-Za-z0-9_-]{32}$/;
+
+function cookieOf(req: Request): string | null {
+  for (const part of (req.get('cookie') ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === COOKIE) {
+      const value = part.slice(eq + 1).trim();
+      return ID.test(value) ? value : null;
+    }
+  }
+  return null;
+}
+
+const mac = (config: Pick<Config, 'ENCRYPTION_KEY'>, id: string, scope: string) =>
+  createHmac('sha256', Buffer.from(config.ENCRYPTION_KEY, 'base64')).update(`csrf:${id}:${scope}`).digest('base64url');
+
+/** The form token for `scope`, setting the browser id cookie under `path` when the browser has none. */
+export function issueCsrfToken(config: Pick<Config, 'ENCRYPTION_KEY'>, req: Request, res: Response, scope: string, path: string): string {
+  let id = cookieOf(req);
+  if (!id) {
+    id = randomBytes(24).toString('base64url');
+    res.cookie(COOKIE, id, { httpOnly: true, sameSite: 'strict', secure: req.secure, path, maxAge: 24 * 3600 * 1000 });
+  }
+  return mac(config, id, scope);
+}
+
+export function csrfValid(config: Pick<Config, 'ENCRYPTION_KEY'>, req: Request, scope: string, given: unknown): boolean {
+  const id = cookieOf(req);
+  return id !== null && typeof given === 'string' && safeEqual(given, mac(config, id, scope));
+}

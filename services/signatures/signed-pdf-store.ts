@@ -1,0 +1,114 @@
+/**
+ * The signed PDF's two durable steps, each an activity with retries, and its downloads.
+ * Render stores the unsealed file under the request's id; seal signs that stored file and
+ * replaces it. A worker killed between or inside the steps leaves at most a `rendered`
+ * record, which the retry renders over or seals; the id admits one file per request.
+ */
+import { PDFDocument } from 'pdf-lib';
+import { ApplicationFailure } from '@temporalio/common';
+import mongoose from 'mongoose';
+import type { Services } from '../../lib/services';
+import { sha256Hex } from '../../lib/crypto';
+import type { Certificate } from '../../lib/signature-evidence';
+import { Signature, auditOf, type SignatureRecord } from '../../models/signature';
+import { SignedPdf } from '../../models/signed-pdf';
+import { appendEvidencePages, renderDocumentPdf } from './render-signed-pdf';
+import { getSealIdentity, sealPdf } from './seal-pdf';
+import { findByToken, goneReason } from './record-signer-act';
+
+/** A signed PDF must fit in one store record (16 MB) with room to spare. */
+const MAX_PDF_BYTES = 15 * 1024 * 1024;
+
+const filenameOf = (sig: SignatureRecord, suffix: string) => `${sig.contract_title.replace(/[^A-Za-z0-9._ -]+/g, '').trim().slice(0, 80) || 'document'}${suffix}.pdf`;
+
+/** Lean reads give BSON Binary for Buffer fields. */
+const bytesOf = (b: unknown): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from((b as { buffer: Uint8Array }).buffer));
+
+export async function sealedPdfOf(signatureId: string) {
+  const doc = await SignedPdf.findOne({ _id: signatureId, state: 'sealed' }).lean();
+  return doc && { ...doc, bytes: bytesOf(doc.bytes) };
+}
+
+export const hasSealedPdf = async (signatureId: string) => (await SignedPdf.exists({ _id: signatureId, state: 'sealed' })) !== null;
+
+/** The unsigned document as a signer downloads it before everyone has signed. */
+async function unsignedPdf(sig: SignatureRecord): Promise<Buffer> {
+  return Buffer.from(await (await renderDocumentPdf(sig.contract_title, sig.document)).save());
+}
+
+/** Render step: the document and evidence pages, stored unsealed; nothing once sealed. */
+export async function renderSignedPdf(signatureId: string): Promise<'rendered' | 'sealed' | 'not-completed'> {
+  const sig = await Signature.findOne({ _id: signatureId, status: 'completed' });
+  if (!sig) return 'not-completed';
+  if (await hasSealedPdf(signatureId)) return 'sealed';
+  const pdf = await renderDocumentPdf(sig.contract_title, sig.document);
+  await appendEvidencePages(pdf, {
+    signatureId,
+    title: sig.contract_title,
+    documentHash: sig.document_hash,
+    keyId: (sig.certificate as Certificate | null)?.key_id ?? null,
+    completedAt: sig.completed_at ?? null,
+    signers: sig.signers.map((x) => ({ name: x.name, email: x.email, signatureText: x.signature_text ?? null, signedAt: x.signed_at ?? null, ip: x.ip ?? null, userAgent: x.user_agent ?? null })),
+    trail: auditOf(sig),
+  });
+  const bytes = Buffer.from(await pdf.save({ useObjectStreams: false }));
+  if (bytes.length > MAX_PDF_BYTES) throw ApplicationFailure.nonRetryable(`the signed PDF is ${bytes.length} bytes, above the ${MAX_PDF_BYTES} a record holds`);
+  try {
+    await SignedPdf.updateOne(
+      { _id: sig._id, state: 'rendered' },
+      { $set: { organization_id: sig.organization_id, bytes, sha256: sha256Hex(bytes), size_bytes: bytes.length, rendered_at: new Date() } },
+      { upsert: true },
+    );
+  } catch (err) {
+    // The upsert met the sealed record (sealed meanwhile): the one file stands.
+    if (err instanceof mongoose.mongo.MongoServerError && err.code === 11000) return 'sealed';
+    throw err;
+  }
+  return 'rendered';
+}
+
+/** Seal step: signs the rendered file in place, then marks the request sealed. */
+export async function sealSignedPdf(s: Services, signatureId: string): Promise<{ sealed_at: Date; size_bytes: number; ms: number }> {
+  const started = Date.now();
+  let stored = await SignedPdf.findById(signatureId).lean();
+  if (!stored) throw new Error(`signature request ${signatureId}: nothing rendered to seal`);
+  if (stored.state === 'rendered') {
+    const identity = await getSealIdentity(s.config);
+    const sealedAt = new Date();
+    const bytes = await sealPdf(await PDFDocument.load(bytesOf(stored.bytes)), identity, { reason: `Signed by every signer of signature request ${signatureId}`, signingTime: sealedAt });
+    await SignedPdf.updateOne(
+      { _id: signatureId, state: 'rendered', rendered_at: stored.rendered_at },
+      { $set: { state: 'sealed', bytes, sha256: sha256Hex(bytes), size_bytes: bytes.length, sealed_at: sealedAt, seal_certificate: identity.fingerprint } },
+    );
+    stored = await SignedPdf.findById(signatureId).lean();
+    if (stored?.state !== 'sealed') throw new Error(`signature request ${signatureId}: the rendered file changed while sealing`);
+  }
+  await Signature.updateOne({ _id: signatureId }, { $set: { sealed_at: stored.sealed_at, pdf_sha256: stored.sha256, sealing_error: null } });
+  return { sealed_at: stored.sealed_at!, size_bytes: stored.size_bytes, ms: Date.now() - started };
+}
+
+export async function recordSealingError(signatureId: string, error: string): Promise<void> {
+  await Signature.updateOne({ _id: signatureId, sealed_at: null }, { $set: { sealing_error: error.slice(0, 500) } });
+}
+
+export interface PdfDownload {
+  bytes: Buffer;
+  filename: string;
+}
+
+/**
+ * What `/sign/<token>/document.pdf` serves: for a copy link the sealed PDF; for a signing
+ * link the sealed PDF once there is one, else the document to sign while the link is open
+ * or its signer has signed. 'gone' for a closed link, null for an unknown one.
+ */
+export async function signingPdf(token: string, copy: { signatureId: string; signerId: string } | 'expired' | null): Promise<PdfDownload | 'gone' | null> {
+  if (copy === 'expired') return 'gone';
+  const found = copy ? await Signature.findOne({ _id: copy.signatureId, 'signers._id': copy.signerId }).then((sig) => sig && { sig }) : await findByToken(token);
+  if (!found) return null;
+  const { sig } = found;
+  const sealed = await sealedPdfOf(sig.id);
+  if (sealed) return { bytes: sealed.bytes, filename: filenameOf(sig, ' (signed)') };
+  if (copy || !('signer' in found)) return null;
+  if (found.signer.status !== 'signed' && goneReason(sig, found.signer)) return 'gone';
+  return { bytes: await unsignedPdf(sig), filename: filenameOf(sig, '') };
+}
