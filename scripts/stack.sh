@@ -30,6 +30,9 @@ MINILM_SHA256=53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db #
 MINILM_DIR="$STACK/models/all-MiniLM-L6-v2"
 # The ONNX export's Python packages (no PyTorch), in a venv of their own under .stack.
 EXPORT_PACKAGES=(onnx==1.23.2 numpy==2.4.6 safetensors==0.8.0)
+# pyHanko's CLI validates sealed PDFs in the tests and the README's offline check.
+PYHANKO_PACKAGES=(pyHanko==0.38.0 pyhanko-cli==0.6.0)
+PYHANKO_VENV="$STACK/venv-pyhanko"
 GREENMAIL_VERSION=2.1.13            # Maven Central com.icegreen:greenmail-standalone
 GREENMAIL_JAR="$DL/greenmail-standalone-$GREENMAIL_VERSION.jar"
 SEARCH_ATTRIBUTES=(OrganizationId RecordId RecordKind)
@@ -144,6 +147,22 @@ provision_model() {
   "$venv/bin/python" "$exporter" "$MINILM_DIR" "$MINILM_DIR/model.onnx"
 }
 
+provision_pyhanko() {
+  [ -x "$PYHANKO_VENV/bin/pyhanko" ] && return 0
+  log "installing pyHanko into $PYHANKO_VENV"
+  python3 -m venv "$PYHANKO_VENV"
+  "$PYHANKO_VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${PYHANKO_PACKAGES[@]}"
+}
+
+# The browser test drives Debian's Chromium with playwright-core, which downloads no browser.
+provision_chromium() {
+  [ -x /usr/bin/chromium ] && return 0
+  log "installing chromium from Debian"
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+}
+
 provision_node() {
   if [ ! -f "$ROOT/node_modules/.package-lock.json" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
     log "installing npm dependencies"
@@ -162,6 +181,8 @@ provision() {
   provision_redis
   provision_model
   provision_greenmail
+  provision_pyhanko
+  provision_chromium
 }
 
 # --- starting ----------------------------------------------------------------------------
