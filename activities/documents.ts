@@ -68,7 +68,7 @@ export function createDocumentActivities(s: Services) {
       return whileBeating(() => stage, async () => {
         const chunks = (await DocumentChunkBatch.findById(stagedBatchId(documentId, from / INGEST_BATCH)).lean())?.chunks ?? [];
         stage.step = 'embedding';
-        const vectors = await s.ai.embed(chunks.map((c) => embeddingText({ section: c.section ?? '', text: c.text })), 'document');
+        const vectors = await s.ai.embed(chunks.map((c) => embeddingText({ title: doc.filename, section: c.section ?? '', text: c.text })), 'document');
         stage.step = 'indexing';
         await indexChunks(
           s,

@@ -17,6 +17,7 @@ import { retrieve, type Passage } from '../lib/retrieval';
 import { comparable, filledDocx, loadSet, type CorpusDocument, type Question } from './corpus';
 import { scoreTerms, type ExtractedTerms } from './key-terms';
 import { checkAnswer } from './answers';
+import { cacheEmbeddings } from './embedding-cache';
 
 /** Questions retrieved and answered side by side (the machine is small and shared). */
 const CONCURRENCY = 2;
@@ -65,6 +66,7 @@ const pct = (n: number) => n.toFixed(3);
 
 async function main(): Promise<void> {
   const verbose = process.argv.includes('--verbose');
+  if (!process.argv.includes('--no-cache')) cacheEmbeddings(testEnv().services.ai, '.stack/eval-cache');
   const { documents, questions } = await loadSet();
   const started = Date.now();
   const user = await signUp({ organizationName: 'Evaluation' });

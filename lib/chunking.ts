@@ -46,23 +46,52 @@ export interface TextPiece {
 /** A heading line is at most this long once trimmed. */
 const MAX_HEADING_LENGTH = 100;
 const MARKDOWN_HEADING = /^#{1,6}\s+(.+)$/;
-const NUMBERED_HEADING = /^(?:(?:article|section|clause|schedule|annex|exhibit|part)\s+[\dIVXLC]+[.:)]?|\d+(?:\.\d+)*[.)]?)\s+\S.*$/i;
+// After a bare number the title is capitalised: "12 Termination" is a heading, "24 months" is not.
+const NUMBERED_HEADING = [/^(?:article|section|clause|schedule|annex|exhibit|part)\s+[\dIVXLC]+[.:)]?\s+\S.*$/i, /^\d+(?:\.\d+)*[.)]?\s+[\p{Lu}\d("“].*$/u];
+const SENTENCE_END = /[.;,:]$/;
+
+/** Words a title may have in lower case ("Limitation of Liability", "Term & Termination"). */
+const TITLE_CONNECTORS = new Set(['a', 'an', 'and', 'as', 'at', 'by', 'for', 'from', 'in', 'of', 'on', 'or', 'the', 'to', 'with', '&']);
+/** The run-in title of a clause: "Access and Use.  During the…" → "Access and Use". */
+const RUN_IN_TITLE = /^((?:\d+(?:\.\d+)*\.?\s+)?[^.]{1,60}?)\.\s+(?=[\p{Lu}(“"])/u;
 
 /**
- * A heading line: a Markdown heading (DOCX extraction writes them), a numbered or
- * "Article 5"-style title, or a short line in capitals. Sentences (ending in `.`, `;`,
- * `,`) and long lines are body text.
+ * The title a Word heading holding a whole clause starts with (DOCX extraction writes the
+ * clause as a Markdown heading): a few words in title case before the first full stop, as in
+ * "## Effect of Termination.  Upon any expiration…". A sentence ("## Customer will…") has none.
+ */
+export function runInTitle(text: string): string | null {
+  const m = RUN_IN_TITLE.exec(text);
+  if (!m) return null;
+  const words = m[1]!.trim().split(/\s+/).filter((w) => !/^\d+(\.\d+)*\.?$/.test(w));
+  const titleCase = words.length > 0 && words.length <= 6 && words.every((w) => /^[\p{Lu}“"(]/u.test(w) || TITLE_CONNECTORS.has(w));
+  return titleCase ? m[1]!.trim() : null;
+}
+
+/**
+ * A heading line: a Markdown heading (DOCX extraction writes them; one that holds a whole
+ * clause is titled by its run-in title), a numbered or "Article 5"-style title, or a short
+ * line in capitals. Sentences (ending in `.`, `;`, `,`) and long lines are body text.
  */
 export function headingOf(line: string): string | null {
   const t = line.trim();
-  if (!t || t.length > MAX_HEADING_LENGTH) return null;
+  if (!t) return null;
   const md = MARKDOWN_HEADING.exec(t);
-  if (md) return md[1]!.trim();
-  if (/[.;,:]$/.test(t) && !/^\d+(\.\d+)*\.$/.test(t)) return null;
-  if (NUMBERED_HEADING.test(t) && t.split(/\s+/).length <= 12) return t;
+  if (md) return runInTitle(md[1]!) ?? (md[1]!.length <= MAX_HEADING_LENGTH && !SENTENCE_END.test(md[1]!) ? md[1]!.trim() : null);
+  if (t.length > MAX_HEADING_LENGTH) return null;
+  if (SENTENCE_END.test(t) && !/^\d+(\.\d+)*\.$/.test(t)) return null;
+  // A form's tick boxes ("[ x ] HIPAA", "(  ) Yes") are choices, not titles.
+  if (/^[[(]/.test(t)) return null;
+  if (NUMBERED_HEADING.some((re) => re.test(t)) && t.split(/\s+/).length <= 12) return t;
   const letters = t.replace(/[^A-Za-z]/g, '');
   if (letters.length >= 3 && letters === letters.toUpperCase() && t.split(/\s+/).length <= 10) return t;
   return null;
+}
+
+/** A long Markdown line's heading, from its first MAX_HEADING_LENGTH characters: only a run-in title. */
+function longLineHeading(start: string): string | null {
+  const md = MARKDOWN_HEADING.exec(start.trim());
+  return md ? runInTitle(md[1]!) : null;
 }
 
 interface Heading {
@@ -82,10 +111,14 @@ function firstNonSpace(text: string, from: number, to: number): number {
   return -1;
 }
 
-/** The last whitespace in `text[from, to)`, preferring a paragraph or sentence end. */
+/**
+ * The last whitespace in `text[from, to)`, preferring the start of a clause (a Markdown line,
+ * unless the line before ends with a colon: a list's items stay with what introduces them),
+ * then a paragraph or sentence end.
+ */
 function breakPoint(text: string, from: number, to: number): number {
   const window = text.slice(from, to);
-  for (const re of [/\n\s*\n/g, /[.!?;]\s/g, /\s/g]) {
+  for (const re of [/(?<!:[ \t]*)\n(?=#)/g, /\n\s*\n/g, /[.!?;]\s/g, /\s/g]) {
     let last = -1;
     for (const m of window.matchAll(re)) last = m.index + m[0].length;
     if (last > 0) return from + last;
@@ -179,6 +212,8 @@ export class Chunker {
       // Text this far past its first character makes the trimmed line too long for a heading.
       if (p.lineFirst >= 0 && !p.lineLong) {
         p.lineLong = firstNonSpace(p.buf, Math.max(i, p.lineFirst + MAX_HEADING_LENGTH) - p.from, lineEnd - p.from) >= 0;
+        const title = p.lineLong ? longLineHeading(p.buf.slice(p.lineFirst - p.from, p.lineFirst - p.from + MAX_HEADING_LENGTH)) : null;
+        if (title) p.headings.push({ at: p.lineFirst, title });
       }
       if (nl < 0) break;
       this.endLine(p, lineEnd);

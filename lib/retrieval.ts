@@ -1,6 +1,7 @@
 /**
  * Retrieval for the chat, the interface document's answering procedure steps 1–5:
- * (1) embed the question; (2) kNN over the three collections, inside the caller's
+ * (1) embed the question, expanded with the clause names it points at
+ * (services/search/expand-query.ts); (2) kNN over the three collections, inside the caller's
  * organization, fused with a keyword (BM25) ranking of the same chunks; (3) drop hits
  * below 0.35 cosine (the store drops them already; the check here keeps the rule
  * independent of the store); (4) merge overlapping chunks of one source; (5) keep
@@ -9,6 +10,7 @@
  */
 import type { AiPort, ContextPassage } from './ai/port';
 import { MIN_RELEVANCE, searchChunks, type SearchHit, type VectorStore } from './vector-store';
+import { expandQuery } from '../services/search/expand-query';
 
 export const MAX_CONTEXT_CHARS = 28_000;
 /** Nearest chunks fetched per question across the three collections. */
@@ -92,7 +94,8 @@ export const contextChars = (passages: readonly ContextPassage[]) => passages.re
 
 /** Steps 1–5 for one question of one organization. */
 export async function retrieve(store: VectorStore & { ai: AiPort }, organizationId: string, question: string): Promise<Passage[]> {
-  const [vector] = await store.ai.embed([question], 'query');
-  const hits = await searchChunks(store, organizationId, { text: question, vector: vector! }, { k: RETRIEVAL_K, minRelevance: MIN_RELEVANCE });
+  const query = expandQuery(question);
+  const [vector] = await store.ai.embed([query.embedding], 'query');
+  const hits = await searchChunks(store, organizationId, { text: query.keywords, vector: vector! }, { k: RETRIEVAL_K, minRelevance: MIN_RELEVANCE });
   return buildContext(mergeOverlapping(hits.filter((h) => h.relevance >= MIN_RELEVANCE)));
 }

@@ -130,9 +130,16 @@ async function createIndex(store: VectorStore, index: string): Promise<void> {
   }
 }
 
-/** What gets embedded for a chunk: its section heading gives it the context of its clause. */
-export const embeddingText = (c: { section: string; text: string }) =>
-  c.section && !c.text.startsWith(c.section) ? `${c.section}\n${c.text}` : c.text;
+/** A title as words: a file name without its extension, its dashes and underscores as spaces. */
+const titleWords = (title: string) => title.replace(/\.[a-z0-9]{2,4}$/i, '').replace(/[-_]+/g, ' ').trim();
+
+/**
+ * What gets embedded for a chunk: the document's title and the section heading give it the
+ * context of its clause ("pilot agreement / Termination"), which a clause's own words often
+ * leave out.
+ */
+export const embeddingText = (c: { title?: string; section: string; text: string }) =>
+  [c.title ? titleWords(c.title) : '', c.section && !c.text.startsWith(c.section) ? c.section : '', c.text].filter(Boolean).join('\n');
 
 /** Text as the keyword ranking sees it: lower-cased, stemmed words, stop words dropped. */
 export const keywordTerms = (text: string) => words(text).map(stem).join(' ');

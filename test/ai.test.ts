@@ -127,7 +127,7 @@ describe('local AI provider', () => {
       })) pieces.push(p);
       expect(pieces.length).to.be.above(3);
       const answer = pieces.join('');
-      expect(answer).to.include('Either party may terminate this Agreement upon thirty days written notice. [2]');
+      expect(answer).to.include('"Either party may terminate this Agreement upon thirty days written notice." (MSA Globex, page 3) [2]');
       expect(answer).not.to.include('Rent is due');
     });
 

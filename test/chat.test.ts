@@ -185,7 +185,7 @@ describe('chat', function () {
     await settled(other.token, graded.body.id);
     const ai = testEnv().services.ai;
     const chunks = chunkPages([{ page: 1, text }]);
-    const [q, ...vectors] = await ai.embed([question, ...chunks.map(embeddingText)], 'document');
+    const [q, ...vectors] = await ai.embed([question, ...chunks.map((c) => embeddingText({ ...c, title: 'graded.txt' }))], 'document');
     expect(chunks).to.have.length(lines.length);
     const cos = vectors.map((v) => v.reduce((sum, x, i) => sum + x * q![i]!, 0));
     const answer = await askJson(other.token, question);

@@ -16,6 +16,13 @@ describe('chunking', () => {
     expect(headingOf('CONFIDENTIALITY')).to.equal('CONFIDENTIALITY');
     expect(headingOf('The supplier shall pay within 30 days.')).to.equal(null);
     expect(headingOf('')).to.equal(null);
+    // A Word heading holding a whole clause is titled by its run-in title; a sentence has none.
+    expect(headingOf('## Effect of Termination.  Upon any expiration or termination:')).to.equal('Effect of Termination');
+    expect(headingOf('## Modifications, Severability, and Waiver.  Any waiver must be in writing.')).to.equal('Modifications, Severability, and Waiver');
+    expect(headingOf('### Customer will no longer have any right to use the Product.')).to.equal(null);
+    // Form values and tick boxes are not titles.
+    expect(headingOf('24 months')).to.equal(null);
+    expect(headingOf('[ x ] HIPAA')).to.equal(null);
   });
 
   it('covers every page with overlapping chunks whose offsets point into the full text', () => {
@@ -46,6 +53,15 @@ describe('chunking', () => {
     expect(chunks.find((c) => c.text.includes('number 100 says'))!.section).to.equal('3. Termination');
     // A heading starts a chunk rather than trailing at the end of the previous one.
     expect(chunks.some((c) => c.text.startsWith('3. Termination'))).to.be.true;
+  });
+
+  it('starts a chunk at each clause of a DOCX (a Markdown line with a run-in title), titled by it', () => {
+    const clause = (title: string) => `## ${title}.  ${Array.from({ length: 12 }, () => `The ${title.toLowerCase()} terms apply as agreed.`).join(' ')}`;
+    const text = ['# Term & Termination', clause('Term'), clause('Termination'), '## Effect of Termination.  Upon any expiration or termination:', '### Customer will stop using the Product.', '### Each party will return Confidential Information.', clause('Survival')].join('\n');
+    const chunks = chunkPages([{ page: 1, text }]);
+    expect(chunks.map((c) => c.section).slice(0, 3)).to.deep.equal(['Term & Termination', 'Termination', 'Effect of Termination']);
+    // A clause's list items stay with the colon that introduces them.
+    expect(chunks[2]!.text).to.include('termination:\n### Customer will stop').and.include('### Each party will return');
   });
 
   it('is deterministic and skips empty pages', () => {

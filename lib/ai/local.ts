@@ -1,15 +1,16 @@
 /**
  * The local AI provider: deterministic and offline. Drafting fills the clause library,
- * analysis matches clause patterns sentence by sentence, answers are extractive (built
- * only from the retrieved passages, each cited). Embeddings come from a local sentence
+ * analysis matches clause patterns sentence by sentence, answers are extractive (whole
+ * sentences and clauses of the retrieved passages, each cited: platform/ai/extractive-answer.ts). Embeddings come from a local sentence
  * encoder, zero-padded to EMBEDDING_DIM (cosine similarity is unchanged by padding, so
  * the relevance floor keeps its meaning), or are feature-hashed when there is none.
  */
 import { setImmediate } from 'node:timers/promises';
-import { CONTRACT_TYPES, EMBEDDING_DIM, type AiPort, type ContextPassage, type ContractAnalysis, type ContractType, type DocumentAnalysis, type DraftRequest, type VendorAssessment, type VendorFacts } from './port';
+import { CONTRACT_TYPES, EMBEDDING_DIM, type AiPort, type ContractAnalysis, type ContractType, type DocumentAnalysis, type DraftRequest, type VendorAssessment, type VendorFacts } from './port';
 import { CATEGORY_BY_ID, CLAUSE_CATEGORIES, COMPLIANCE_RULES, DEFAULT_EXPECTED, EXPECTED_CLAUSES, draftFromLibrary, type ClauseId } from './clauses';
-import { hashEmbedding, HASHING_MODEL, normalize, stem, words } from './embeddings';
+import { hashEmbedding, HASHING_MODEL, normalize, words } from './embeddings';
 import type { SentenceEncoder } from './sentence-encoder';
+import { extractiveAnswer } from '../../platform/ai/extractive-answer';
 import { riskLevel } from '../risk';
 
 const isContractType = (t: string): t is ContractType => (CONTRACT_TYPES as readonly string[]).includes(t);
@@ -187,22 +188,6 @@ export function analyzeDocument(input: { filename: string; text: string; pageCou
   };
 }
 
-/** The best-matching sentences of the passages, each followed by its citation number. */
-export function extractiveAnswer(question: string, context: ContextPassage[]): string {
-  if (!context.length) return 'I could not find anything about this in the organization\'s contracts or documents.';
-  const terms = new Set(words(question).map(stem));
-  const scored = context.flatMap((p, i) =>
-    sentences(p.text).map((s, order) => {
-      const overlap = words(s).map(stem).filter((w) => terms.has(w)).length;
-      return { s, cite: i + 1, score: overlap * p.relevance, order, passage: i };
-    }),
-  );
-  const best = scored.filter((x) => x.score > 0).sort((a, b) => b.score - a.score || a.passage - b.passage || a.order - b.order).slice(0, 4);
-  const picked = best.length ? best : context.slice(0, 2).map((p, i) => ({ s: sentences(p.text)[0] ?? p.text.slice(0, 300), cite: i + 1 }));
-  const lines = picked.map((x) => `${x.s} [${x.cite}]`);
-  return `From the organization's documents: ${lines.join(' ')}`;
-}
-
 /** A model's vector as EMBEDDING_DIM unit-length values: zeros after its own dimensions. */
 export function padded(vector: Float32Array): number[] {
   const out = new Array<number>(EMBEDDING_DIM).fill(0);
@@ -211,7 +196,7 @@ export function padded(vector: Float32Array): number[] {
 }
 
 export function createLocalAi(encoder: SentenceEncoder | null = null): AiPort {
-  return {
+  const ai: AiPort = {
     provider: 'local',
     models: { primary: 'local-extractive', mini: 'local-extractive', premium: 'local-extractive', fallback: 'local-extractive', embedding: encoder?.name ?? HASHING_MODEL },
 
@@ -240,7 +225,8 @@ export function createLocalAi(encoder: SentenceEncoder | null = null): AiPort {
     },
 
     async *generateAnswer({ question, context, signal }) {
-      const answer = extractiveAnswer(question, context);
+      // Units are ranked by the sentence encoder when there is one (hashed vectors rank no better than shared words).
+      const answer = await extractiveAnswer(question, context, encoder ? (texts) => ai.embed(texts, 'query') : undefined);
       // Word-sized pieces, so streaming clients see the same shape as from a model; each
       // waits a turn of the event loop so a long answer never blocks other requests.
       for (const piece of answer.match(/\S+\s*/g) ?? []) {
@@ -255,4 +241,5 @@ export function createLocalAi(encoder: SentenceEncoder | null = null): AiPort {
       return (await encoder.encode(texts)).map(padded);
     },
   };
+  return ai;
 }
