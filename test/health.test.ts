@@ -1,24 +1,43 @@
 import { expect } from 'chai';
 import { api } from './support/http';
-import { testEnv, testEnvironment } from './support/env';
+import { testEnv, testEnvironment, withSecondApi } from './support/env';
 import { startApiProcess, startFerretDb, startRedis, startTcpProxy, waitFor, type EngineProcess } from './support/processes';
 
 interface Health {
   status: string;
   version: string;
   services: Record<string, string>;
+  workers: { workflow_pollers: number; activity_pollers: number } | null;
 }
 
 const health = (base: string) => api<Health>('GET', '/health', { base });
 
 describe('GET /health', () => {
-  it('reports every engine connected, without credentials', async () => {
+  it('reports every engine connected and the polling workers, without credentials', async () => {
     const res = await health(testEnv().hostUrl);
     expect(res.status).to.equal(200);
-    expect(res.body).to.deep.equal({
+    const { workers, ...rest } = res.body;
+    expect(rest).to.deep.equal({
       status: 'healthy',
       version: testEnv().config.version,
       services: { database: 'connected', cache: 'connected', vector_store: 'connected', workflow_engine: 'connected' },
+    });
+    // The run's worker (and any a test started on the same queue in the last 2 minutes).
+    expect(workers?.workflow_pollers).to.be.at.least(1);
+    expect(workers?.activity_pollers).to.be.at.least(1);
+  });
+
+  it('is degraded, still 200, when no worker polls the task queue', async () => {
+    // An API on a task queue of its own, which no worker polls: uploads would wait forever.
+    await withSecondApi({ TEMPORAL_TASK_QUEUE: `unpolled-${Date.now()}` }, async (base) => {
+      const res = await health(base.replace(/\/api\/v1$/, ''));
+      expect(res.status).to.equal(200);
+      expect(res.body).to.deep.equal({
+        status: 'degraded',
+        version: testEnv().config.version,
+        services: { database: 'connected', cache: 'connected', vector_store: 'connected', workflow_engine: 'connected' },
+        workers: { workflow_pollers: 0, activity_pollers: 0 },
+      });
     });
   });
 

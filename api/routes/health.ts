@@ -4,6 +4,7 @@ import type { Services } from '../../lib/services';
 import { pingMongo, withTimeout } from '../../lib/mongo';
 import { pingElasticsearch } from '../../lib/elasticsearch';
 import { pingTemporal } from '../../lib/temporal';
+import { POLLED_WITHIN_MS, workerPollers } from '../../platform/temporal/worker-pollers';
 import { operation, registry } from '../openapi';
 
 const CHECK_TIMEOUT_MS = 1500;
@@ -14,6 +15,10 @@ const healthSchema = registry.register('Health', z.object({
   status: z.enum(['healthy', 'degraded', 'unhealthy']),
   version: z.string(),
   services: z.object({ database: engineState, cache: engineState, vector_store: engineState, workflow_engine: engineState }),
+  workers: z.object({
+    workflow_pollers: z.number().int().min(0),
+    activity_pollers: z.number().int().min(0),
+  }).nullable().meta({ description: `Workers that polled the task queue (workflow and activity tasks) in the last ${POLLED_WITHIN_MS / 60000} minutes; none of either kind makes the service degraded. Null when the workflow engine did not answer.` }),
 }));
 operation({
   path: '/health', method: 'get', tag: 'Health', public: true, root: true,
@@ -23,18 +28,22 @@ operation({
 
 /**
  * `GET /health` (public): real checks of every engine, run in parallel with short
- * timeouts. The database is essential (503 without it); the others degrade the service.
+ * timeouts. The database is essential (503 without it); the others degrade the service,
+ * and so does a task queue no worker polls (uploads and events would pile up unprocessed):
+ * still 200, so load balancers keep serving the API.
  */
 export function healthRouter(s: Services): Router {
   const router = Router();
   router.get('/health', async (_req, res) => {
-    const [database, cache, vectorStore, workflowEngine] = await Promise.all([
+    const [database, cache, vectorStore, workflowEngine, workers] = await Promise.all([
       pingMongo(CHECK_TIMEOUT_MS),
       withTimeout(s.redis.ping().then((r) => r === 'PONG'), CHECK_TIMEOUT_MS),
       pingElasticsearch(s.es, CHECK_TIMEOUT_MS),
       pingTemporal(s.temporalConnection, CHECK_TIMEOUT_MS),
+      workerPollers(s.temporalConnection, s.config.TEMPORAL_NAMESPACE, s.config.TEMPORAL_TASK_QUEUE, CHECK_TIMEOUT_MS),
     ]);
-    const allUp = database && cache && vectorStore && workflowEngine;
+    const polled = !!workers && workers.workflow_pollers > 0 && workers.activity_pollers > 0;
+    const allUp = database && cache && vectorStore && workflowEngine && polled;
     res.status(database ? 200 : 503).json({
       status: allUp ? 'healthy' : database ? 'degraded' : 'unhealthy',
       version: s.config.version,
@@ -44,6 +53,7 @@ export function healthRouter(s: Services): Router {
         vector_store: state(vectorStore),
         workflow_engine: state(workflowEngine),
       },
+      workers,
     });
   });
   return router;
