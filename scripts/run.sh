@@ -16,7 +16,8 @@ export ALLOW_PRIVATE_WEBHOOK_URLS="${ALLOW_PRIVATE_WEBHOOK_URLS:-true}"
 # Compiled JavaScript, not tsx: no transpiler in the processes (the worker loads pdfjs
 # through tsx at about 290 MiB more). Incremental, so a rebuild after a change is quick.
 npm run --silent build
-node dist/workers/worker.js &
+# The supervisor runs the worker and starts it again (with backoff) when it dies, saying why.
+node dist/workers/supervisor.js &
 worker=$!
 trap 'kill -TERM $worker 2>/dev/null; wait $worker 2>/dev/null' EXIT
 
