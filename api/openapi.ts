@@ -41,6 +41,8 @@ export interface OperationDoc {
   body?: z.ZodType;
   /** A multipart/form-data body instead of JSON (uploads). */
   multipart?: z.ZodType;
+  /** An HTML form's application/x-www-form-urlencoded body (the signing page). */
+  form?: z.ZodType;
   /** Success responses by status; error responses ({detail}) are added for every operation. */
   responses: Record<number, ResponseDoc>;
 }
@@ -83,7 +85,7 @@ export function operation(doc: OperationDoc): void {
     responses[status] ??= { description, content: content(problem) };
   }
   const params = pathParams(doc.path);
-  const body = doc.body ? content(doc.body) : doc.multipart ? content(doc.multipart, 'multipart/form-data') : undefined;
+  const body = doc.body ? content(doc.body) : doc.multipart ? content(doc.multipart, 'multipart/form-data') : doc.form ? content(doc.form, 'application/x-www-form-urlencoded') : undefined;
   registry.registerPath({
     method: doc.method,
     path: doc.path,

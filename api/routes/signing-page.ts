@@ -20,6 +20,7 @@ import { STYLESHEET_PATH, messagePage, signPage, statePage, type LinkState, type
 import { rateLimits } from '../middleware/rate-limit';
 import { signerClient } from '../middleware/signer-client';
 import { toAppError } from '../errors';
+import { operation } from '../openapi';
 
 /** No script, no third-party asset, no framing; forms post only here. */
 const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -32,6 +33,16 @@ const signForm = z.object({
 const declineForm = z.object({
   reason: z.string().trim().min(1, 'Say briefly why you decline').max(2000, 'Use at most 2000 characters').refine((v) => !v.includes('\0'), 'Remove the NUL character'),
 });
+
+const tag = 'Signing page';
+const page = (description: string) => ({ description, schema: z.string(), contentType: 'text/html' });
+const posted = { 303: 'Back to the page, which shows the new state', 400: page('The form again, with what to correct'), 403: page('The CSRF token is missing or does not match this browser and link') };
+const root = { tag, public: true, root: true } as const;
+operation({ ...root, path: STYLESHEET_PATH, method: 'get', summary: 'The signing page\'s stylesheet', responses: { 200: { description: 'CSS', schema: z.string(), contentType: 'text/css' } } });
+operation({ ...root, path: '/sign/{token}', method: 'get', summary: 'The signer\'s page (HTML): the document, consent, Sign and Decline, or the link\'s state', description: 'The link in signing mail (`signing_url`). Marks the signer as having viewed the document, like the JSON endpoint. A copy link from the completion mail shows the sealed PDF\'s download.', responses: { 200: page('The page'), 404: page('Unknown link'), 410: page('An expired copy link') } });
+operation({ ...root, path: '/sign/{token}/document.pdf', method: 'get', summary: 'The document as PDF: to sign, or sealed once everyone has signed', responses: { 200: { description: 'The PDF', schema: z.string(), contentType: 'application/pdf' }, 410: page('The link can no longer download it') } });
+operation({ ...root, path: '/sign/{token}', method: 'post', summary: 'Sign from the page (form: csrf, consent=yes, signature_text)', form: signForm.extend({ csrf: z.string() }), responses: posted });
+operation({ ...root, path: '/sign/{token}/decline', method: 'post', summary: 'Decline from the page (form: csrf, reason)', form: declineForm.extend({ csrf: z.string() }), responses: posted });
 
 const summaryOf = (sig: SignatureRecord): RequestSummary => ({ requester: sig.requested_by_name ?? 'Your counterparty', title: sig.contract_title, message: sig.message ?? null });
 const pagePath = (token: string) => `/sign/${encodeURIComponent(token)}`;
