@@ -29,10 +29,6 @@ export function createChatActivities(s: Services) {
       return chunks;
     },
 
-    async reindexContract({ organizationId, contractId }: { organizationId: string; contractId: string }): Promise<number> {
-      return indexContract(s, organizationId, contractId);
-    },
-
     async pruneContractIndex({ organizationId, before }: { organizationId: string; before: string }): Promise<number> {
       return deleteIndexedBefore(s, 'contracts_kb', organizationId, new Date(before));
     },

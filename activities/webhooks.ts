@@ -4,6 +4,7 @@
  * is checked (not only the URL's text) and redirects are never followed.
  */
 import { request } from 'undici';
+import { Types, trusted } from 'mongoose';
 import type { Services } from '../lib/services';
 import { decryptSecret } from '../lib/crypto';
 import { connectionFailure, createPolicyAgent, urlRefusal } from '../lib/url-policy';
@@ -13,6 +14,8 @@ import { WebhookSubscription } from '../models/webhook-subscription';
 
 export interface AttemptInput {
   deliveryId: string;
+  /** Absent in runs of the previous release's workflow: then read from the delivery. */
+  subscriptionId?: string;
   attempt: number;
   /** Delay before the next attempt if this one fails; null on the last attempt. */
   retryInMs: number | null;
@@ -45,12 +48,28 @@ export function createWebhookActivities(s: Services) {
   }
 
   return {
-    async attemptWebhookDelivery({ deliveryId, attempt, retryInMs }: AttemptInput): Promise<Outcome> {
-      const delivery = await WebhookDelivery.findById(deliveryId);
-      if (!delivery || delivery.status !== 'pending') return delivery?.status === 'delivered' ? 'delivered' : 'failed';
-      const subscription = await WebhookSubscription.findById(delivery.subscription_id);
+    async attemptWebhookDelivery({ deliveryId, subscriptionId, attempt, retryInMs }: AttemptInput): Promise<Outcome> {
+      const _id = new Types.ObjectId(deliveryId);
+      // The claim: this attempt's number is taken once, so an attempt that runs again (its
+      // workflow task retried, a second worker) never posts again. It reads the delivery too.
+      const [delivery, known] = await Promise.all([
+        WebhookDelivery.findOneAndUpdate(
+          // null: a delivery made before claims existed.
+          { _id, status: 'pending', claimed_attempt: trusted({ $in: [attempt - 1, null] }) },
+          { $set: { claimed_attempt: attempt } },
+          { returnDocument: 'after' },
+        ),
+        subscriptionId ? WebhookSubscription.findById(subscriptionId) : null,
+      ]);
+      if (!delivery) {
+        const current = await WebhookDelivery.findById(_id, { status: 1 }).lean();
+        if (current?.status === 'delivered') return 'delivered';
+        // Gone, failed, or this attempt was already made by a run that did not report back.
+        return current?.status === 'pending' && retryInMs !== null ? 'retry' : 'failed';
+      }
+      const subscription = subscriptionId ? known : await WebhookSubscription.findById(delivery.subscription_id);
       if (!subscription || !subscription.active) {
-        await WebhookDelivery.updateOne({ _id: delivery._id }, { status: 'failed', last_error: 'subscription removed or disabled', next_attempt_at: null });
+        await WebhookDelivery.updateOne({ _id }, { status: 'failed', last_error: 'subscription removed or disabled', next_attempt_at: null });
         return 'failed';
       }
 
@@ -68,7 +87,7 @@ export function createWebhookActivities(s: Services) {
       const outcome: Outcome = ok ? 'delivered' : gone || retryInMs === null ? 'failed' : 'retry';
 
       await WebhookDelivery.updateOne(
-        { _id: delivery._id },
+        { _id },
         {
           $set: {
             attempts: attempt,
@@ -89,7 +108,7 @@ export function createWebhookActivities(s: Services) {
     },
 
     async failWebhookDelivery({ deliveryId }: { deliveryId: string }): Promise<void> {
-      await WebhookDelivery.updateOne({ _id: deliveryId, status: 'pending' }, { status: 'failed', next_attempt_at: null });
+      await WebhookDelivery.updateOne({ _id: new Types.ObjectId(deliveryId), status: 'pending' }, { status: 'failed', next_attempt_at: null });
     },
   };
 }

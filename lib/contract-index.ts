@@ -8,9 +8,10 @@ import type { Services } from './services';
 import { chunkPages } from './chunking';
 import { deleteSource, embeddingText, indexChunks, refreshCollections } from './vector-store';
 import { Contract, type ContractDoc } from '../models/contract';
-import { startOnce } from './temporal';
+import { TEMPORAL_DEADLINE_MS } from './temporal';
+import { recordSearchAttributes } from '../workflows/search-attributes';
 import type { EventConsumer } from './relay';
-import type { contractIndexWorkflow } from '../workflows/sync-contracts';
+import type { contractChangedSignal, contractIndexWorkflow } from '../workflows/sync-contracts';
 
 /** Texts per embedding call. */
 const EMBED_BATCH = 100;
@@ -65,29 +66,33 @@ export async function removeContract(s: Services, organizationId: string, contra
 
 export const CONTRACT_INDEX_KIND = 'contract-index';
 const WORKFLOW_TYPE: (typeof contractIndexWorkflow)['name'] = 'contractIndexWorkflow';
+const SIGNAL: (typeof contractChangedSignal)['name'] = 'contractChanged';
 /** Deletions are finished by lib/contract-deletion.ts, which also removes the chunks. */
 const TEXT_EVENTS = new Set(['contract.created', 'contract.updated']);
 
 /**
- * Keeps `contracts_kb` current: each contract event starts `index-contract-<eventId>`,
- * which re-reads the contract and re-indexes it (or removes it when it is gone), so
- * events handled out of order still end in the stored state.
+ * Keeps `contracts_kb` current: each contract event signals (starting it if need be) its
+ * organization's `index-contracts-<organizationId>` workflow, which re-reads each contract
+ * and re-indexes it (or removes it when it is gone), so events handled out of order, or
+ * twice, still end in the stored state.
  */
 export const contractIndexConsumer: EventConsumer = {
   name: 'contract-index',
   async consume(s, event) {
     if (!TEXT_EVENTS.has(event.type)) return;
     const organizationId = event.organization_id.toHexString();
-    await startOnce(s, {
-      workflowType: WORKFLOW_TYPE,
-      workflowId: `index-contract-${event.id}`,
-      args: [{ organizationId, contractId: event.resource_id }],
-      kind: CONTRACT_INDEX_KIND,
-      organizationId,
-      recordId: event.resource_id,
-      // Lowest priority: in a burst of contract events, webhook deliveries go first
-      // (bench/README.md, webhook latency).
-      priorityKey: 5,
-    });
+    await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+      s.temporal.workflow.signalWithStart(WORKFLOW_TYPE, {
+        taskQueue: s.config.TEMPORAL_TASK_QUEUE,
+        workflowId: `index-contracts-${organizationId}`,
+        args: [{ organizationId }],
+        signal: SIGNAL,
+        signalArgs: [{ contractId: event.resource_id }],
+        typedSearchAttributes: recordSearchAttributes(CONTRACT_INDEX_KIND, organizationId, organizationId),
+        // Lowest priority: in a burst of contract events, webhook deliveries go first
+        // (bench/README.md, webhook latency).
+        priority: { priorityKey: 5 },
+      }),
+    );
   },
 };

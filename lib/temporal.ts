@@ -24,7 +24,7 @@ export async function pingTemporal(connection: Connection, timeoutMs: number): P
 }
 
 /** How long one relay step may wait for Temporal before the event is left for the loop. */
-const TEMPORAL_DEADLINE_MS = 5000;
+export const TEMPORAL_DEADLINE_MS = 5000;
 
 /**
  * Starts a workflow whose id names the work, so a repeated start is a no-op (also after

@@ -1,18 +1,18 @@
 /**
  * Webhooks as a consumer of the event relay: one delivery row per event and matching
  * subscription (unique, so a replayed relay finds the same row and id), and one
- * `webhook-delivery-<deliveryId>` workflow per delivery.
+ * `webhook-event-<eventId>` workflow per event that delivers to all of them.
  */
-import type { Types } from 'mongoose';
+import { Types } from 'mongoose';
 import type { Services } from './services';
 import type { EventConsumer, EventRecord } from './relay';
 import { startOnce } from './temporal';
 import { WebhookDelivery } from '../models/webhook-delivery';
 import { WebhookSubscription } from '../models/webhook-subscription';
-import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
+import type { DeliveryRef, webhookEventWorkflow } from '../workflows/webhook-delivery';
 
 export const WEBHOOK_DELIVERY_KIND = 'webhook-delivery';
-const WORKFLOW_TYPE: (typeof webhookDeliveryWorkflow)['name'] = 'webhookDeliveryWorkflow';
+const WORKFLOW_TYPE: (typeof webhookEventWorkflow)['name'] = 'webhookEventWorkflow';
 
 /** The delivered body: the interface document's payload, serialized once and signed as is. */
 export function webhookBody(event: Pick<EventRecord, 'type' | 'occurred_at' | 'data' | 'organization_id'>): string {
@@ -24,30 +24,30 @@ export function webhookBody(event: Pick<EventRecord, 'type' | 'occurred_at' | 'd
   });
 }
 
-export const deliveryWorkflowId = (deliveryId: string) => `webhook-delivery-${deliveryId}`;
+/** The workflow of an event's deliveries; a manual redelivery has one of its own. */
+export const eventDeliveryWorkflowId = (eventId: string) => `webhook-event-${eventId}`;
+export const redeliveryWorkflowId = (deliveryId: string) => `webhook-delivery-${deliveryId}`;
 
-/** Starts the delivery's workflow unless it already exists. */
-export async function startWebhookDelivery(s: Services, delivery: { _id: Types.ObjectId; organization_id: Types.ObjectId }): Promise<void> {
-  const deliveryId = delivery._id.toHexString();
-  const workflowId = deliveryWorkflowId(deliveryId);
+/** Starts the workflow of `deliveries` unless it already exists; `recordId` names the event or the redelivery. */
+async function startDeliveries(s: Services, workflowId: string, organizationId: Types.ObjectId, recordId: string, deliveries: DeliveryRef[]): Promise<void> {
   await startOnce(s, {
     workflowType: WORKFLOW_TYPE,
     workflowId,
-    args: [{ deliveryId }],
+    args: [{ deliveries }],
     kind: WEBHOOK_DELIVERY_KIND,
-    organizationId: delivery.organization_id.toHexString(),
-    recordId: deliveryId,
+    organizationId: organizationId.toHexString(),
+    recordId,
   });
-  await WebhookDelivery.updateOne({ _id: delivery._id, workflow_id: null }, { $set: { workflow_id: workflowId } });
 }
 
 const isDuplicateKey = (err: unknown) => (err as { code?: number } | null)?.code === 11000;
 
-/** The delivery of `event` to `subscriptionId`: created once, found again on every replay. */
+/**
+ * The delivery of `event` to `subscriptionId`: created once (one write), found again on a
+ * replay. It names its workflow from the start, so nothing is written after the start.
+ */
 async function deliveryFor(event: EventRecord, subscriptionId: Types.ObjectId) {
   const key = { event_id: event._id, subscription_id: subscriptionId, redelivery_of: null };
-  const found = await WebhookDelivery.findOne(key);
-  if (found) return found;
   try {
     return await WebhookDelivery.create({
       ...key,
@@ -55,9 +55,10 @@ async function deliveryFor(event: EventRecord, subscriptionId: Types.ObjectId) {
       event: event.type,
       body: webhookBody(event),
       next_attempt_at: new Date(),
+      workflow_id: eventDeliveryWorkflowId(event.id),
     });
   } catch (err) {
-    // A concurrent relay of the same event created it first.
+    // Made by an earlier relay of the same event (a replay, or the catch-up loop beside the immediate relay).
     if (isDuplicateKey(err)) return WebhookDelivery.findOne(key).orFail();
     throw err;
   }
@@ -67,16 +68,19 @@ export const webhookConsumer: EventConsumer = {
   name: 'webhooks',
   async consume(s, event) {
     const subscriptions = await WebhookSubscription.find({ organization_id: event.organization_id, active: true, events: event.type }, { _id: 1 }).lean();
-    for (const sub of subscriptions) {
-      const delivery = await deliveryFor(event, sub._id);
-      if (delivery.status === 'pending') await startWebhookDelivery(s, delivery);
-    }
+    if (!subscriptions.length) return;
+    const deliveries = await Promise.all(subscriptions.map((sub) => deliveryFor(event, sub._id)));
+    const pending = deliveries.filter((d) => d.status === 'pending').map((d) => ({ deliveryId: d.id, subscriptionId: d.subscription_id.toHexString() }));
+    if (pending.length) await startDeliveries(s, eventDeliveryWorkflowId(event.id), event.organization_id, event.id, pending);
   },
 };
 
 /** A fresh delivery (new id, new workflow) of a failed one, with the same body. */
 export async function redeliver(s: Services, failed: InstanceType<typeof WebhookDelivery>) {
+  const _id = new Types.ObjectId();
   const fresh = await WebhookDelivery.create({
+    _id,
+    workflow_id: redeliveryWorkflowId(_id.toHexString()),
     organization_id: failed.organization_id,
     subscription_id: failed.subscription_id,
     event_id: failed.event_id,
@@ -86,7 +90,7 @@ export async function redeliver(s: Services, failed: InstanceType<typeof Webhook
     next_attempt_at: new Date(),
   });
   try {
-    await startWebhookDelivery(s, fresh);
+    await startDeliveries(s, fresh.workflow_id!, fresh.organization_id, fresh.id, [{ deliveryId: fresh.id, subscriptionId: fresh.subscription_id.toHexString() }]);
   } catch (err) {
     // Without its workflow the row would stay pending forever; the caller may try again.
     await WebhookDelivery.deleteOne({ _id: fresh._id });

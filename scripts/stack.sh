@@ -197,7 +197,10 @@ start_bg() { # name command...: start detached, remember the pid
 start_temporal() {
   mkdir -p "$DATA"
   local sa=(); for a in "${SEARCH_ATTRIBUTES[@]}"; do sa+=(--search-attribute "$a=Keyword"); done
+  # WAL and no fsync per commit: the dev server's SQLite otherwise syncs the file on every
+  # workflow transaction (local data only, like PostgreSQL's fsync=off; bench/README.md).
   start_bg temporal "$BIN/temporal" server start-dev --db-filename "$DATA/temporal.db" \
+    --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=off \
     --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" --log-level warn "${sa[@]}"
   wait_for temporal 60 "$BIN/temporal" operator cluster health --address "127.0.0.1:$TEMPORAL_PORT"
 }

@@ -1,5 +1,5 @@
 /** The workflow bundle: every workflow type the worker runs. */
-export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { webhookEventWorkflow, webhookDeliveryWorkflow } from './webhook-delivery';
 export { documentIngestionWorkflow } from './document-ingestion';
 export { syncContractsWorkflow, contractIndexWorkflow } from './sync-contracts';
 export { signatureWorkflow } from './signature';

@@ -3,18 +3,12 @@
  * `contracts_kb`, a page of ids at a time, then removes chunks older than the run
  * (contracts gone since). Large organizations continue as new with their cursor.
  */
-import { continueAsNew, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ChatActivities } from '../activities/chat';
 
 export const SYNC_PAGE = 50;
 
 const { listContractIds, pruneContractIndex } = proxyActivities<ChatActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 10 },
-});
-// A local activity: the per-event re-index (one short step) then finishes in one workflow
-// task, which roughly halves its cost on the Temporal server in a burst of contract events.
-const { reindexContract } = proxyLocalActivities<ChatActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 10 },
 });
@@ -49,7 +43,31 @@ export async function syncContractsWorkflow({ organizationId, cursor }: SyncCont
   return { contracts: indexed };
 }
 
-/** One contract after a contract event: re-indexed as it is now, or removed when gone. */
-export async function contractIndexWorkflow({ organizationId, contractId }: { organizationId: string; contractId: string }): Promise<number> {
-  return reindexContract({ organizationId, contractId });
+/** A contract changed: its organization's re-index workflow takes it into its next batch. */
+export const contractChangedSignal = defineSignal<[{ contractId: string }]>('contractChanged');
+
+/**
+ * Contracts of one organization after contract events (`index-contracts-<organizationId>`,
+ * signalled with start by lib/contract-index.ts): each is re-indexed as it is now, or removed
+ * when gone, in batches of up to SYNC_PAGE. A burst of events costs the Temporal server one
+ * signal per event and a few workflow tasks per batch, instead of a workflow per event. The
+ * workflow ends when nothing is due; a signal that arrives as it ends makes the server hand
+ * it one more task, so no contract is dropped.
+ */
+export async function contractIndexWorkflow({ organizationId, contractIds = [] }: { organizationId: string; contractIds?: string[] }): Promise<number> {
+  const due = new Set(contractIds);
+  setHandler(contractChangedSignal, ({ contractId }) => void due.add(contractId));
+  let indexed = 0;
+  // The starting signal comes with the first task; this waits for it to be handled.
+  await condition(() => due.size > 0);
+  while (due.size > 0) {
+    const batch = [...due].slice(0, SYNC_PAGE);
+    for (const id of batch) due.delete(id);
+    await indexContracts({ organizationId, contractIds: batch });
+    indexed += batch.length;
+    if (due.size > 0 && workflowInfo().continueAsNewSuggested) {
+      await continueAsNew<typeof contractIndexWorkflow>({ organizationId, contractIds: [...due] });
+    }
+  }
+  return indexed;
 }

@@ -158,12 +158,13 @@ export async function startApiProcess(env: Record<string, string | undefined>, l
 }
 
 /**
- * A Temporal dev server of the test's own, so a test may stop it (never the shared one on :7233).
+ * A Temporal dev server of the test's own, so a test may stop it (never the shared one on :7233);
+ * `pragmas` are SQLite settings (`journal_mode=wal`).
  * Resolves once its frontend answers for the default namespace (the port opens earlier).
  */
-export async function startTemporalDevServer(port: number, dbFile: string): Promise<EngineProcess> {
+export async function startTemporalDevServer(port: number, dbFile: string, pragmas: string[] = []): Promise<EngineProcess> {
   const attributes = ['OrganizationId', 'RecordId', 'RecordKind'].flatMap((k) => ['--search-attribute', `${k}=Keyword`]);
-  const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', dbFile, ...attributes];
+  const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', dbFile, ...attributes, ...pragmas.flatMap((p) => ['--sqlite-pragma', p])];
   const server = await startProcess(path.join(repoRoot, '.stack/bin/temporal'), args, port, `127.0.0.1:${port}`);
   await waitFor(async () => {
     const conn = await Connection.connect({ address: server.url, connectTimeout: 1000 });
