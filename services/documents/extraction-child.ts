@@ -40,6 +40,8 @@ async function run(job: ExtractionJob): Promise<void> {
   process.exit(0);
 }
 
+// The parent enforces the time limit: if it is gone (a worker killed mid-ingestion), stop.
+process.once('disconnect', () => process.exit(0));
 process.once('message', (m: ParentMessage) => {
   if (m.type === 'job') void run(m.job);
 });
