@@ -16,9 +16,9 @@ import { idSchema, registry, timestamp } from './openapi';
 /** contractEventData (models/contract.ts): never the content. */
 const contractData = z.looseObject({ id: idSchema, title: z.string(), type: z.string(), status: z.enum(CONTRACT_STATUSES), counterparty: z.string() });
 const signatureData = z.looseObject({ signature_id: idSchema, contract_id: idSchema });
-const signerData = signatureData.extend({ signer_name: z.string(), signer_email: z.string() });
+const signerData = signatureData.extend({ signer_name: z.string(), signer_email: z.email() });
 /** The member a team event is about (api/routes/auth.ts, team.ts). */
-const memberData = z.looseObject({ id: idSchema, email: z.string(), full_name: z.string() });
+const memberData = z.looseObject({ id: idSchema, email: z.email(), full_name: z.string() });
 /** vendorEventData (api/routes/vendors.ts). */
 const vendorData = z.looseObject({
   id: idSchema, name: z.string(), category: z.string().nullable(), status: z.enum(VENDOR_STATUSES), risk_level: z.enum(RISK_LEVELS).nullable(), risk_score: z.number().nullable(),
@@ -36,7 +36,7 @@ export const EVENT_DATA = {
   'contract.analyzed': contractData.extend({ risk_score: z.number(), risk_level: z.enum(RISK_LEVELS) }),
   'contract.renewal_due': contractData.extend({ end_date: z.iso.date(), days_until_end: z.number().int() }),
   'signature.requested': signatureData.extend({
-    contract_title: z.string(), signers: z.array(z.object({ name: z.string(), email: z.string() })), ordered: z.boolean(), expires_at: timestamp,
+    contract_title: z.string(), signers: z.array(z.object({ name: z.string(), email: z.email() })), ordered: z.boolean(), expires_at: timestamp,
   }),
   'signature.viewed': signerData,
   'signature.completed': signerData.extend({ signed_at: timestamp }),
@@ -77,6 +77,7 @@ for (const type of EVENT_TYPES) {
   registry.registerWebhook({
     method: 'post',
     path: type,
+    operationId: `on${type.split(/[._]/).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}`,
     summary: `The ${type} event`,
     tags: ['Webhooks'],
     description: 'Sent to each subscribed URL; any 2xx acknowledges it. Up to 3 attempts (immediately, 30 s after the first failure, 5 min after the second) with the same delivery id; 410 Gone disables the subscription.',

@@ -30,7 +30,9 @@ export const tenantFields = {
   organization_id: { type: Schema.Types.ObjectId, required: true, index: true, immutable: true },
 } as const;
 
-export const isObjectId = (id: unknown): id is string => typeof id === 'string' && /^[0-9a-f]{24}$/i.test(id);
+/** An id as the store writes it: 24 lowercase hex characters (the OpenAPI document's id pattern). */
+export const ID_PATTERN = /^[0-9a-f]{24}$/;
+export const isObjectId = (id: unknown): id is string => typeof id === 'string' && ID_PATTERN.test(id);
 
 /**
  * The filter for one record of one organization, or null when the id cannot exist

@@ -9,13 +9,33 @@ import { api } from './support/http';
 import { addMember, signUp } from './support/auth';
 import { testEnv } from './support/env';
 
+interface JsonSchema {
+  $ref?: string;
+  type?: string;
+  pattern?: string;
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  contentSchema?: JsonSchema;
+}
+
+interface Operation {
+  operationId?: string;
+  servers?: Array<{ url: string }>;
+  parameters?: Array<{ in: string; name: string; schema: JsonSchema }>;
+  requestBody?: { content: Record<string, { schema: JsonSchema }> };
+  responses: Record<string, { content?: Record<string, { schema: JsonSchema }>; headers?: Record<string, { required?: boolean }> }>;
+}
+
 interface OpenApiDoc {
   openapi: string;
   info: { title: string; version: string };
   servers: Array<{ url: string }>;
-  paths: Record<string, Record<string, { servers?: Array<{ url: string }>; responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }> }>>;
+  paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
-  webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: { $ref?: string } }> }; parameters?: Array<{ in: string; name: string }> } }>;
+  webhooks: Record<string, { post: { operationId?: string; requestBody: { content: Record<string, { schema: { $ref?: string } }> }; parameters?: Array<{ in: string; name: string }> } }>;
 }
 
 /** The parts of router 2.x's Layer and Route the walk reads. */
@@ -55,6 +75,35 @@ function documentedRoutes(doc: OpenApiDoc): string[] {
 
 const fetchDoc = async () => (await api<OpenApiDoc>('GET', '/openapi.json')).body;
 
+/** `/contracts/{id}` as a pattern over concrete paths: any one segment per parameter. */
+const templatePattern = (route: string) => new RegExp(`^${route.split(/\{\w+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}$`);
+
+/** Whether a route template serves a documented route: the same, or the documented one fills its parameters with literals. */
+const serves = (template: string, route: string) => template === route || templatePattern(template).test(route);
+
+const HTTP_OPERATIONS = (doc: OpenApiDoc) =>
+  Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).filter(([m]) => HTTP_METHODS.includes(m)).map(([method, op]) => ({ method, path, op, label: `${method.toUpperCase()} ${path}` })));
+
+/** Every schema reachable from `schema` (components by $ref), each with the property name it sits under. */
+function* schemasIn(doc: OpenApiDoc, schema: JsonSchema | undefined, name?: string, seen = new Set<string>()): Generator<{ schema: JsonSchema; name?: string }> {
+  if (!schema) return;
+  if (schema.$ref) {
+    if (seen.has(schema.$ref)) return;
+    seen.add(schema.$ref);
+    yield* schemasIn(doc, doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] as JsonSchema, name, seen);
+    return;
+  }
+  yield { schema, name };
+  for (const [key, child] of Object.entries(schema.properties ?? {})) yield* schemasIn(doc, child, key, seen);
+  yield* schemasIn(doc, schema.items, name, seen);
+  yield* schemasIn(doc, schema.contentSchema, name, seen);
+  for (const child of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) yield* schemasIn(doc, child, name, seen);
+}
+
+/** Names that end in `id` but are not store ids: Temporal workflow ids, a key fingerprint, rule names, a Google Drive folder. */
+const NOT_STORE_IDS = new Set(['workflow_id', 'key_id', 'rule_id', 'folder_id']);
+const ID_PATTERN = '^[0-9a-f]{24}$';
+
 describe('API reference', () => {
   describe('GET /api/v1/openapi.json', () => {
     it('is public OpenAPI 3.1 with paths, components, the bearer scheme and the error shape', async () => {
@@ -67,7 +116,7 @@ describe('API reference', () => {
       expect(doc.servers).to.deep.equal([{ url: '/api/v1' }]);
       expect(Object.keys(doc.paths)).to.include.members(['/contracts', '/contracts/{id}', '/webhooks/subscribe', '/chat/send', '/health']);
       expect(doc.components.securitySchemes).to.have.property('bearer');
-      expect(doc.components.schemas).to.include.keys('Problem', 'Contract', 'Vendor', 'Document', 'WebhookSubscription', 'WebhookDelivery', 'TeamMember', 'ApiKey', 'Health');
+      expect(doc.components.schemas).to.include.keys('Error', 'Contract', 'Vendor', 'Document', 'WebhookSubscription', 'WebhookDelivery', 'TeamMember', 'ApiKey', 'Health');
       for (const [path, ops] of Object.entries(doc.paths)) {
         for (const [method, op] of Object.entries(ops)) {
           // A form post (the signing page) succeeds with 303 See Other back to its page.
@@ -91,7 +140,8 @@ describe('API reference', () => {
       const doc = await fetchDoc();
       const content = doc.paths['/chat/send']!.post!.responses['200']!.content!;
       expect(content).to.have.keys('text/event-stream', 'application/json');
-      expect(content['text/event-stream']!.schema.$ref).to.equal('#/components/schemas/ChatStreamEvent');
+      // OpenAPI 3.1 describes one event of the stream; its `data` line holds a ChatStreamEvent.
+      expect(content['text/event-stream']!.schema.properties!.data!.contentSchema!.$ref).to.equal('#/components/schemas/ChatStreamEvent');
       const events = doc.components.schemas.ChatStreamEvent as { oneOf: Array<{ properties: { type: { enum: string[] } } }> };
       expect(events.oneOf.flatMap((e) => e.properties.type.enum)).to.include.members(['chunk', 'citations', 'done']);
     });
@@ -145,10 +195,109 @@ describe('API reference', () => {
       const documented = documentedRoutes(doc);
       expect(mounted).to.include('GET /health');
       expect(mounted).to.include('GET /api/v1/contracts/{id}');
-      const undocumented = mounted.filter((r) => !documented.includes(r));
-      const notMounted = documented.filter((r) => !mounted.includes(r));
+      // A documented route may fill a mounted one's parameter (`/integrations/slack/connect`).
+      const undocumented = mounted.filter((m) => !documented.some((d) => serves(m, d)));
+      const notMounted = documented.filter((d) => !mounted.some((m) => serves(m, d)));
       expect(undocumented, `mounted without operation(): ${undocumented.join(', ')}`).to.deep.equal([]);
       expect(notMounted, `documented but not mounted: ${notMounted.join(', ')}`).to.deep.equal([]);
+    });
+  });
+
+  describe('the document is exact enough for generated clients and fuzzers', () => {
+    it('gives every operation and webhook a unique operationId', async () => {
+      const doc = await fetchDoc();
+      const ids = [...HTTP_OPERATIONS(doc).map((o) => o.op.operationId), ...Object.values(doc.webhooks).map((w) => w.post.operationId)];
+      expect(ids.filter((id) => typeof id !== 'string' || !/^[A-Za-z][A-Za-z0-9]*$/.test(id)), 'missing or not URL-safe').to.deep.equal([]);
+      expect(new Set(ids).size).to.equal(ids.length);
+      expect(doc.paths['/contracts/{id}']!.get!.operationId).to.equal('getContractsById');
+    });
+
+    it('answers every declared error with the one Error schema, and a 429 with its rate-limit headers', async () => {
+      const doc = await fetchDoc();
+      expect(doc.components.schemas.Error).to.deep.include({ type: 'object', required: ['detail'] });
+      const wrong: string[] = [];
+      for (const { label, op } of HTTP_OPERATIONS(doc)) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (Number(status) < 400) continue;
+          // The interface fixes /health's 503 body: the health report itself.
+          if (label === 'GET /health' && status === '503') continue;
+          if (response.content?.['application/json']?.schema.$ref !== '#/components/schemas/Error') wrong.push(`${label} ${status}`);
+        }
+        const limited = op.responses['429'];
+        if (limited && !limited.headers?.['Retry-After']?.required) wrong.push(`${label} 429 without Retry-After`);
+      }
+      expect(wrong).to.deep.equal([]);
+      expect(Object.keys(doc.paths['/contracts']!.get!.responses)).to.include.members(['400', '401', '403', '429', '503']);
+      expect(Object.keys(doc.paths['/contracts']!.post!.responses)).to.include.members(['413', '415']);
+      expect(doc.paths['/contracts']!.get!.responses['429']!.headers).to.have.keys('Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
+    });
+
+    it('describes every id, in paths, queries and bodies, as 24 lowercase hex characters', async () => {
+      const doc = await fetchDoc();
+      const loose: string[] = [];
+      const check = (where: string, schema: JsonSchema | undefined, name?: string) => {
+        for (const found of schemasIn(doc, schema, name)) {
+          const isId = found.name === 'id' || (found.name?.endsWith('_id') && !NOT_STORE_IDS.has(found.name));
+          if (isId && found.schema.type === 'string' && found.schema.pattern !== ID_PATTERN) loose.push(`${where}: ${found.name}`);
+        }
+      };
+      for (const { label, op } of HTTP_OPERATIONS(doc)) {
+        for (const p of op.parameters ?? []) check(`${label} ${p.in}`, p.schema, p.name);
+        for (const c of Object.values(op.requestBody?.content ?? {})) check(`${label} body`, c.schema);
+        for (const [status, r] of Object.entries(op.responses)) for (const c of Object.values(r.content ?? {})) check(`${label} ${status}`, c.schema);
+      }
+      expect(loose).to.deep.equal([]);
+      const param = doc.paths['/signatures/{id}/cancel']!.post!.parameters!.find((p) => p.name === 'id')!;
+      expect(param.schema.pattern).to.equal(ID_PATTERN);
+    });
+
+    it('has no two paths that one URL could match', async () => {
+      const doc = await fetchDoc();
+      const paths = Object.keys(doc.paths).map((path) => {
+        const op = Object.values(doc.paths[path]!)[0]!;
+        const patterns = new Map((op.parameters ?? []).filter((p) => p.in === 'path' && p.schema.pattern).map((p) => [p.name, new RegExp(p.schema.pattern!)]));
+        return { path, segments: path.split('/'), patterns };
+      });
+      /** Whether a URL segment could fill both: equal literals, two parameters, or a literal the parameter's pattern admits. */
+      const overlap = (a: typeof paths[number], b: typeof paths[number], i: number) => {
+        const [x, y] = [a.segments[i]!, b.segments[i]!];
+        const param = (seg: string) => /^\{(\w+)\}$/.exec(seg)?.[1];
+        const [px, py] = [param(x), param(y)];
+        if (px && py) return true;
+        if (px) return a.patterns.get(px)?.test(y) ?? true;
+        if (py) return b.patterns.get(py)?.test(x) ?? true;
+        return x === y;
+      };
+      const ambiguous: string[] = [];
+      paths.forEach((a, i) => paths.slice(i + 1).forEach((b) => {
+        if (a.segments.length === b.segments.length && a.segments.every((_, k) => overlap(a, b, k))) ambiguous.push(`${a.path} ~ ${b.path}`);
+      }));
+      expect(ambiguous).to.deep.equal([]);
+    });
+
+    it('declares page bounds, enumerations, formats and each integration\'s own connect body', async () => {
+      const doc = await fetchDoc();
+      const list = doc.paths['/contracts']!.get!;
+      const pageSize = list.parameters!.find((p) => p.name === 'page_size')!.schema as JsonSchema & { minimum?: number };
+      expect(pageSize.minimum).to.equal(1);
+      const page = doc.components.schemas.ContractPage as { properties: { page_size: { minimum: number; maximum: number } } } | undefined;
+      const envelope = page ?? (list.responses['200']!.content!['application/json']!.schema as { properties: { page_size: { minimum: number; maximum: number } } });
+      expect(envelope.properties.page_size).to.include({ minimum: 1, maximum: 100 });
+      expect((list.parameters!.find((p) => p.name === 'status')!.schema as { enum: string[] }).enum).to.include('active');
+      const signer = doc.components.schemas.SignatureRequest as { properties: { created_at: { format: string } } };
+      expect(signer.properties.created_at.format).to.equal('date-time');
+      expect((doc.components.schemas.User as { properties: { email: { format: string } } }).properties.email.format).to.equal('email');
+      for (const type of ['slack', 'teams', 'salesforce', 'hubspot', 'google_drive', 'clio']) {
+        const body = doc.paths[`/integrations/${type}/connect`]!.post!.requestBody!.content['application/json']!.schema.$ref!;
+        expect(body, type).to.match(/Connect$/);
+      }
+      expect((doc.components.schemas.SalesforceConnect as { required: string[] }).required).to.include('instance_url');
+    });
+
+    it('names API keys by their real prefix', async () => {
+      const doc = await fetchDoc();
+      const bearer = doc.components.securitySchemes.bearer as { description: string };
+      expect(bearer.description).to.include('clk_').and.not.include('clm_');
     });
   });
 

@@ -19,7 +19,7 @@ import { Contract } from '../../models/contract';
 import { EVENT_TYPES, activityList } from '../../models/event';
 import { Signature } from '../../models/signature';
 import { Vendor } from '../../models/vendor';
-import { operation } from '../openapi';
+import { idSchema, operation, pageOf, timestamp } from '../openapi';
 import { authorize, principalOf } from '../middleware/auth';
 
 /** `type` is an event name (`contract.created`) or the resource part of one (`contract`). */
@@ -73,14 +73,11 @@ const forecastResponse = z.object({
   method: z.literal('linear_regression'),
   history: z.array(z.object({ month, spend: z.number() })).meta({ description: 'The complete months the trend was fitted to' }),
 });
-const activityResponse = z.object({
-  activities: z.array(z.object({
-    id: z.string(), type: z.string(),
-    actor: z.object({ type: z.string(), id: z.string().nullable(), name: z.string().nullable() }),
-    resource_type: z.string(), resource_id: z.string(), summary: z.string(), timestamp: z.string(),
-  })),
-  total: z.int(), page: z.int(), page_size: z.int(),
-});
+const activityResponse = pageOf('activities', z.object({
+    id: idSchema, type: z.enum(EVENT_TYPES),
+    actor: z.object({ type: z.string(), id: idSchema.nullable(), name: z.string().nullable() }),
+    resource_type: z.string(), resource_id: idSchema, summary: z.string(), timestamp,
+}));
 
 operation({
   path: '/analytics/dashboard', method: 'get', tag: 'Analytics', summary: 'Contract, signature, compliance and vendor counts',

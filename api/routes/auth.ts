@@ -51,7 +51,7 @@ const resetRequestBody = z.object({ email });
 const resetBody = z.object({ token, password });
 
 /** publicUser (models/user.ts). */
-const userSchema = registry.register('User', z.object({ id: idSchema, email: z.string(), full_name: z.string(), organization_id: idSchema, role: z.enum(ROLES) }));
+const userSchema = registry.register('User', z.object({ id: idSchema, email: z.email(), full_name: z.string(), organization_id: idSchema, role: z.enum(ROLES) }));
 const tokensSchema = registry.register('Tokens', z.object({
   access_token: z.string(),
   refresh_token: z.string(),
@@ -60,7 +60,7 @@ const tokensSchema = registry.register('Tokens', z.object({
   refresh_expires_in: z.number().int(),
 }));
 const sessionSchema = registry.register('Session', tokensSchema.extend({ user: userSchema }));
-const enrollmentSchema = registry.register('MfaEnrollment', z.object({ secret: z.string(), otpauth_url: z.string() }));
+const enrollmentSchema = registry.register('MfaEnrollment', z.object({ secret: z.string(), otpauth_url: z.url() }));
 const mfaChallenge = registry.register('MfaChallenge', z.object({
   mfa_required: z.literal(true),
   mfa_token: z.string().meta({ description: 'Single use; send it with a TOTP code to /auth/mfa/verify' }),

@@ -19,14 +19,14 @@ import { recordSearchAttributes } from '../../workflows/search-attributes';
 import { authorize, principalOf } from '../middleware/auth';
 import { idempotent } from '../middleware/idempotency';
 import { notFound, unavailable } from '../errors';
-import { operation, registry, timestamp } from '../openapi';
+import { eventStream, idSchema, operation, registry, timestamp } from '../openapi';
 
 const sendBody = z.object({
   message: z.string().trim().min(1).max(8000),
-  conversation_id: z.string().optional(),
+  conversation_id: idSchema.optional(),
   stream: z.boolean().default(true),
 });
-const historyQuery = z.object({ conversation_id: z.string().optional() });
+const historyQuery = z.object({ conversation_id: idSchema.optional() });
 
 const citationSchema = registry.register('Citation', z.object({ title: z.string(), page: z.number().int(), section: z.string(), relevance: z.number() }));
 const messageSchema = registry.register('ChatMessage', z.object({
@@ -36,10 +36,10 @@ const messageSchema = registry.register('ChatMessage', z.object({
   citations: z.array(citationSchema).optional().meta({ description: 'On assistant messages' }),
 }));
 /** The JSON object on each `data:` line of the answer stream (`sse()` below). */
-const streamEvent = registry.register('ChatStreamEvent', z.discriminatedUnion('type', [
+registry.register('ChatStreamEvent', z.discriminatedUnion('type', [
   z.object({ type: z.literal('chunk'), content: z.string().meta({ description: 'The next piece of the answer text' }) }),
   z.object({ type: z.literal('citations'), sources: z.array(citationSchema.pick({ title: true, page: true, relevance: true })) }),
-  z.object({ type: z.literal('done'), conversation_id: z.string() }),
+  z.object({ type: z.literal('done'), conversation_id: idSchema }),
   z.object({ type: z.literal('error'), detail: z.string().meta({ description: 'Generation failed after the stream began' }) }),
 ]).meta({ description: 'Server-Sent Events: each event is one `data: <json>` line followed by a blank line. Order: `chunk`* then `citations` then `done` (or `error` and the end of the stream).' }));
 
@@ -52,8 +52,8 @@ operation({
     200: {
       description: 'The answer: an event stream, or JSON when `stream` is false',
       content: {
-        'text/event-stream': streamEvent,
-        'application/json': z.object({ conversation_id: z.string(), message: messageSchema }),
+        'text/event-stream': eventStream('ChatStreamEvent', 'One event: its `data` line holds a ChatStreamEvent'),
+        'application/json': z.object({ conversation_id: idSchema, message: messageSchema }),
       },
     },
     503: 'The vector store (Elasticsearch) is unavailable',
@@ -66,8 +66,8 @@ operation({
     200: {
       description: 'Messages of a conversation, or the list of conversations',
       schema: z.union([
-        z.object({ conversation_id: z.string(), messages: z.array(messageSchema) }),
-        z.object({ conversations: z.array(z.object({ conversation_id: z.string(), title: z.string(), message_count: z.number().int(), updated_at: timestamp })) }),
+        z.object({ conversation_id: idSchema, messages: z.array(messageSchema) }),
+        z.object({ conversations: z.array(z.object({ conversation_id: idSchema, title: z.string(), message_count: z.number().int(), updated_at: timestamp })) }),
       ]),
     },
   },

@@ -9,13 +9,13 @@ import type { Services } from '../../lib/services';
 import { pageQuery } from '../../lib/pagination';
 import { listPage } from '../../lib/list-index';
 import { JURISDICTIONS, COMPLIANCE_RULES } from '../../lib/compliance/rules';
-import { inOrg, isObjectId, orgFilter } from '../../models/base';
+import { inOrg, orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { ComplianceScan, SCAN_SCOPES, scanView } from '../../models/compliance-scan';
 import { ComplianceTask, OPEN_STATUSES, taskList, TASK_PRIORITIES, TASK_STATUSES, taskCounts, taskView } from '../../models/compliance-task';
 import { complianceScanWorkflow } from '../../workflows/compliance-scan';
 import { recordSearchAttributes } from '../../workflows/search-attributes';
-import { operation } from '../openapi';
+import { idSchema, objectId, operation, pageOf, timestamp } from '../openapi';
 import { authorize, principalOf } from '../middleware/auth';
 import { idempotent } from '../middleware/idempotency';
 import { badRequest, conflict, notFound, unavailable } from '../errors';
@@ -31,7 +31,7 @@ const scanBody = z.object({
     .max(JURISDICTIONS.length * 2, 'has too many entries')
     .default([...JURISDICTIONS]),
   contract_ids: z
-    .array(z.string().refine(isObjectId, 'must be contract ids'), 'must be an array of contract ids')
+    .array(objectId('must be contract ids'), 'must be an array of contract ids')
     .min(1, 'must not be empty when given')
     .max(MAX_SCAN_CONTRACTS, `must have at most ${MAX_SCAN_CONTRACTS} ids`)
     .optional(),
@@ -41,7 +41,7 @@ const listQuery = pageQuery.extend({
   status: z.enum(TASK_STATUSES, oneOf(TASK_STATUSES)).optional(),
   priority: z.enum(TASK_PRIORITIES, oneOf(TASK_PRIORITIES)).optional(),
   regulation_type: z.string().trim().min(1).max(100).optional(),
-  contract_id: z.string().refine(isObjectId, 'must be a contract id').optional(),
+  contract_id: objectId('must be a contract id').optional(),
 });
 
 const updateBody = z.object({
@@ -51,23 +51,23 @@ const updateBody = z.object({
 });
 
 const scanResponse = z.object({
-  scan_id: z.string(),
+  scan_id: idSchema,
   status: z.enum(['running', 'completed', 'failed']),
   scope: z.enum(SCAN_SCOPES),
   jurisdictions: z.array(z.string()),
   contracts_scanned: z.int(),
   tasks_created: z.int(),
   workflow_id: z.string(),
-  started_at: z.string(),
-  completed_at: z.string().nullable(),
+  started_at: timestamp,
+  completed_at: timestamp.nullable(),
   error: z.string().optional(),
 });
 const taskResponse = z.object({
-  id: z.string(), title: z.string(), description: z.string(),
+  id: idSchema, title: z.string(), description: z.string(),
   priority: z.enum(TASK_PRIORITIES), status: z.enum(TASK_STATUSES), due_date: z.iso.date(),
-  contract_id: z.string(), contract_title: z.string(), regulation_type: z.string(), jurisdiction: z.string(),
-  rule_id: z.string(), scan_id: z.string().nullable(), resolved_at: z.string().nullable(),
-  created_at: z.string(), updated_at: z.string(),
+  contract_id: idSchema, contract_title: z.string(), regulation_type: z.string(), jurisdiction: z.string(),
+  rule_id: z.string(), scan_id: idSchema.nullable(), resolved_at: timestamp.nullable(),
+  created_at: timestamp, updated_at: timestamp,
 });
 const counts = (keys: readonly string[]) => z.object(Object.fromEntries(keys.map((k) => [k, z.int()])));
 const dashboardResponse = z.object({
@@ -82,7 +82,7 @@ operation({
   path: '/compliance/scan', method: 'post', tag: 'Compliance', summary: 'Start a compliance scan',
   description: `Scans the contracts in scope (\`all\`, or \`active\` ones; \`contract_ids\` narrows it) against the rule set of the named jurisdictions and the AI's compliance flags. Rules: ${jurisdictionList}; GLOBAL (industry) rules run in every scan. Each issue becomes a task unless an open (pending or in_progress) task for the same contract and rule exists; each new task emits \`compliance.alert\`. Honours Idempotency-Key.`,
   body: scanBody,
-  responses: { 202: { description: 'The scan is running', schema: z.object({ scan_id: z.string(), workflow_id: z.string(), status: z.literal('running') }) } },
+  responses: { 202: { description: 'The scan is running', schema: z.object({ scan_id: idSchema, workflow_id: z.string(), status: z.literal('running') }) } },
 });
 operation({
   path: '/compliance/scans/{id}', method: 'get', tag: 'Compliance', summary: 'Progress and outcome of a scan',
@@ -91,7 +91,7 @@ operation({
 operation({
   path: '/compliance/tasks', method: 'get', tag: 'Compliance', summary: 'List compliance tasks, most urgent first',
   query: listQuery,
-  responses: { 200: { description: 'A page of tasks', schema: z.object({ tasks: z.array(taskResponse), total: z.int(), page: z.int(), page_size: z.int() }) } },
+  responses: { 200: { description: 'A page of tasks', schema: pageOf('tasks', taskResponse) } },
 });
 operation({
   path: '/compliance/tasks/{id}', method: 'put', tag: 'Compliance', summary: 'Update a task\'s status, priority or due date',

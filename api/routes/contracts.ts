@@ -15,7 +15,7 @@ import { pageQuery } from '../../lib/pagination';
 import type { ListFilter } from '../../lib/lists';
 import { listPage } from '../../lib/list-index';
 import { containsText } from '../../lib/text-search';
-import { inOrg, isObjectId } from '../../models/base';
+import { inOrg } from '../../models/base';
 import { CONTRACT_STATUSES, CONTRACT_TYPES, Contract, contractEventData, contractList, contractView, type ContractDoc } from '../../models/contract';
 import { Vendor } from '../../models/vendor';
 import { authorize, principalOf } from '../middleware/auth';
@@ -27,14 +27,13 @@ import { idSchema, operation, pageOf, registry, timestamp } from '../openapi';
 
 const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 const date = z.iso.date('must be a date YYYY-MM-DD').transform((d) => new Date(`${d}T00:00:00Z`));
-const objectId = z.string().refine(isObjectId, 'must be an id');
 
 const editable = {
   title: text(300),
   counterparty: text(300),
   party_name: text(300),
   content: z.string().max(500_000, 'must be at most 500000 characters'),
-  vendor_id: objectId.nullable(),
+  vendor_id: idSchema.nullable(),
   value: z.number('must be a number').min(0, 'must not be negative').nullable(),
   currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD'),
   start_date: date.nullable(),

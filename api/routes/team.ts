@@ -29,10 +29,10 @@ const inviteBody = z.object({ email: z.email().max(254).transform((e) => e.toLow
 const roleBody = z.object({ role });
 
 /** teamMember (models/user.ts). */
-const memberSchema = registry.register('TeamMember', z.object({ id: idSchema, email: z.string(), full_name: z.string(), role, is_approved: z.boolean(), joined_at: timestamp }));
+const memberSchema = registry.register('TeamMember', z.object({ id: idSchema, email: z.email(), full_name: z.string(), role, is_approved: z.boolean(), joined_at: timestamp }));
 /** inviteView (models/invite.ts). */
 const inviteSchema = registry.register('Invite', z.object({
-  id: idSchema, email: z.string(), role, status: z.enum(['pending', 'accepted', 'replaced']), invited_by: idSchema, expires_at: timestamp, created_at: timestamp,
+  id: idSchema, email: z.email(), role, status: z.enum(['pending', 'accepted', 'replaced']), invited_by: idSchema, expires_at: timestamp, created_at: timestamp,
 }));
 
 const tag = 'Team';

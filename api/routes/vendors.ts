@@ -68,7 +68,7 @@ const ndaBody = z.object({
 const vendorItem = registry.register('VendorListItem', z.object({
   id: idSchema,
   name: z.string(),
-  contact_email: z.string().nullable(),
+  contact_email: z.email().nullable(),
   status: z.enum(VENDOR_STATUSES),
   risk_level: z.enum(RISK_LEVELS).nullable(),
   risk_score: z.number().nullable(),

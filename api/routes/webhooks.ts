@@ -17,13 +17,13 @@ import { DELIVERY_STATUSES, WebhookDelivery, deliveryList, deliveryView } from '
 import { authorize, principalOf } from '../middleware/auth';
 import { idempotent } from '../middleware/idempotency';
 import { AppError, badRequest, conflict, notFound } from '../errors';
-import { idSchema, operation, pageOf, registry, timestamp } from '../openapi';
+import { idSchema, objectId, operation, pageOf, registry, timestamp } from '../openapi';
 
 /** Standard Webhooks asks for at least 24 random bytes; 16 characters is the floor we enforce. */
 const SECRET_MIN = 16;
 
 const subscribeBody = z.object({
-  url: z.string().max(2048),
+  url: z.string().max(2048).meta({ format: 'uri', description: 'An http or https URL that resolves to a public address' }),
   events: z
     .array(z.enum(EVENT_TYPES, { error: `must be one of ${EVENT_TYPES.join(', ')}` }))
     .min(1)
@@ -33,12 +33,12 @@ const subscribeBody = z.object({
 
 const deliveriesQuery = pageQuery.extend({
   status: z.enum(DELIVERY_STATUSES).optional(),
-  subscription_id: z.string().optional(),
+  subscription_id: objectId('not a webhook id').optional(),
 });
 
 /** subscriptionView (models/webhook-subscription.ts): never the secret. */
 const subscriptionSchema = registry.register('WebhookSubscription', z.object({
-  id: idSchema, url: z.string(), events: z.array(z.enum(EVENT_TYPES)), active: z.boolean(), disabled_reason: z.string().nullable(), created_at: timestamp, updated_at: timestamp,
+  id: idSchema, url: z.url(), events: z.array(z.enum(EVENT_TYPES)), active: z.boolean(), disabled_reason: z.string().nullable(), created_at: timestamp, updated_at: timestamp,
 }));
 /** deliveryView (models/webhook-delivery.ts); `id` is the X-Service-Delivery / webhook-id value. */
 const deliverySchema = registry.register('WebhookDelivery', z.object({

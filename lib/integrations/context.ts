@@ -101,7 +101,7 @@ export async function postWebhook(vendor: IntegrationType, ctx: ConnectorContext
 
 /** The connect-body fields of both chat kinds (the incoming-webhook URL is the endpoint and the secret). */
 export const chatConnectBody = z.object({
-  webhook_url: z.string().trim().max(2048, 'must be at most 2048 characters'),
+  webhook_url: z.string().trim().max(2048, 'must be at most 2048 characters').meta({ format: 'uri' }),
   channel: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
   notify_on: z
     .array(z.enum(NOTIFY_EVENTS, `must be one of ${NOTIFY_EVENTS.join(', ')}`))
