@@ -18,7 +18,7 @@ import { extractTextInChild } from '../../services/documents/extract-text-in-chi
 import { deleteSource, isVectorStoreDown } from '../../lib/vector-store';
 import { pageQuery } from '../../lib/pagination';
 import { listPage } from '../../lib/list-index';
-import { inOrg, isObjectId } from '../../models/base';
+import { ID_PATTERN, inOrg } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { Document, DocumentChunkBatch, documentList, DOCUMENT_CATEGORIES, DOCUMENT_STATUSES, type DocumentDoc } from '../../models/document';
 import { documentIngestionWorkflow } from '../../workflows/document-ingestion';
@@ -27,14 +27,17 @@ import { authorize, principalOf } from '../middleware/auth';
 import { idempotent } from '../middleware/idempotency';
 import { AppError, badRequest, notFound, unavailable } from '../errors';
 import { DocumentAnalysis } from '../../lib/ai/port';
-import { idSchema, operation, pageOf, registry, timestamp } from '../openapi';
+import { idSchema, objectId, operation, pageOf, registry, timestamp } from '../openapi';
 
 // An unknown or malformed contract id in an upload is 404 (the contract is not found), as in a path.
-const uploadBody = z.object({ category: z.enum(DOCUMENT_CATEGORIES), contract_id: z.string().max(100).optional() });
+const uploadBody = z.object({
+  category: z.enum(DOCUMENT_CATEGORIES),
+  contract_id: z.string().max(100).meta({ pattern: ID_PATTERN.source, description: 'A contract of the organization; any other value answers 404' }).optional(),
+});
 const listQuery = pageQuery.extend({
   category: z.enum(DOCUMENT_CATEGORIES).optional(),
   status: z.enum(DOCUMENT_STATUSES).optional(),
-  contract_id: z.string().refine(isObjectId, 'must be a contract id').optional(),
+  contract_id: objectId('must be a contract id').optional(),
 });
 
 /** A document's toJSON (models/document.ts; the storage path is hidden). */
