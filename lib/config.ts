@@ -126,7 +126,8 @@ const schema = z
      * process runs at once. A file over a bound ends `failed` with the reason.
      */
     EXTRACT_MAX_EXPANDED_BYTES: positiveInt.default(50 * 1024 * 1024),
-    EXTRACT_MAX_TEXT_CHARS: positiveInt.default(50_000_000),
+    // As many characters as the largest upload has bytes: no TXT within the upload limit is refused.
+    EXTRACT_MAX_TEXT_CHARS: positiveInt.default(50 * 1024 * 1024),
     EXTRACT_MAX_PAGES: positiveInt.default(5000),
     EXTRACT_MEMORY_MB: positiveInt.min(64).default(512),
     EXTRACT_TIMEOUT_MS: positiveInt.default(120_000),
