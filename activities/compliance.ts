@@ -7,16 +7,16 @@
  */
 import { Context } from '@temporalio/activity';
 import { trusted, Types } from 'mongoose';
-import type { Services } from '../lib/services';
-import { recordEvent } from '../lib/events';
-import { redisKey } from '../lib/redis';
-import { withLock } from '../lib/lock';
-import { aiFindings, evaluateContract, type Finding } from '../lib/compliance/evaluate';
+import type { Services } from '../platform/services';
+import { recordEvent } from '../platform/outbox/record-event';
+import { redisKey } from '../platform/redis';
+import { withLock } from '../platform/lock';
+import { aiFindings, evaluateContract, type Finding } from '../services/compliance/evaluate';
 import { orgFilter } from '../models/base';
 import { Contract, type ContractDoc } from '../models/contract';
 import { ComplianceScan, type ComplianceScanDoc } from '../models/compliance-scan';
 import { ComplianceTask, OPEN_STATUSES, type ComplianceTaskDoc } from '../models/compliance-task';
-import { dayOf } from '../lib/dates';
+import { dayOf } from '../platform/dates';
 
 const DAY_MS = 86_400_000;
 

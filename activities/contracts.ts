@@ -3,16 +3,16 @@
  * to the contract's own organization): expire active contracts past their end date, and
  * record `contract.renewal_due` once per contract and end date when the end is near.
  * Both take the day from the workflow and work a page at a time. And the finishing of a
- * recorded contract deletion (lib/contract-deletion.ts).
+ * recorded contract deletion (services/contracts/contract-deletion.ts).
  */
 import { trusted, Types } from 'mongoose';
-import type { Services } from '../lib/services';
-import { recordEvent } from '../lib/events';
+import type { Services } from '../platform/services';
+import { recordEvent } from '../platform/outbox/record-event';
 import { Contract, contractEventData } from '../models/contract';
 import { Event } from '../models/event';
-import { dayOf } from '../lib/dates';
-import { closeContract, type ContractDeletion } from '../lib/contract-deletion';
-import { removeContract } from '../lib/contract-index';
+import { dayOf } from '../platform/dates';
+import { closeContract, type ContractDeletion } from '../services/contracts/contract-deletion';
+import { removeContract } from '../services/search/contract-index';
 
 export interface SweepPage {
   /** The workflow's current time (ISO). */

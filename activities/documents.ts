@@ -7,14 +7,14 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { Types } from 'mongoose';
-import type { Services } from '../lib/services';
-import { whileBeating } from '../lib/heartbeat';
-import { deleteSource, embeddingText, indexChunks, refreshCollections, type Collection } from '../lib/vector-store';
-import { chunkBatches, Chunker } from '../lib/chunking';
-import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from '../lib/extraction';
+import type { Services } from '../platform/services';
+import { whileBeating } from '../platform/temporal/heartbeat';
+import { deleteSource, embeddingText, indexChunks, refreshCollections, type Collection } from '../services/search/vector-store';
+import { chunkBatches, Chunker } from '../services/documents/chunking';
+import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from '../services/documents/extraction';
 import { extractTextInChild } from '../services/documents/extract-text-in-child';
 import { Document, DocumentChunkBatch, stagedBatchId, type DocumentCategory, type DocumentDoc } from '../models/document';
-import { INGEST_BATCH } from '../workflows/ingest-batch';
+import { INGEST_BATCH } from '../workflows/documents.shared';
 
 /** Knowledge base = policies and templates; user documents = contracts and the rest. */
 export const collectionForCategory = (category: DocumentCategory): Collection =>

@@ -1,7 +1,7 @@
-import type { Services } from '../lib/services';
+import type { Services } from '../platform/services';
 import { createWebhookActivities } from './webhooks';
 import { createDocumentActivities } from './documents';
-import { createChatActivities } from './chat';
+import { createChatActivities } from './contract-index';
 import { createSignatureActivities } from './signatures';
 import { createIntegrationActivities } from './integrations';
 import { createIntegrationSyncActivities } from './integration-sync';

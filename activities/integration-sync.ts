@@ -7,12 +7,12 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { trusted, Types } from 'mongoose';
-import type { Services } from '../lib/services';
-import { whileBeating } from '../lib/heartbeat';
-import { contractRecord, syncConnector } from '../lib/integrations/sync';
-import { connectorContext } from '../lib/integrations/context';
-import { VendorError, type UpsertResult } from '../lib/integrations/connector';
-import { PartialUpsertError } from '../lib/integrations/vendor-http';
+import type { Services } from '../platform/services';
+import { whileBeating } from '../platform/temporal/heartbeat';
+import { contractRecord, syncConnector } from '../services/integrations/sync';
+import { connectorContext } from '../services/integrations/context';
+import { VendorError, type UpsertResult } from '../services/integrations/connector';
+import { PartialUpsertError } from '../services/integrations/vendor-http';
 import { Integration } from '../models/integration';
 import { IntegrationLink, linkContractId } from '../models/integration-link';
 import { Contract } from '../models/contract';

@@ -4,12 +4,12 @@
  * failures back off, other 4xx (revoked webhook, rejected payload) are not retried.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Services } from '../lib/services';
-import { LIVE, connectorFor } from '../lib/integrations';
-import { VendorError } from '../lib/integrations/connector';
-import { connectorContext } from '../lib/integrations/context';
-import { notificationFor, wantsNotification } from '../lib/integrations/notifications';
-import { UrlPolicyError, connectionFailure } from '../lib/url-policy';
+import type { Services } from '../platform/services';
+import { LIVE, connectorFor } from '../services/integrations';
+import { VendorError } from '../services/integrations/connector';
+import { connectorContext } from '../services/integrations/context';
+import { notificationFor, wantsNotification } from '../services/integrations/notifications';
+import { UrlPolicyError, connectionFailure } from '../platform/security/url-policy';
 import { Event } from '../models/event';
 import { Integration } from '../models/integration';
 

@@ -7,10 +7,10 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { trusted } from 'mongoose';
-import type { Services } from '../lib/services';
-import { recordEvent } from '../lib/events';
-import { classifySmtpError } from '../lib/mail/transport';
-import { openMailContent } from '../lib/mail/queue';
+import type { Services } from '../platform/services';
+import { recordEvent } from '../platform/outbox/record-event';
+import { classifySmtpError } from '../platform/mail/transport';
+import { openMailContent } from '../services/mail/queue';
 import { Event } from '../models/event';
 import { OutgoingMail } from '../models/outgoing-mail';
 

@@ -1,7 +1,7 @@
 /** The embedding-model migration's one step (workflows/reembed.ts). */
-import type { Services } from '../lib/services';
-import { whileBeating } from '../lib/heartbeat';
-import { reembedStaleChunks } from '../lib/vector-store';
+import type { Services } from '../platform/services';
+import { whileBeating } from '../platform/temporal/heartbeat';
+import { reembedStaleChunks } from '../services/search/vector-store';
 
 export function createReembedActivities(s: Services) {
   return {

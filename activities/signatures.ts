@@ -4,11 +4,11 @@
  * nothing (a completed request is never completed twice).
  */
 import { Context } from '@temporalio/activity';
-import type { Services } from '../lib/services';
-import { mailSignatureCompleted, mailSignatureReminders, signersDue } from '../lib/mail/signatures';
-import { recordEvent } from '../lib/events';
-import { issueCertificate } from '../lib/signature-evidence';
-import { getSigningKey } from '../lib/signing-key';
+import type { Services } from '../platform/services';
+import { mailSignatureCompleted, mailSignatureReminders, signersDue } from '../services/mail/signatures';
+import { recordEvent } from '../platform/outbox/record-event';
+import { issueCertificate } from '../services/signatures/signature-evidence';
+import { getSigningKey } from '../services/signatures/signing-key';
 import { Signature, changeWithAudit } from '../models/signature';
 import { Contract } from '../models/contract';
 import type { StoredSignatureState } from '../workflows/signature';

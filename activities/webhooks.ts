@@ -5,10 +5,10 @@
  */
 import { request } from 'undici';
 import { Types, trusted } from 'mongoose';
-import type { Services } from '../lib/services';
-import { decryptSecret } from '../lib/crypto';
-import { connectionFailure, createPolicyAgent, urlRefusal } from '../lib/url-policy';
-import { deliveryHeaders } from '../lib/webhook-signature';
+import type { Services } from '../platform/services';
+import { decryptSecret } from '../platform/security/crypto';
+import { connectionFailure, createPolicyAgent, urlRefusal } from '../platform/security/url-policy';
+import { deliveryHeaders } from '../services/webhooks/webhook-signature';
 import { WebhookDelivery } from '../models/webhook-delivery';
 import { WebhookSubscription } from '../models/webhook-subscription';
 

@@ -8,15 +8,15 @@ import helmet from 'helmet';
 import cors from 'cors';
 import { randomUUID } from 'node:crypto';
 import { pinoHttp } from 'pino-http';
-import type { Services } from '../lib/services';
-import { redactRequest, redactResponse } from '../lib/logger';
-import { errorHandler, notFoundRoute } from './errors';
+import type { Services } from '../platform/services';
+import { redactRequest, redactResponse } from '../platform/logger';
+import { errorHandler, notFoundRoute } from './http/errors';
 import { healthRouter } from './routes/health';
 import { apiRouter } from './routes';
 import { signingPageRouter } from './routes/signing-page';
-import { relayOnRecord } from '../lib/relay';
-import { checkQuery } from './middleware/input';
-import { allowedMethods } from './middleware/methods';
+import { relayOnRecord } from '../platform/outbox/relay';
+import { checkQuery } from './http/middleware/input';
+import { allowedMethods } from './http/middleware/methods';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

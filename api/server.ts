@@ -1,7 +1,7 @@
 /** API entry point: connect the engines, serve HTTP, shut down gracefully on SIGTERM/SIGINT. */
-import { getConfig } from '../lib/config';
-import { createLogger } from '../lib/logger';
-import { closeServices, createServices } from '../lib/services';
+import { getConfig } from '../platform/config';
+import { createLogger } from '../platform/logger';
+import { closeServices, createServices } from '../platform/services';
 import { createApp } from './app';
 
 async function main() {

@@ -14,10 +14,10 @@
 import express from 'express';
 import { Types } from 'mongoose';
 import autocannon from 'autocannon';
-import { containsText } from '../lib/text-search';
+import { containsText } from '../platform/text-search';
 import { emitContractEvent } from '../api/routes/contracts';
-import type { Principal } from '../lib/principal';
-import { startRelayLoop } from '../lib/relay';
+import type { Principal } from '../platform/security/principal';
+import { startRelayLoop } from '../platform/outbox/relay';
 import { CONTRACT_STATUSES, Contract, contractListItem, contractView } from '../models/contract';
 import { Event } from '../models/event';
 import { writeResult, type BenchRow } from './report';

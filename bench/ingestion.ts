@@ -14,8 +14,8 @@
 import { mkdtempSync, openAsBlob, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chunkBatches } from '../lib/chunking';
-import { extractText, MIME, type SupportedMime } from '../lib/extraction';
+import { chunkBatches } from '../services/documents/chunking';
+import { extractText, MIME, type SupportedMime } from '../services/documents/extraction';
 import { startApiProcess, startWorkerProcess } from '../test/support/processes';
 import { writeResult, type BenchRow } from './report';
 import { closeBench, memoryOf, openBench, registerUser, resetPeakMemory, runBench, waitForWorker, type Bench } from './support';

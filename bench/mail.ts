@@ -10,9 +10,9 @@
 import { startApiProcess, startWorkerProcess } from '../test/support/processes';
 import { mailbox, uniqueAddress } from '../test/support/mailbox';
 import { OutgoingMail } from '../models/outgoing-mail';
-import { createMailTransport } from '../lib/mail/transport';
-import { invitationMail } from '../lib/mail/messages';
-import type { Config } from '../lib/config';
+import { createMailTransport } from '../platform/mail/transport';
+import { invitationMail } from '../services/mail/messages';
+import type { Config } from '../platform/config';
 import { writeResult, type BenchRow } from './report';
 import { closeBench, cpuMeter, enginePids, latencies, openBench, percentile, registerUser, runBench, waitForWorker } from './support';
 

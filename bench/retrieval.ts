@@ -11,8 +11,8 @@
  *   source .stack/stack.env && node --import tsx bench/retrieval.ts [questions per size] [chunk counts...]
  */
 import { request } from 'undici';
-import { RETRIEVAL_K, retrieve } from '../lib/retrieval';
-import { COLLECTIONS, MIN_RELEVANCE, indexChunks, indexName, refreshCollections, type ChunkRecord } from '../lib/vector-store';
+import { RETRIEVAL_K, retrieve } from '../services/search/retrieval';
+import { COLLECTIONS, MIN_RELEVANCE, indexChunks, indexName, refreshCollections, type ChunkRecord } from '../services/search/vector-store';
 import { writeResult, type BenchRow } from './report';
 import { closeBench, latencies, listenApi, openBench, percentile, registerUser, runBench, signedMs, type Bench } from './support';
 import { WORDS, sentence } from './fixtures';

@@ -12,9 +12,9 @@ import type { Express } from 'express';
 import mongoose from 'mongoose';
 import { temporal } from '@temporalio/proto';
 import { isGrpcServiceError } from '@temporalio/client';
-import { loadConfig, type Config } from '../lib/config';
-import { createLogger } from '../lib/logger';
-import { closeServices, createServices, type Services } from '../lib/services';
+import { loadConfig, type Config } from '../platform/config';
+import { createLogger } from '../platform/logger';
+import { closeServices, createServices, type Services } from '../platform/services';
 import { createApp } from '../api/app';
 import { repoRoot } from '../test/support/processes';
 
@@ -25,7 +25,7 @@ export function benchEnvironment(name: string): Record<string, string | undefine
   mongo.pathname = `/clm_bench_${run}`;
   return {
     ...process.env,
-    // The local stack: its development secrets and localhost receivers (lib/config.ts).
+    // The local stack: its development secrets and localhost receivers (platform/config.ts).
     NODE_ENV: 'development',
     MONGODB_URI: mongo.toString(),
     LOG_LEVEL: 'silent',

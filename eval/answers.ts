@@ -3,7 +3,7 @@
  * verbatim from the k-th retrieved passage (that passage's document and page), starting
  * where a sentence or list item starts and ending where one ends.
  */
-import type { Passage } from '../lib/retrieval';
+import type { Passage } from '../services/search/retrieval';
 import { comparable } from './corpus';
 
 export const QUOTE_LINE = /^"(.*)" \((.+), page (\d+)\) \[(\d+)\]$/;

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AiPort } from '../lib/ai/port';
+import type { AiPort } from '../platform/ai/port';
 
 export function cacheEmbeddings(ai: AiPort, dir: string): void {
   mkdirSync(dir, { recursive: true });

@@ -13,7 +13,7 @@ import { startTestEnv, stopTestEnv, testEnv } from '../test/support/env';
 import { signUp, type TestUser } from '../test/support/auth';
 import { api } from '../test/support/http';
 import { settled } from '../test/support/documents';
-import { retrieve, type Passage } from '../lib/retrieval';
+import { retrieve, type Passage } from '../services/search/retrieval';
 import { comparable, filledDocx, loadSet, type CorpusDocument, type Question } from './corpus';
 import { scoreTerms, type ExtractedTerms } from './key-terms';
 import { checkAnswer } from './answers';

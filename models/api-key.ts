@@ -1,5 +1,5 @@
 import { Schema, model, type InferSchemaType, type HydratedDocument } from 'mongoose';
-import { ROLES } from '../lib/rbac';
+import { ROLES } from '../platform/security/rbac';
 import { basePlugin, tenantFields } from './base';
 
 /** A server-to-server credential acting for its organization; only its SHA-256 is kept. */

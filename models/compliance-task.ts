@@ -1,8 +1,8 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { basePlugin, orgFilter, tenantFields } from './base';
 import { announceWrites } from './writes';
-import { dayOf } from '../lib/dates';
-import { defineList } from '../lib/lists';
+import { dayOf } from '../platform/dates';
+import { defineList } from '../platform/lists/lists';
 
 export const TASK_STATUSES = ['pending', 'in_progress', 'resolved'] as const;
 export const TASK_PRIORITIES = ['high', 'medium', 'low'] as const;
@@ -24,7 +24,7 @@ const schema = new Schema({
   contract_title: { type: String, required: true },
   regulation_type: { type: String, required: true },
   jurisdiction: { type: String, required: true },
-  /** The rule (lib/compliance rules) or AI finding that raised the task. */
+  /** The rule (services/compliance rules) or AI finding that raised the task. */
   rule_id: { type: String, required: true },
   scan_id: { type: Schema.Types.ObjectId, default: null },
   resolved_at: { type: Date, default: null },
@@ -32,7 +32,7 @@ const schema = new Schema({
   alerted_at: { type: Date, default: null },
 }, { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const });
 schema.plugin(basePlugin);
-// The list index (lib/list-index.ts) follows every write.
+// The list index (platform/lists/list-index.ts) follows every write.
 announceWrites(schema);
 schema.index({ organization_id: 1, contract_id: 1, rule_id: 1, status: 1 });
 schema.index({ organization_id: 1, status: 1, priority: 1 });

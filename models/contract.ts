@@ -1,10 +1,10 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
-import { CONTRACT_TYPES } from '../lib/ai/port';
-import { RISK_LEVELS } from '../lib/risk';
+import { CONTRACT_TYPES } from '../platform/ai/port';
+import { RISK_LEVELS } from '../platform/ai/risk';
 import { basePlugin, tenantFields } from './base';
 import { announceWrites } from './writes';
-import { dayOf } from '../lib/dates';
-import { defineList } from '../lib/lists';
+import { dayOf } from '../platform/dates';
+import { defineList } from '../platform/lists/lists';
 
 export const CONTRACT_STATUSES = ['draft', 'active', 'completed', 'expired'] as const;
 export { CONTRACT_TYPES };
@@ -41,7 +41,7 @@ const schema = new Schema({
 // Declared here too (basePlugin sets the same) so the document type knows created_at/updated_at.
 }, { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const });
 schema.plugin(basePlugin);
-// The list index (lib/list-index.ts) follows every write.
+// The list index (platform/lists/list-index.ts) follows every write.
 announceWrites(schema);
 // The list (contractList): newest first, optionally by status or type; vendor pages; the expiry sweep.
 schema.index({ organization_id: 1, created_at: -1, _id: -1 });

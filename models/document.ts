@@ -1,7 +1,7 @@
 import { Schema, model, type InferSchemaType, type HydratedDocument } from 'mongoose';
 import { basePlugin, tenantFields } from './base';
 import { announceWrites } from './writes';
-import { defineList } from '../lib/lists';
+import { defineList } from '../platform/lists/lists';
 
 export const DOCUMENT_CATEGORIES = ['contract', 'policy', 'template', 'other'] as const;
 export type DocumentCategory = (typeof DOCUMENT_CATEGORIES)[number];
@@ -29,7 +29,7 @@ const schema = new Schema({
   contract_id: { type: Schema.Types.ObjectId, default: null },
 });
 schema.plugin(basePlugin, { hidden: ['storage_path'] });
-// The list index (lib/list-index.ts) follows every write.
+// The list index (platform/lists/list-index.ts) follows every write.
 announceWrites(schema);
 // The list (documentList): newest first, optionally by category, status or contract.
 schema.index({ organization_id: 1, created_at: -1, _id: -1 });

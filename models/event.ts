@@ -1,7 +1,7 @@
 import { Schema, model, type InferSchemaType } from 'mongoose';
 import { basePlugin, tenantFields } from './base';
 import { announceWrites } from './writes';
-import { defineList } from '../lib/lists';
+import { defineList } from '../platform/lists/lists';
 
 export const EVENT_TYPES = [
   'contract.created', 'contract.updated', 'contract.deleted', 'contract.analyzed', 'contract.renewal_due',
@@ -32,7 +32,7 @@ const schema = new Schema({
   relayed_at: { type: Date, default: null },
 });
 schema.plugin(basePlugin);
-// The activity list's index (lib/list-index.ts) follows every write but the relay's mark.
+// The activity list's index (platform/lists/list-index.ts) follows every write but the relay's mark.
 announceWrites(schema, { ignored: ['relayed_at', 'updated_at'] });
 schema.index({ relayed_at: 1, occurred_at: 1 });
 // The activity feed (activityList): newest first, optionally by type (or a group of types).

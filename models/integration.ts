@@ -7,7 +7,7 @@ export const INTEGRATION_STATUSES = ['connected', 'error', 'disconnected'] as co
 
 /**
  * One connected third-party tool of an organization (at most one per type). Credentials
- * are sealed with lib/crypto and never serialized; `config` holds only non-secret
+ * are sealed with platform/security/crypto and never serialized; `config` holds only non-secret
  * settings (channel, notify_on, folder id, base_url, ...).
  */
 const schema = new Schema({

@@ -1,5 +1,5 @@
 import { Schema, model, type InferSchemaType, type HydratedDocument } from 'mongoose';
-import { ROLES } from '../lib/rbac';
+import { ROLES } from '../platform/security/rbac';
 import { basePlugin, tenantFields } from './base';
 
 /** An invitation to join an organization; the token is kept as its SHA-256. */

@@ -1,6 +1,6 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { basePlugin } from './base';
-import { defineList } from '../lib/lists';
+import { defineList } from '../platform/lists/lists';
 
 export const MAIL_KINDS = [
   'password_reset', 'team_invite', 'signature_request', 'signature_reminder',
@@ -13,7 +13,7 @@ export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'failed'] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
 
 /**
- * One message to one address, sent by the workflow `mail-<id>` (lib/mail/queue.ts). The
+ * One message to one address, sent by the workflow `mail-<id>` (services/mail/queue.ts). The
  * rendered parts may carry a secret (a reset, invitation or signing link), so they are
  * kept only sealed (AES-256-GCM) and only until the message is sent: `content_sealed` is
  * removed with the change to `sent`. Subjects never carry secrets.

@@ -1,8 +1,8 @@
 import { Schema, model, trusted, type HydratedDocument, type InferSchemaType, type Types } from 'mongoose';
 import { basePlugin, tenantFields } from './base';
 import { announceWrites } from './writes';
-import { defineList } from '../lib/lists';
-import { appendAudit, type AuditEntry, type AuditEntryInput } from '../lib/signature-evidence';
+import { defineList } from '../platform/lists/lists';
+import { appendAudit, type AuditEntry, type AuditEntryInput } from '../services/signatures/signature-evidence';
 
 export const SIGNATURE_STATUSES = ['pending', 'completed', 'declined', 'expired', 'cancelled'] as const;
 export const SIGNER_STATUSES = ['pending', 'viewed', 'signed', 'declined'] as const;
@@ -15,7 +15,7 @@ const signerSchema = new Schema({
   /** SHA-256 of the secret in the signing link; the link itself is shown once. */
   token_hash: { type: String, required: true },
   /**
-   * The link's token, sealed (lib/crypto.ts), kept only while the link can still act so the
+   * The link's token, sealed (platform/security/crypto.ts), kept only while the link can still act so the
    * service can mail it when it is this signer's turn and in reminders; cleared when the
    * signer signs or declines and when the request closes (changeWithAudit).
    */
@@ -72,7 +72,7 @@ const schema = new Schema({
   workflow_id: { type: String, default: null },
 });
 schema.plugin(basePlugin, { hidden: ['document', 'audit_trail'] });
-// The list index (lib/list-index.ts) follows every write.
+// The list index (platform/lists/list-index.ts) follows every write.
 announceWrites(schema);
 // The list (signatureList): newest first, optionally by status or contract.
 schema.index({ organization_id: 1, created_at: -1, _id: -1 });

@@ -1,5 +1,5 @@
 import { Schema, model, type InferSchemaType, type HydratedDocument } from 'mongoose';
-import { ROLES } from '../lib/rbac';
+import { ROLES } from '../platform/security/rbac';
 import { basePlugin, tenantFields } from './base';
 import { announceWrites } from './writes';
 
@@ -8,14 +8,14 @@ const schema = new Schema({
   ...tenantFields,
   email: { type: String, required: true, unique: true, lowercase: true, trim: true },
   full_name: { type: String, required: true },
-  /** scrypt (lib/passwords). */
+  /** scrypt (platform/security/passwords). */
   password_hash: { type: String, required: true },
   role: { type: String, enum: ROLES, required: true },
   is_approved: { type: Boolean, default: true },
   joined_at: { type: Date, default: () => new Date() },
   /** Bumped by a password reset: access tokens carry it, so older sessions stop at once. */
   session_epoch: { type: Number, default: 0 },
-  /** AES-GCM sealed TOTP secrets (lib/crypto): the enrolled one and one awaiting its first code. */
+  /** AES-GCM sealed TOTP secrets (platform/security/crypto): the enrolled one and one awaiting its first code. */
   mfa_secret_encrypted: { type: String, default: null },
   mfa_pending_secret_encrypted: { type: String, default: null },
   mfa_enabled: { type: Boolean, default: false },
@@ -29,7 +29,7 @@ schema.plugin(basePlugin, {
 });
 schema.index({ organization_id: 1, role: 1 });
 
-// The auth cache (lib/auth-user.ts) drops the users a write touched.
+// The auth cache (platform/security/auth-user.ts) drops the users a write touched.
 announceWrites(schema);
 
 export type UserDoc = HydratedDocument<InferSchemaType<typeof schema>>;

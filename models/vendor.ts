@@ -1,8 +1,8 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
-import { RISK_LEVELS } from '../lib/risk';
+import { RISK_LEVELS } from '../platform/ai/risk';
 import { basePlugin, tenantFields } from './base';
 import { announceWrites } from './writes';
-import { defineList } from '../lib/lists';
+import { defineList } from '../platform/lists/lists';
 
 export const VENDOR_STATUSES = ['active', 'inactive', 'under_review', 'blocked'] as const;
 
@@ -34,7 +34,7 @@ const schema = new Schema({
 // Declared here too (basePlugin sets the same) so the document type knows created_at/updated_at.
 }, { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const });
 schema.plugin(basePlugin);
-// The list index (lib/list-index.ts) follows every write.
+// The list index (platform/lists/list-index.ts) follows every write.
 announceWrites(schema);
 // The list (vendorList): newest first, optionally by status or risk level.
 schema.index({ organization_id: 1, created_at: -1, _id: -1 });

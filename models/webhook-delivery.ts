@@ -1,7 +1,7 @@
 import { Schema, model, type InferSchemaType } from 'mongoose';
 import { basePlugin, tenantFields } from './base';
 import { announceWrites } from './writes';
-import { defineList } from '../lib/lists';
+import { defineList } from '../platform/lists/lists';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
@@ -42,7 +42,7 @@ const schema = new Schema({
   claimed_attempt: { type: Number, default: 0 },
 });
 schema.plugin(basePlugin, { hidden: ['body', 'attempt_log', 'claimed_attempt'] });
-// The list index (lib/list-index.ts) follows every write but an attempt's claim.
+// The list index (platform/lists/list-index.ts) follows every write but an attempt's claim.
 announceWrites(schema, { ignored: ['claimed_attempt'] });
 schema.index({ event_id: 1, subscription_id: 1, redelivery_of: 1 }, { unique: true });
 // The list (deliveryList): newest first, optionally by status or subscription.

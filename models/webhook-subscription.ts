@@ -5,7 +5,7 @@ const schema = new Schema({
   ...tenantFields,
   url: { type: String, required: true },
   events: { type: [String], required: true },
-  /** AES-GCM sealed (lib/crypto); never serialized. */
+  /** AES-GCM sealed (platform/security/crypto); never serialized. */
   secret_encrypted: { type: String, required: true },
   active: { type: Boolean, default: true },
   disabled_reason: { type: String, default: null },

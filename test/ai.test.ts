@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { loadConfig } from '../lib/config';
-import { createLogger } from '../lib/logger';
-import { createLocalAi } from '../lib/ai/local';
-import { createAi } from '../lib/ai';
-import { cosine } from '../lib/ai/embeddings';
-import { ContractAnalysis, EMBEDDING_DIM, type AiPort } from '../lib/ai/port';
+import { loadConfig } from '../platform/config';
+import { createLogger } from '../platform/logger';
+import { createLocalAi } from '../platform/ai/local';
+import { createAi } from '../platform/ai';
+import { cosine } from '../platform/ai/embeddings';
+import { ContractAnalysis, EMBEDDING_DIM, type AiPort } from '../platform/ai/port';
 import { startFakeGemini, textResponse, type GeminiAnswer, type GeminiCall } from './support/gemini';
 
 const ai = createLocalAi();

@@ -5,7 +5,7 @@ import { addMember, signUp, type TestUser } from './support/auth';
 import { ComplianceTask } from '../models/compliance-task';
 import { Signature } from '../models/signature';
 import { Vendor } from '../models/vendor';
-import { monthRange } from '../lib/spend';
+import { monthRange } from '../services/analytics/spend';
 
 interface Activity {
   id: string; type: string; actor: { type: string; id: string | null; name: string | null };

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { api } from './support/http';
 import { addMember, signUp } from './support/auth';
 import { ApiKey } from '../models/api-key';
-import { sha256Hex } from '../lib/crypto';
+import { sha256Hex } from '../platform/security/crypto';
 
 interface CreatedKey { id: string; name: string; prefix: string; role: string; key: string; created_at: string; last_used_at: string | null }
 

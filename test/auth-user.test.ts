@@ -3,8 +3,8 @@ import { Types } from 'mongoose';
 import { testEnv } from './support/env';
 import { api } from './support/http';
 import { addMember, signUp, type TestUser } from './support/auth';
-import { authUser } from '../lib/auth-user';
-import { redisKey } from '../lib/redis';
+import { authUser } from '../platform/security/auth-user';
+import { redisKey } from '../platform/redis';
 import { User } from '../models/user';
 
 describe('authentication cache', () => {

@@ -7,8 +7,8 @@ import { testEnv } from './support/env';
 import { addMember, enableMfa, fromIp, nextTotp, signUp, uniqueIp, type LoginBody, type TestUser } from './support/auth';
 import { linkToken, waitForMail } from './support/mailbox';
 import { createApp } from '../api/app';
-import { redisKey } from '../lib/redis';
-import { totpNow } from '../lib/totp';
+import { redisKey } from '../platform/redis';
+import { totpNow } from '../platform/security/totp';
 import { User } from '../models/user';
 
 describe('auth: register and login', () => {

@@ -8,11 +8,11 @@ import { startFakeGemini, textResponse } from './support/gemini';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createApp } from '../api/app';
-import { createAi } from '../lib/ai';
-import { EMBEDDING_DIM } from '../lib/ai/port';
-import { loadConfig } from '../lib/config';
-import { chunkPages } from '../lib/chunking';
-import { embeddingText } from '../lib/vector-store';
+import { createAi } from '../platform/ai';
+import { EMBEDDING_DIM } from '../platform/ai/port';
+import { loadConfig } from '../platform/config';
+import { chunkPages } from '../services/documents/chunking';
+import { embeddingText } from '../services/search/vector-store';
 
 interface SseEvent {
   type: string;

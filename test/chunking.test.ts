@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chunkBatches, Chunker, chunkPages, fullText, headingOf, type Chunk, type ChunkOptions, type Page } from '../lib/chunking';
-import { txtPieces } from '../lib/extraction';
+import { chunkBatches, Chunker, chunkPages, fullText, headingOf, type Chunk, type ChunkOptions, type Page } from '../services/documents/chunking';
+import { txtPieces } from '../services/documents/extraction';
 
 const sentence = (i: number) => `Sentence number ${i} says something about the agreement between the parties. `;
 const paragraph = (from: number, n: number) => Array.from({ length: n }, (_, i) => sentence(from + i)).join('');

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { aiFindings, evaluateContract, rulesFor } from '../lib/compliance/evaluate';
-import { COMPLIANCE_RULES, JURISDICTIONS, compileRules, type RuleData } from '../lib/compliance/rules';
+import { aiFindings, evaluateContract, rulesFor } from '../services/compliance/evaluate';
+import { COMPLIANCE_RULES, JURISDICTIONS, compileRules, type RuleData } from '../services/compliance/rules';
 
 const EU_PROCESSING = 'The Supplier will process personal data of customers located in the European Union on behalf of the Customer to provide the hosted CRM service.';
 const DPA = ' The parties have entered into the Data Processing Addendum in Schedule 2, which governs that processing.';

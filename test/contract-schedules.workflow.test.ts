@@ -8,7 +8,7 @@ import { api } from './support/http';
 import { signUp, type TestUser } from './support/auth';
 import { testEnv } from './support/env';
 import { Event, type EventType } from '../models/event';
-import { ensureSchedules, scheduleId } from '../lib/schedules';
+import { ensureSchedules, scheduleId } from '../services/contracts/schedules';
 import { contractExpirySweepWorkflow, renewalRemindersWorkflow } from '../workflows/contract-schedules';
 
 const DAY_MS = 86400000;

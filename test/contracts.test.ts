@@ -9,7 +9,7 @@ import { Event } from '../models/event';
 import { Contract } from '../models/contract';
 import { IntegrationLink } from '../models/integration-link';
 import { emitContractEvent } from '../api/routes/contracts';
-import { contractDeletionWorkflowId } from '../lib/contract-deletion';
+import { contractDeletionWorkflowId } from '../services/contracts/contract-deletion';
 
 interface ContractBody {
   id: string; title: string; type: string; status: string; counterparty: string; party_name: string | null; content: string;

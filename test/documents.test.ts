@@ -5,7 +5,7 @@ import { api } from './support/http';
 import { testEnv } from './support/env';
 import { addMember, signUp, type TestUser } from './support/auth';
 import { makeDocx, makePdf, settled, upload, type UploadedDocument } from './support/documents';
-import { indexName } from '../lib/vector-store';
+import { indexName } from '../services/search/vector-store';
 
 const PDF_PAGES = [
   ['1. Scope', 'This master agreement covers consulting services for the harbour project.'],

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import mongoose from 'mongoose';
-import { toAppError } from '../api/errors';
+import { toAppError } from '../api/http/errors';
 
 describe('errors', () => {
   it('a store that could not lock in time (FerretDB SQLITE_BUSY) is a 503 with Retry-After, not a 500', () => {

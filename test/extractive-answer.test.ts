@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { testEnv } from './support/env';
-import type { ContextPassage } from '../lib/ai/port';
+import type { ContextPassage } from '../platform/ai/port';
 import { extractiveAnswer, quotableUnits } from '../platform/ai/extractive-answer';
 
 const collect = async (it: AsyncIterable<string>) => {

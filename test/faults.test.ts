@@ -20,7 +20,7 @@ import { startOutageStack, type OutageStack } from './support/outage';
 import { startSalesforceFake } from './support/vendors/salesforce';
 import { startApiProcess, startGreenMail, startTcpProxy, startWorkerProcess, waitFor, type EngineProcess } from './support/processes';
 import { mailbox, uniqueAddress } from './support/mailbox';
-import { indexName } from '../lib/vector-store';
+import { indexName } from '../services/search/vector-store';
 import { Contract } from '../models/contract';
 import type { SyncProgress } from '../activities/integration-sync';
 

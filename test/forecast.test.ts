@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { forecastSeries, HORIZON_DECAY } from '../lib/forecast';
-import { monthRange, spendByMonth } from '../lib/spend';
+import { forecastSeries, HORIZON_DECAY } from '../services/analytics/forecast';
+import { monthRange, spendByMonth } from '../services/analytics/spend';
 
 describe('forecast (pure)', () => {
   it('continues a linear series exactly, as increasing, with confidence falling only by horizon', () => {

@@ -5,7 +5,7 @@ import { addMember, signUp, type TestUser } from './support/auth';
 import { startSlackFake } from './support/vendors/slack';
 import { startTeamsFake } from './support/vendors/teams';
 import { Integration } from '../models/integration';
-import { notificationFor } from '../lib/integrations/notifications';
+import { notificationFor } from '../services/integrations/notifications';
 
 interface IntegrationView {
   type: string;

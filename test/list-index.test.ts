@@ -1,5 +1,5 @@
 /**
- * The list index (lib/list-index.ts): pages and totals from Redis equal what the store
+ * The list index (platform/lists/list-index.ts): pages and totals from Redis equal what the store
  * answers, after writes from routes, activities and bulk inserts, and after repairs.
  */
 import { expect } from 'chai';
@@ -7,8 +7,8 @@ import { Types } from 'mongoose';
 import { api } from './support/http';
 import { signUp, type TestUser } from './support/auth';
 import { testEnv } from './support/env';
-import { INDEXED_LISTS, dropListIndex, listPage } from '../lib/list-index';
-import { storePage, type ListFilter, type ListSpec } from '../lib/lists';
+import { INDEXED_LISTS, dropListIndex, listPage } from '../platform/lists/list-index';
+import { storePage, type ListFilter, type ListSpec } from '../platform/lists/lists';
 import { Contract, contractList } from '../models/contract';
 import { activityList } from '../models/event';
 import { activityFilter } from '../api/routes/analytics';

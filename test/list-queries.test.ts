@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import mongoose, { Types } from 'mongoose';
-import { listQueries, type ListFilter, type ListSpec } from '../lib/lists';
+import { listQueries, type ListFilter, type ListSpec } from '../platform/lists/lists';
 import { contractListFilter } from '../api/routes/contracts';
 import { vendorListFilter } from '../api/routes/vendors';
 import { activityFilter } from '../api/routes/analytics';

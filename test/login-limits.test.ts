@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { api } from './support/http';
 import { withSecondApi } from './support/env';
 import { fromIp, signUp, uniqueIp, type TestUser } from './support/auth';
-import { totpNow } from '../lib/totp';
+import { totpNow } from '../platform/security/totp';
 
 const login = (path: string, email: string, password: string, ip: string, base?: string) => api('POST', path, { base, body: { email, password }, headers: fromIp(ip) });
 

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { expect } from 'chai';
 import { createApp } from '../api/app';
 import { Types } from 'mongoose';
-import { EVENT_DATA } from '../api/openapi-events';
+import { EVENT_DATA } from '../api/http/openapi-events';
 import { EVENT_TYPES, Event } from '../models/event';
 import { api } from './support/http';
 import { addMember, signUp } from './support/auth';

@@ -3,7 +3,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { api } from './support/http';
 import { testEnv, withSecondApi } from './support/env';
 import { fromIp, signUp, uniqueIp } from './support/auth';
-import { loadConfig } from '../lib/config';
+import { loadConfig } from '../platform/config';
 
 describe('rate limits', () => {
   it('carries X-RateLimit-* on every response and answers the 61st request in a minute with 429 and Retry-After', async () => {

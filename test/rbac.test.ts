@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { POLICY, ROLES, can, roleAtLeast, type Permission, type Role } from '../lib/rbac';
+import { POLICY, ROLES, can, roleAtLeast, type Permission, type Role } from '../platform/security/rbac';
 
 /**
  * The interface document's role table, column by column, as permissions:

@@ -3,11 +3,11 @@ import { testEnv } from './support/env';
 import { signUp } from './support/auth';
 import { settled, upload } from './support/documents';
 import { api } from './support/http';
-import { createLocalAi } from '../lib/ai/local';
-import { HASHING_MODEL } from '../lib/ai/embeddings';
-import { chunkPages } from '../lib/chunking';
-import { embeddingText, indexChunks, indexName, refreshCollections } from '../lib/vector-store';
-import { reembedWorkflowId, startEmbeddingMigration } from '../lib/embedding-migration';
+import { createLocalAi } from '../platform/ai/local';
+import { HASHING_MODEL } from '../platform/ai/embeddings';
+import { chunkPages } from '../services/documents/chunking';
+import { embeddingText, indexChunks, indexName, refreshCollections } from '../services/search/vector-store';
+import { reembedWorkflowId, startEmbeddingMigration } from '../services/search/embedding-migration';
 
 interface Citation { title: string; relevance: number }
 const ask = (token: string, message: string) =>

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { testEnv } from './support/env';
 import { waitFor } from './support/processes';
-import { isTokenIdRevoked, revokeTokenId } from '../lib/revoked-token';
-import { redisKey } from '../lib/redis';
+import { isTokenIdRevoked, revokeTokenId } from '../services/identity/revoked-token';
+import { redisKey } from '../platform/redis';
 import { RevokedToken } from '../models/revoked-token';
 
 describe('token blacklist', () => {

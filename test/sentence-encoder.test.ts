@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { loadConfig } from '../lib/config';
-import { createLogger } from '../lib/logger';
-import { createAi } from '../lib/ai';
-import { cosine } from '../lib/ai/embeddings';
-import { EMBEDDING_DIM } from '../lib/ai/port';
-import { openSentenceEncoder, type SentenceEncoder } from '../lib/ai/sentence-encoder';
+import { loadConfig } from '../platform/config';
+import { createLogger } from '../platform/logger';
+import { createAi } from '../platform/ai';
+import { cosine } from '../platform/ai/embeddings';
+import { EMBEDDING_DIM } from '../platform/ai/port';
+import { openSentenceEncoder, type SentenceEncoder } from '../platform/ai/sentence-encoder';
 
 const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => {
   let sum = 0;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
 import {
   appendAudit, brokenAuditLink, certificateValid, issueCertificate, loadSigningKey, sha256, type AuditEntry,
-} from '../lib/signature-evidence';
+} from '../services/signatures/signature-evidence';
 
 const at = (m: number) => new Date(Date.UTC(2026, 0, 1, 0, m)).toISOString();
 

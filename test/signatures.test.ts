@@ -15,8 +15,8 @@ import { Signature } from '../models/signature';
 import { Event } from '../models/event';
 import { IdempotencyKey } from '../models/idempotency-key';
 import { createApp } from '../api/app';
-import { createLogger } from '../lib/logger';
-import { sha256 } from '../lib/signature-evidence';
+import { createLogger } from '../platform/logger';
+import { sha256 } from '../services/signatures/signature-evidence';
 
 interface Signer { id: string; name: string; email: string; status: string; signing_url?: string; signed_at: string | null; viewed_at: string | null; ip: string | null; user_agent: string | null; signature_text: string | null }
 interface SignatureBody { id: string; contract_id: string; status: string; ordered: boolean; signers: Signer[]; expires_at: string; created_at: string; document_hash: string; detail?: string }

@@ -9,7 +9,7 @@ import { addMember, fromIp, signUp, uniqueIp, type TestUser } from './support/au
 import { testEnv } from './support/env';
 import { repoRoot } from './support/processes';
 import { uniqueAddress, waitForMail } from './support/mailbox';
-import { extractPages, MIME } from '../lib/extraction';
+import { extractPages, MIME } from '../services/documents/extraction';
 import { Signature, auditOf } from '../models/signature';
 import { SignedPdf } from '../models/signed-pdf';
 import { renderSignedPdf, sealSignedPdf } from '../services/signatures/signed-pdf-store';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
-import { createLogger } from '../lib/logger';
+import { createLogger } from '../platform/logger';
 import { testEnv } from './support/env';
 import { waitFor } from './support/processes';
 import { supervise } from '../workers/supervisor';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { request } from 'undici';
-import { addressRefusal, createPolicyAgent, urlRefusal } from '../lib/url-policy';
+import { addressRefusal, createPolicyAgent, urlRefusal } from '../platform/security/url-policy';
 import { startReceiver } from './support/receiver';
 
 const strict = { allowPrivate: false };

@@ -4,11 +4,11 @@ import { Types } from 'mongoose';
 import { Webhook } from 'standardwebhooks';
 import { testEnv } from './support/env';
 import { startReceiver } from './support/receiver';
-import { encryptSecret } from '../lib/crypto';
+import { encryptSecret } from '../platform/security/crypto';
 import { WebhookSubscription } from '../models/webhook-subscription';
 import { WebhookDelivery } from '../models/webhook-delivery';
 import { webhookEventWorkflow } from '../workflows/webhook-delivery';
-import { OrganizationId, RecordId, RecordKind, recordSearchAttributes } from '../workflows/search-attributes';
+import { OrganizationId, RecordId, RecordKind, recordSearchAttributes } from '../platform/temporal/search-attributes';
 import { createWebhookActivities } from '../activities/webhooks';
 
 /** One event's deliveries end to end on the Temporal dev server, the real worker and real receivers. */

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { serviceSignature, standardWebhookSignature } from '../lib/webhook-signature';
+import { serviceSignature, standardWebhookSignature } from '../services/webhooks/webhook-signature';
 import { repoRoot } from './support/processes';
 
 /** The README's published test vector, as `name: value` lines of its `text` block. */

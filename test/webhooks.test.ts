@@ -13,11 +13,11 @@ import { startOutageStack, type OutageStack } from './support/outage';
 import { freePort } from './support/processes';
 import { createApp } from '../api/app';
 import { createWebhookActivities } from '../activities/webhooks';
-import { addressRefusal } from '../lib/url-policy';
-import { decryptSecret, encryptSecret } from '../lib/crypto';
+import { addressRefusal } from '../platform/security/url-policy';
+import { decryptSecret, encryptSecret } from '../platform/security/crypto';
 import { WebhookSubscription } from '../models/webhook-subscription';
 import { WebhookDelivery } from '../models/webhook-delivery';
-import { OrganizationId, RecordId, RecordKind } from '../workflows/search-attributes';
+import { OrganizationId, RecordId, RecordKind } from '../platform/temporal/search-attributes';
 
 interface Subscription { id: string; url: string; events: string[]; active: boolean; created_at: string }
 interface Delivery {

@@ -8,8 +8,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { getConfig } from '../lib/config';
-import { createLogger, type Logger } from '../lib/logger';
+import { getConfig } from '../platform/config';
+import { createLogger, type Logger } from '../platform/logger';
 
 export interface SuperviseOptions {
   command: string;

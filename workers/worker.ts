@@ -4,14 +4,14 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import type { Services } from '../lib/services';
-import { getConfig } from '../lib/config';
-import { createLogger } from '../lib/logger';
-import { closeServices, createServices } from '../lib/services';
+import type { Services } from '../platform/services';
+import { getConfig } from '../platform/config';
+import { createLogger } from '../platform/logger';
+import { closeServices, createServices } from '../platform/services';
 import { createActivities } from '../activities';
-import { relayOnRecord, startRelayLoop } from '../lib/relay';
-import { ensureSchedules } from '../lib/schedules';
-import { startEmbeddingMigration } from '../lib/embedding-migration';
+import { relayOnRecord, startRelayLoop } from '../platform/outbox/relay';
+import { ensureSchedules } from '../services/contracts/schedules';
+import { startEmbeddingMigration } from '../services/search/embedding-migration';
 
 export async function createWorker(s: Services, connection: NativeConnection, taskQueue = s.config.TEMPORAL_TASK_QUEUE) {
   return Worker.create({

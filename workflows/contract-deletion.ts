@@ -1,11 +1,11 @@
 /**
- * Finishes a recorded contract deletion (lib/contract-deletion.ts): closes its records again,
+ * Finishes a recorded contract deletion (services/contracts/contract-deletion.ts): closes its records again,
  * which completes a deletion whose API process stopped after the event, and removes its
  * chunks from the index. Retried until the store and Elasticsearch take it.
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { ContractActivities } from '../activities/contracts';
-import type { ContractDeletion } from '../lib/contract-deletion';
+import type { ContractDeletion } from '../services/contracts/contract-deletion';
 
 const { finishContractDeletion } = proxyActivities<ContractActivities>({
   startToCloseTimeout: '2 minutes',

@@ -1,5 +1,5 @@
 /**
- * The daily contract sweeps started by Temporal Schedules (lib/schedules.ts): expire
+ * The daily contract sweeps started by Temporal Schedules (services/contracts/schedules.ts): expire
  * active contracts past their end date, and record renewal reminders. Each pages through
  * the contracts of all organizations and continues as new when its history grows long.
  * Both are safe to run again: the activities change and remind each contract once.

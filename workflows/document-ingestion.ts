@@ -5,7 +5,7 @@
  */
 import { ActivityFailure, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { DocumentActivities, PreparedDocument } from '../activities/documents';
-import { INGEST_BATCH } from './ingest-batch';
+import { INGEST_BATCH } from './documents.shared';
 
 // The activities heartbeat every 5 s while they run: a worker that dies is noticed after
 // the heartbeat timeout, and its step retried elsewhere, instead of after the step's whole budget.

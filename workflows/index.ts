@@ -1,7 +1,7 @@
 /** The workflow bundle: every workflow type the worker runs. */
 export { webhookEventWorkflow, webhookDeliveryWorkflow } from './webhook-delivery';
 export { documentIngestionWorkflow } from './document-ingestion';
-export { syncContractsWorkflow, contractIndexWorkflow } from './sync-contracts';
+export { syncContractsWorkflow, contractIndexWorkflow } from './contract-index';
 export { signatureWorkflow } from './signature';
 export { integrationNotificationWorkflow } from './integration-notification';
 export { complianceScanWorkflow } from './compliance-scan';

@@ -7,7 +7,7 @@
  */
 import { ActivityFailure, ApplicationFailure, continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { IntegrationSyncActivities, SyncProgress } from '../activities/integration-sync';
-import type { ChatActivities } from '../activities/chat';
+import type { ChatActivities } from '../activities/contract-index';
 
 const { integrationSyncPlan, recordIntegrationSync } = proxyActivities<IntegrationSyncActivities>({
   startToCloseTimeout: '30 seconds',

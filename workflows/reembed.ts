@@ -2,7 +2,7 @@
  * The embedding-model migration: re-embeds, a page at a time, every stored chunk whose
  * vector another model made, until none is left. Searches filter on the current model,
  * so a chunk is invisible between the switch and its page. Started by each worker at
- * start (lib/embedding-migration.ts); with nothing stale it ends after one step.
+ * start (services/search/embedding-migration.ts); with nothing stale it ends after one step.
  */
 import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ReembedActivities } from '../activities/reembed';

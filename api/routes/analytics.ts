@@ -1,26 +1,26 @@
 /**
  * Analytics. The dashboard counts records by aggregation in the store; spend and its
- * forecast come from contract values by month (lib/spend.ts, lib/forecast.ts). The
+ * forecast come from contract values by month (services/analytics/spend.ts, services/analytics/forecast.ts). The
  * activity feed pages through the event outbox: every event is also an activity entry
  * with its actor, resource and one-line summary.
  */
 import { Router } from 'express';
 import { trusted, type Model } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../lib/services';
-import { forecastSeries } from '../../lib/forecast';
-import { pageQuery } from '../../lib/pagination';
-import type { ListFilter } from '../../lib/lists';
-import { listPage } from '../../lib/list-index';
-import { monthRange, monthStart, spendByMonth, type SpendRecord } from '../../lib/spend';
+import type { Services } from '../../platform/services';
+import { forecastSeries } from '../../services/analytics/forecast';
+import { pageQuery } from '../../platform/lists/pagination';
+import type { ListFilter } from '../../platform/lists/lists';
+import { listPage } from '../../platform/lists/list-index';
+import { monthRange, monthStart, spendByMonth, type SpendRecord } from '../../services/analytics/spend';
 import { orgFilter } from '../../models/base';
 import { ComplianceTask } from '../../models/compliance-task';
 import { Contract } from '../../models/contract';
 import { EVENT_TYPES, activityList } from '../../models/event';
 import { Signature } from '../../models/signature';
 import { Vendor } from '../../models/vendor';
-import { idSchema, operation, pageOf, timestamp } from '../openapi';
-import { authorize, principalOf } from '../middleware/auth';
+import { idSchema, operation, pageOf, timestamp } from '../http/openapi';
+import { authorize, principalOf } from '../http/middleware/auth';
 
 /** `type` is an event name (`contract.created`) or the resource part of one (`contract`). */
 const EVENT_CATEGORIES = [...new Set(EVENT_TYPES.map((t) => t.split('.')[0]!))];

@@ -1,15 +1,15 @@
 /** API keys (`/settings/api-keys`): made by owners and admins, shown once, stored as SHA-256. */
 import { Router } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../lib/services';
-import { ROLES, roleAtLeast } from '../../lib/rbac';
-import { sha256Hex } from '../../lib/crypto';
-import { newApiKey } from '../../lib/tokens';
+import type { Services } from '../../platform/services';
+import { ROLES, roleAtLeast } from '../../platform/security/rbac';
+import { sha256Hex } from '../../platform/security/crypto';
+import { newApiKey } from '../../services/identity/tokens';
 import { inOrg, orgFilter } from '../../models/base';
 import { ApiKey, apiKeyView } from '../../models/api-key';
-import { authorize, principalOf } from '../middleware/auth';
-import { forbidden, notFound } from '../errors';
-import { idSchema, operation, registry, timestamp } from '../openapi';
+import { authorize, principalOf } from '../http/middleware/auth';
+import { forbidden, notFound } from '../http/errors';
+import { idSchema, operation, registry, timestamp } from '../http/openapi';
 
 const createBody = z.object({ name: z.string().trim().min(1).max(100), role: z.enum(ROLES).default('member') });
 

@@ -6,20 +6,20 @@
 import { randomBytes } from 'node:crypto';
 import { Router, type Response } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../lib/services';
-import type { Principal } from '../../lib/principal';
-import { EMBEDDING_DIM } from '../../lib/ai/port';
-import { MAX_CONTEXT_CHARS, retrieve, type Passage } from '../../lib/retrieval';
-import { COLLECTIONS, collectionStats, isVectorStoreDown, MIN_RELEVANCE } from '../../lib/vector-store';
+import type { Services } from '../../platform/services';
+import type { Principal } from '../../platform/security/principal';
+import { EMBEDDING_DIM } from '../../platform/ai/port';
+import { MAX_CONTEXT_CHARS, retrieve, type Passage } from '../../services/search/retrieval';
+import { COLLECTIONS, collectionStats, isVectorStoreDown, MIN_RELEVANCE } from '../../services/search/vector-store';
 import { isObjectId, orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { Conversation, messageView, type ConversationDoc } from '../../models/conversation';
-import { syncContractsWorkflow } from '../../workflows/sync-contracts';
-import { recordSearchAttributes } from '../../workflows/search-attributes';
-import { authorize, principalOf } from '../middleware/auth';
-import { idempotent } from '../middleware/idempotency';
-import { notFound, unavailable } from '../errors';
-import { eventStream, idSchema, operation, registry, timestamp } from '../openapi';
+import { syncContractsWorkflow } from '../../workflows/contract-index';
+import { recordSearchAttributes } from '../../platform/temporal/search-attributes';
+import { authorize, principalOf } from '../http/middleware/auth';
+import { idempotent } from '../http/middleware/idempotency';
+import { notFound, unavailable } from '../http/errors';
+import { eventStream, idSchema, operation, registry, timestamp } from '../http/openapi';
 
 const sendBody = z.object({
   message: z.string().trim().min(1).max(8000),

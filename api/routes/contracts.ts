@@ -6,24 +6,24 @@
 import { Router } from 'express';
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../lib/services';
-import type { Principal } from '../../lib/principal';
-import { actorOf, recordEvent } from '../../lib/events';
-import { closeContract } from '../../lib/contract-deletion';
+import type { Services } from '../../platform/services';
+import type { Principal } from '../../platform/security/principal';
+import { actorOf, recordEvent } from '../../platform/outbox/record-event';
+import { closeContract } from '../../services/contracts/contract-deletion';
 import type { EventType } from '../../models/event';
-import { pageQuery } from '../../lib/pagination';
-import type { ListFilter } from '../../lib/lists';
-import { listPage } from '../../lib/list-index';
-import { containsText } from '../../lib/text-search';
+import { pageQuery } from '../../platform/lists/pagination';
+import type { ListFilter } from '../../platform/lists/lists';
+import { listPage } from '../../platform/lists/list-index';
+import { containsText } from '../../platform/text-search';
 import { inOrg } from '../../models/base';
 import { CONTRACT_STATUSES, CONTRACT_TYPES, Contract, contractEventData, contractList, contractView, type ContractDoc } from '../../models/contract';
 import { Vendor } from '../../models/vendor';
-import { authorize, principalOf } from '../middleware/auth';
-import { idempotent } from '../middleware/idempotency';
-import { badRequest, notFound } from '../errors';
-import { ContractAnalysis } from '../../lib/ai/port';
-import { RISK_LEVELS } from '../../lib/risk';
-import { idSchema, operation, pageOf, registry, timestamp } from '../openapi';
+import { authorize, principalOf } from '../http/middleware/auth';
+import { idempotent } from '../http/middleware/idempotency';
+import { badRequest, notFound } from '../http/errors';
+import { ContractAnalysis } from '../../platform/ai/port';
+import { RISK_LEVELS } from '../../platform/ai/risk';
+import { idSchema, operation, pageOf, registry, timestamp } from '../http/openapi';
 
 const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 const date = z.iso.date('must be a date YYYY-MM-DD').transform((d) => new Date(`${d}T00:00:00Z`));
@@ -188,7 +188,7 @@ export function contractsRouter(s: Services): Router {
     const p = principalOf(req);
     const contract = await findContract(p, req.params.id);
     // The event first: should this process stop before the records are closed, the relay
-    // finishes the deletion from the event (lib/contract-deletion.ts); never the reverse.
+    // finishes the deletion from the event (services/contracts/contract-deletion.ts); never the reverse.
     await emitContractEvent(p, 'contract.deleted', contract, `Contract "${contract.title}" deleted`);
     await closeContract(s, { organizationId: p.organizationId, contractId: contract.id, by: p.name });
     res.status(204).end();

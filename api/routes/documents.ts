@@ -11,23 +11,23 @@ import { Router, type RequestHandler } from 'express';
 import multer from 'multer';
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../lib/services';
-import { detectFileType, ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from '../../lib/extraction';
-import { fullText, type Page } from '../../lib/chunking';
+import type { Services } from '../../platform/services';
+import { detectFileType, ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from '../../services/documents/extraction';
+import { fullText, type Page } from '../../services/documents/chunking';
 import { extractTextInChild } from '../../services/documents/extract-text-in-child';
-import { deleteSource, isVectorStoreDown } from '../../lib/vector-store';
-import { pageQuery } from '../../lib/pagination';
-import { listPage } from '../../lib/list-index';
+import { deleteSource, isVectorStoreDown } from '../../services/search/vector-store';
+import { pageQuery } from '../../platform/lists/pagination';
+import { listPage } from '../../platform/lists/list-index';
 import { ID_PATTERN, inOrg } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { Document, DocumentChunkBatch, documentList, DOCUMENT_CATEGORIES, DOCUMENT_STATUSES, type DocumentDoc } from '../../models/document';
 import { documentIngestionWorkflow } from '../../workflows/document-ingestion';
-import { recordSearchAttributes } from '../../workflows/search-attributes';
-import { authorize, principalOf } from '../middleware/auth';
-import { idempotent } from '../middleware/idempotency';
-import { AppError, badRequest, notFound, unavailable } from '../errors';
-import { DocumentAnalysis } from '../../lib/ai/port';
-import { idSchema, objectId, operation, pageOf, registry, timestamp } from '../openapi';
+import { recordSearchAttributes } from '../../platform/temporal/search-attributes';
+import { authorize, principalOf } from '../http/middleware/auth';
+import { idempotent } from '../http/middleware/idempotency';
+import { AppError, badRequest, notFound, unavailable } from '../http/errors';
+import { DocumentAnalysis } from '../../platform/ai/port';
+import { idSchema, objectId, operation, pageOf, registry, timestamp } from '../http/openapi';
 
 // An unknown or malformed contract id in an upload is 404 (the contract is not found), as in a path.
 const uploadBody = z.object({

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { Router } from 'express';
-import type { Services } from '../../lib/services';
-import { pingMongo, withTimeout } from '../../lib/mongo';
-import { pingElasticsearch } from '../../lib/elasticsearch';
-import { pingTemporal } from '../../lib/temporal';
+import type { Services } from '../../platform/services';
+import { pingMongo, withTimeout } from '../../platform/mongo';
+import { pingElasticsearch } from '../../platform/elasticsearch';
+import { pingTemporal } from '../../platform/temporal/client';
 import { POLLED_WITHIN_MS, workerPollers } from '../../platform/temporal/worker-pollers';
-import { operation, registry } from '../openapi';
+import { operation, registry } from '../http/openapi';
 
 const CHECK_TIMEOUT_MS = 1500;
 const state = (ok: boolean) => (ok ? 'connected' : 'disconnected');

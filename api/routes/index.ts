@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import type { Services } from '../../lib/services';
-import { authenticate } from '../middleware/auth';
-import { rateLimits } from '../middleware/rate-limit';
-import { jsonBody } from '../middleware/body';
+import type { Services } from '../../platform/services';
+import { authenticate } from '../http/middleware/auth';
+import { rateLimits } from '../http/middleware/rate-limit';
+import { jsonBody } from '../http/middleware/body';
 import { authRouter, publicAuthRouter } from './auth';
 import { apiKeysRouter } from './api-keys';
 import { organizationRouter } from './organization';

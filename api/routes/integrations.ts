@@ -7,18 +7,18 @@
 import { Router } from 'express';
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../lib/services';
-import type { Principal } from '../../lib/principal';
-import { connectionFailure, resolvedUrlRefusal } from '../../lib/url-policy';
-import { CONNECTORS, LIVE, connectorFor, redactedConfig, splitConnectBody } from '../../lib/integrations';
-import type { Connector } from '../../lib/integrations/connector';
-import { connectorContext, sealCredentials } from '../../lib/integrations/context';
-import { startIntegrationSync, syncConnector } from '../../lib/integrations/sync';
+import type { Services } from '../../platform/services';
+import type { Principal } from '../../platform/security/principal';
+import { connectionFailure, resolvedUrlRefusal } from '../../platform/security/url-policy';
+import { CONNECTORS, LIVE, connectorFor, redactedConfig, splitConnectBody } from '../../services/integrations';
+import type { Connector } from '../../services/integrations/connector';
+import { connectorContext, sealCredentials } from '../../services/integrations/context';
+import { startIntegrationSync, syncConnector } from '../../services/integrations/sync';
 import { INTEGRATION_STATUSES, INTEGRATION_TYPES, Integration, type IntegrationDoc, type IntegrationType } from '../../models/integration';
 import { orgFilter } from '../../models/base';
-import { authorize, principalOf } from '../middleware/auth';
-import { AppError, badRequest, conflict, notFound } from '../errors';
-import { operation, registry, timestamp } from '../openapi';
+import { authorize, principalOf } from '../http/middleware/auth';
+import { AppError, badRequest, conflict, notFound } from '../http/errors';
+import { operation, registry, timestamp } from '../http/openapi';
 
 const tag = 'Integrations';
 

@@ -5,15 +5,15 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../lib/services';
-import { pageQuery } from '../../lib/pagination';
-import { storePage } from '../../lib/lists';
-import { retryMail } from '../../lib/mail/queue';
+import type { Services } from '../../platform/services';
+import { pageQuery } from '../../platform/lists/pagination';
+import { storePage } from '../../platform/lists/lists';
+import { retryMail } from '../../services/mail/queue';
 import { inOrg } from '../../models/base';
 import { MAIL_KINDS, MAIL_STATUSES, OutgoingMail, mailList, mailView } from '../../models/outgoing-mail';
-import { authorize, principalOf } from '../middleware/auth';
-import { conflict, notFound } from '../errors';
-import { idSchema, operation, pageOf, registry, timestamp } from '../openapi';
+import { authorize, principalOf } from '../http/middleware/auth';
+import { conflict, notFound } from '../http/errors';
+import { idSchema, operation, pageOf, registry, timestamp } from '../http/openapi';
 
 const listQuery = pageQuery.extend({ status: z.enum(MAIL_STATUSES, `must be one of ${MAIL_STATUSES.join(', ')}`).optional() });
 

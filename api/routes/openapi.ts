@@ -6,10 +6,10 @@
 import path from 'node:path';
 import express, { Router } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../lib/services';
-import { openApiDocument, operation } from '../openapi';
-import { notFound } from '../errors';
-import '../openapi-events';
+import type { Services } from '../../platform/services';
+import { openApiDocument, operation } from '../http/openapi';
+import { notFound } from '../http/errors';
+import '../http/openapi-events';
 
 /** Only for the reference page: Swagger UI styles inline and draws icons from data: URLs. */
 const DOCS_CSP = [

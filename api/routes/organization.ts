@@ -1,11 +1,11 @@
 /** The caller's organization settings (`/settings/organization`). */
 import { Router } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../lib/services';
+import type { Services } from '../../platform/services';
 import { Organization } from '../../models/organization';
-import { authorize, principalOf } from '../middleware/auth';
-import { notFound } from '../errors';
-import { idSchema, operation, registry, timestamp } from '../openapi';
+import { authorize, principalOf } from '../http/middleware/auth';
+import { notFound } from '../http/errors';
+import { idSchema, operation, registry, timestamp } from '../http/openapi';
 
 const updateBody = z.object({ name: z.string().trim().min(1).max(200).optional(), mfa_required: z.boolean().optional() });
 

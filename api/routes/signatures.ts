@@ -8,17 +8,17 @@
 import { Router, type Request } from 'express';
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../lib/services';
-import type { Principal } from '../../lib/principal';
-import { actorOf, recordEvent, type Actor } from '../../lib/events';
-import { pageQuery } from '../../lib/pagination';
-import { listPage } from '../../lib/list-index';
-import { derivedSecret, encryptSecret, sha256Hex } from '../../lib/crypto';
-import { startOnce } from '../../lib/temporal';
-import { cancelSignatureRequest } from '../../lib/signature-requests';
+import type { Services } from '../../platform/services';
+import type { Principal } from '../../platform/security/principal';
+import { actorOf, recordEvent, type Actor } from '../../platform/outbox/record-event';
+import { pageQuery } from '../../platform/lists/pagination';
+import { listPage } from '../../platform/lists/list-index';
+import { derivedSecret, encryptSecret, sha256Hex } from '../../platform/security/crypto';
+import { startOnce } from '../../platform/temporal/client';
+import { cancelSignatureRequest } from '../../services/signatures/signature-requests';
 import { declineAsSigner, signAsSigner, signerView, viewAsSigner } from '../../services/signatures/record-signer-act';
-import { appendAudit, brokenAuditLink, certificateValid, sha256, type AuditEntryInput, type Certificate, type CertificatePayload } from '../../lib/signature-evidence';
-import { getSigningKey } from '../../lib/signing-key';
+import { appendAudit, brokenAuditLink, certificateValid, sha256, type AuditEntryInput, type Certificate, type CertificatePayload } from '../../services/signatures/signature-evidence';
+import { getSigningKey } from '../../services/signatures/signing-key';
 import { msToNumber } from '@temporalio/common/lib/time';
 import type { EventType } from '../../models/event';
 import { inOrg, isObjectId } from '../../models/base';
@@ -28,11 +28,11 @@ import { retrySealSignal, type SignatureWorkflowInput } from '../../workflows/si
 import { sealedPdfOf } from '../../services/signatures/signed-pdf-store';
 import { getSealIdentity } from '../../services/signatures/seal-pdf';
 import { sealReport } from '../../services/signatures/verify-seal';
-import { authorize, principalOf } from '../middleware/auth';
-import { signerClient } from '../middleware/signer-client';
-import { idempotent, type ReplayCodec } from '../middleware/idempotency';
-import { idSchema, operation, pageOf, registry } from '../openapi';
-import { badRequest, conflict, notFound, unavailable } from '../errors';
+import { authorize, principalOf } from '../http/middleware/auth';
+import { signerClient } from '../http/middleware/signer-client';
+import { idempotent, type ReplayCodec } from '../http/middleware/idempotency';
+import { idSchema, operation, pageOf, registry } from '../http/openapi';
+import { badRequest, conflict, notFound, unavailable } from '../http/errors';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -133,7 +133,7 @@ function emit(sig: SignatureRecord, type: EventType, actor: Actor, summary: stri
 const publicBase = (s: Services, req: Request) => s.config.PUBLIC_BASE_URL.replace(/\/+$/, '') || `${req.protocol}://${req.get('host')}`;
 
 /**
- * A signer's link token, derived from the request and signer ids (lib/crypto.ts
+ * A signer's link token, derived from the request and signer ids (platform/security/crypto.ts
  * `derivedSecret`): only its SHA-256 is stored, and an idempotent replay of the creation
  * can show the same link again without the token being kept anywhere.
  */
@@ -243,7 +243,7 @@ export function signaturesRouter(s: Services): Router {
       workflow_id: null,
     });
     // The ids exist before the write, so each link's token is derived from them. The sealed
-    // token lets the service mail each signer's link when it is their turn (lib/mail/signatures.ts).
+    // token lets the service mail each signer's link when it is their turn (services/mail/signatures.ts).
     const tokens = sig.signers.map((x) => signingToken(s, sig.id, String(x._id)));
     sig.signers.forEach((x, i) => {
       x.token_hash = sha256Hex(tokens[i]!);
@@ -251,7 +251,7 @@ export function signaturesRouter(s: Services): Router {
     });
     await sig.save();
     // A contract deleted since it was read: its deletion cancels only the requests it can see,
-    // so this one is withdrawn here (lib/contract-deletion.ts).
+    // so this one is withdrawn here (services/contracts/contract-deletion.ts).
     if (!(await Contract.exists({ _id: contract._id, organization_id: contract.organization_id }))) {
       await Signature.deleteOne({ _id: sig._id });
       throw notFound('Contract');

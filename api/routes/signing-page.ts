@@ -7,8 +7,8 @@
  */
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../lib/services';
-import { sha256Hex } from '../../lib/crypto';
+import type { Services } from '../../platform/services';
+import { sha256Hex } from '../../platform/security/crypto';
 import { csrfValid, issueCsrfToken } from '../../platform/security/csrf';
 import { declineAsSigner, findByToken, isExpired, signAsSigner, viewAsSigner, yourTurn, type Signer } from '../../services/signatures/record-signer-act';
 import { readCopyToken } from '../../services/signatures/signed-copy-link';
@@ -17,10 +17,10 @@ import { Signature } from '../../models/signature';
 import type { SignatureRecord } from '../../models/signature';
 import { SIGNING_PAGE_CSS } from '../views/signing-styles';
 import { STYLESHEET_PATH, messagePage, signPage, statePage, type LinkState, type RequestSummary } from '../views/signing-page';
-import { rateLimits } from '../middleware/rate-limit';
-import { signerClient } from '../middleware/signer-client';
-import { toAppError } from '../errors';
-import { operation } from '../openapi';
+import { rateLimits } from '../http/middleware/rate-limit';
+import { signerClient } from '../http/middleware/signer-client';
+import { toAppError } from '../http/errors';
+import { operation } from '../http/openapi';
 
 /** No script, no third-party asset, no framing; forms post only here. */
 const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";

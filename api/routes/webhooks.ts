@@ -1,23 +1,23 @@
 /**
  * Webhook subscriptions and their deliveries. Secrets are stored sealed and never
- * returned; URLs follow lib/url-policy.ts here and again at every delivery.
+ * returned; URLs follow platform/security/url-policy.ts here and again at every delivery.
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../lib/services';
-import { encryptSecret } from '../../lib/crypto';
-import { resolvedUrlRefusal } from '../../lib/url-policy';
-import { pageQuery } from '../../lib/pagination';
-import { listPage } from '../../lib/list-index';
-import { redeliver } from '../../lib/webhooks';
+import type { Services } from '../../platform/services';
+import { encryptSecret } from '../../platform/security/crypto';
+import { resolvedUrlRefusal } from '../../platform/security/url-policy';
+import { pageQuery } from '../../platform/lists/pagination';
+import { listPage } from '../../platform/lists/list-index';
+import { redeliver } from '../../services/webhooks/webhooks';
 import { inOrg, orgFilter } from '../../models/base';
 import { EVENT_TYPES } from '../../models/event';
 import { WebhookSubscription, subscriptionView } from '../../models/webhook-subscription';
 import { DELIVERY_STATUSES, WebhookDelivery, deliveryList, deliveryView } from '../../models/webhook-delivery';
-import { authorize, principalOf } from '../middleware/auth';
-import { idempotent } from '../middleware/idempotency';
-import { AppError, badRequest, conflict, notFound } from '../errors';
-import { idSchema, objectId, operation, pageOf, registry, timestamp } from '../openapi';
+import { authorize, principalOf } from '../http/middleware/auth';
+import { idempotent } from '../http/middleware/idempotency';
+import { AppError, badRequest, conflict, notFound } from '../http/errors';
+import { idSchema, objectId, operation, pageOf, registry, timestamp } from '../http/openapi';
 
 /** Standard Webhooks asks for at least 24 random bytes; 16 characters is the floor we enforce. */
 const SECRET_MIN = 16;

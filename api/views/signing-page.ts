@@ -4,7 +4,7 @@
  * to jump by), consents, types their name and signs, or declines with a reason; every other
  * state of their link has a page of its own.
  */
-import { escapeHtml, formatTime } from '../../lib/mail/messages';
+import { escapeHtml, formatTime } from '../../services/mail/messages';
 
 export const STYLESHEET_PATH = '/assets/signing-page.css';
 

@@ -6,8 +6,8 @@
  * cosine with the question (word overlap breaks ties, and ranks alone without an encoder), and
  * the answer quotes the best one, with a second only when it scores nearly as well.
  */
-import type { ContextPassage } from '../../lib/ai/port';
-import { stem, words } from '../../lib/ai/embeddings';
+import type { ContextPassage } from './port';
+import { stem, words } from './embeddings';
 
 export const NOTHING_FOUND = 'I could not find anything about this in the organization\'s contracts or documents.';
 

@@ -6,8 +6,8 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { Config } from '../../lib/config';
-import { safeEqual } from '../../lib/crypto';
+import type { Config } from '../config';
+import { safeEqual } from './crypto';
 
 const COOKIE = 'csrf_id';
 const ID = /^[A-Za-z0-9_-]{32}$/;

@@ -9,9 +9,9 @@
  */
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import type { Config } from '../../lib/config';
-import type { TextPiece } from '../../lib/chunking';
-import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from '../../lib/extraction';
+import type { Config } from '../../platform/config';
+import type { TextPiece } from './chunking';
+import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from './extraction';
 
 export interface ExtractionJob {
   path: string;

@@ -5,7 +5,7 @@
  * the parent has taken. It knows no secret and opens no connection.
  */
 import { checkExpansion } from './check-expansion';
-import { ExtractionLimitError, extractText, UnreadableDocumentError } from '../../lib/extraction';
+import { ExtractionLimitError, extractText, UnreadableDocumentError } from './extraction';
 import type { ChildMessage, ExtractionJob, ParentMessage } from './extract-text-in-child';
 
 const send = (message: ChildMessage) => new Promise<void>((resolve) => process.send!(message, () => resolve()));

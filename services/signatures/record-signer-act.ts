@@ -7,14 +7,14 @@
  * the stored acts on its next timer.
  */
 import { trusted } from 'mongoose';
-import type { Services } from '../../lib/services';
-import { recordEvent, type Actor } from '../../lib/events';
-import { sha256Hex } from '../../lib/crypto';
-import type { AuditEntryInput } from '../../lib/signature-evidence';
+import type { Services } from '../../platform/services';
+import { recordEvent, type Actor } from '../../platform/outbox/record-event';
+import { sha256Hex } from '../../platform/security/crypto';
+import type { AuditEntryInput } from './signature-evidence';
 import type { EventType } from '../../models/event';
 import { Signature, changeWithAudit, type SignatureRecord } from '../../models/signature';
 import { declinedSignal, signedSignal, viewedSignal } from '../../workflows/signature';
-import { AppError, conflict, notFound } from '../../api/errors';
+import { AppError, conflict, notFound } from '../../api/http/errors';
 
 const TEMPORAL_DEADLINE_MS = 5000;
 

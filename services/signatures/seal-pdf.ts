@@ -3,7 +3,7 @@
  * X.509 certificate over the whole file except the signature's own /Contents. The
  * certificate and key are PDF_SEAL_P12 (a PKCS#12, base64) when configured; otherwise a
  * self-signed RSA-3072 certificate generated once and kept in the store encrypted, like the
- * Ed25519 certificate key (lib/signing-key.ts), so the API and every worker seal alike.
+ * Ed25519 certificate key (services/signatures/signing-key.ts), so the API and every worker seal alike.
  */
 import { X509Certificate, createHash, createPublicKey, generateKeyPairSync, randomBytes, verify } from 'node:crypto';
 import forge from 'node-forge';
@@ -12,8 +12,8 @@ import signpdf from '@signpdf/signpdf';
 import { P12Signer } from '@signpdf/signer-p12';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
-import type { Config } from '../../lib/config';
-import { decryptSecret, encryptSecret } from '../../lib/crypto';
+import type { Config } from '../../platform/config';
+import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
 import { ServiceKey } from '../../models/service-key';
 
 const KEY_ID = 'pdf-seal';

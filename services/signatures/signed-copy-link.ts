@@ -4,8 +4,8 @@
  * MAC (HMAC-SHA256 under a key derived from ENCRYPTION_KEY) binds the ids and the deadline.
  * Signing tokens have no dot, so the page tells the two apart.
  */
-import type { Config } from '../../lib/config';
-import { derivedSecret, safeEqual } from '../../lib/crypto';
+import type { Config } from '../../platform/config';
+import { derivedSecret, safeEqual } from '../../platform/security/crypto';
 
 /** How long a completion mail's download link works. */
 export const COPY_LINK_DAYS = 30;

@@ -7,9 +7,9 @@
 import { PDFDocument } from 'pdf-lib';
 import { ApplicationFailure } from '@temporalio/common';
 import mongoose from 'mongoose';
-import type { Services } from '../../lib/services';
-import { sha256Hex } from '../../lib/crypto';
-import type { Certificate } from '../../lib/signature-evidence';
+import type { Services } from '../../platform/services';
+import { sha256Hex } from '../../platform/security/crypto';
+import type { Certificate } from './signature-evidence';
 import { Signature, auditOf, type SignatureRecord } from '../../models/signature';
 import { SignedPdf } from '../../models/signed-pdf';
 import { appendEvidencePages, renderDocumentPdf } from './render-signed-pdf';

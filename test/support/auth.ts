@@ -1,7 +1,7 @@
 /** Test users made through the real HTTP API: a new organization's owner, and invited members. */
 import { randomBytes } from 'node:crypto';
-import type { Role } from '../../lib/rbac';
-import { totpNow } from '../../lib/totp';
+import type { Role } from '../../platform/security/rbac';
+import { totpNow } from '../../platform/security/totp';
 import { api } from './http';
 
 export interface TestUser {

@@ -8,12 +8,12 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import mongoose from 'mongoose';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { loadConfig, type Config } from '../../lib/config';
-import { createLogger } from '../../lib/logger';
-import { closeServices, createServices, type Services } from '../../lib/services';
+import { loadConfig, type Config } from '../../platform/config';
+import { createLogger } from '../../platform/logger';
+import { closeServices, createServices, type Services } from '../../platform/services';
 import { createApp } from '../../api/app';
 import { createWorker } from '../../workers/worker';
-import { startRelayLoop } from '../../lib/relay';
+import { startRelayLoop } from '../../platform/outbox/relay';
 
 export interface TestEnv {
   config: Config;

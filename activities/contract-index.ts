@@ -1,0 +1,38 @@
+/**
+ * Activities keeping `contracts_kb` current: for `POST /chat/sync-contracts`, page through
+ * an organization's contract ids, (re)index a page of contracts, and drop what the run did
+ * not touch (contracts deleted without their vectors being removed); for contract events,
+ * re-index one contract.
+ */
+import { Context } from '@temporalio/activity';
+import { trusted, Types } from 'mongoose';
+import type { Services } from '../platform/services';
+import { indexContract } from '../services/search/contract-index';
+import { deleteIndexedBefore } from '../services/search/vector-store';
+import { Contract } from '../models/contract';
+import { orgFilter } from '../models/base';
+
+export function createChatActivities(s: Services) {
+  return {
+    async listContractIds({ organizationId, afterId, limit }: { organizationId: string; afterId: string | null; limit: number }): Promise<string[]> {
+      const filter = { ...orgFilter(organizationId), ...(afterId ? { _id: trusted({ $gt: new Types.ObjectId(afterId) }) } : {}) };
+      const rows = await Contract.find(filter, { _id: 1 }).sort({ _id: 1 }).limit(limit).lean();
+      return rows.map((r) => r._id.toHexString());
+    },
+
+    async indexContracts({ organizationId, contractIds }: { organizationId: string; contractIds: string[] }): Promise<number> {
+      let chunks = 0;
+      for (const id of contractIds) {
+        chunks += await indexContract(s, organizationId, id);
+        Context.current().heartbeat(id);
+      }
+      return chunks;
+    },
+
+    async pruneContractIndex({ organizationId, before }: { organizationId: string; before: string }): Promise<number> {
+      return deleteIndexedBefore(s, 'contracts_kb', organizationId, new Date(before));
+    },
+  };
+}
+
+export type ChatActivities = ReturnType<typeof createChatActivities>;

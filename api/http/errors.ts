@@ -1,0 +1,84 @@
+/**
+ * One error type for every failure a client may see, and one middleware that turns any
+ * thrown value into `{ "detail": ... }` with the right status. Internals never leak.
+ */
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ZodError } from 'zod';
+import mongoose from 'mongoose';
+import { redactUrl, type Logger } from '../../platform/logger';
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+}
+
+export const badRequest = (detail: string) => new AppError(400, detail);
+export const unauthorized = (detail = 'Missing or invalid credentials') =>
+  new AppError(401, detail, { 'WWW-Authenticate': 'Bearer' });
+export const forbidden = (detail = 'Your role does not allow this action') => new AppError(403, detail);
+export const notFound = (what: string) => new AppError(404, `${what} not found`);
+export const conflict = (detail: string) => new AppError(409, detail);
+export const unavailable = (detail: string) => new AppError(503, detail);
+
+export const JSON_OBJECT_EXPECTED = 'Request body must be a JSON object';
+
+/** "field `x`: rule" for the first problem zod found. */
+export function describeZodError(err: ZodError): string {
+  const issue = err.issues[0];
+  if (!issue) return 'Invalid input';
+  // Only a body is parsed as a whole object: a missing one fails at the root.
+  if (issue.path.length === 0 && issue.code === 'invalid_type' && issue.expected === 'object') return JSON_OBJECT_EXPECTED;
+  const path = issue.path.join('.');
+  return path ? `${path}: ${issue.message}` : issue.message;
+}
+
+/** The store being unreachable is an outage (503), not a bug (500). */
+function isStoreUnavailable(err: unknown): boolean {
+  return (
+    err instanceof mongoose.mongo.MongoServerSelectionError ||
+    err instanceof mongoose.mongo.MongoNetworkError ||
+    err instanceof mongoose.mongo.MongoNotConnectedError ||
+    (err instanceof Error && err.name === 'MongooseServerSelectionError')
+  );
+}
+
+/** FerretDB on SQLite refuses a write it could not lock in time: transient, worth a retry. */
+const isStoreBusy = (err: unknown) => err instanceof mongoose.mongo.MongoServerError && /SQLITE_BUSY|database is locked/.test(err.message);
+
+interface BodyParserError { type?: string; status?: number }
+
+export function toAppError(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return err;
+  if (err instanceof ZodError) return badRequest(describeZodError(err));
+  const type = (err as BodyParserError | null)?.type;
+  if (type === 'entity.parse.failed') return badRequest('Request body is not valid JSON');
+  // The router could not percent-decode a path segment (`/contracts/%E0%A4%A`).
+  if (err instanceof URIError) return badRequest('The request path is not valid percent-encoded UTF-8');
+  if (type === 'entity.too.large') return new AppError(413, 'Request body is too large');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new AppError(415, 'Unsupported request encoding');
+  if (isStoreUnavailable(err)) return unavailable('The database is unavailable; try again shortly');
+  if (isStoreBusy(err)) return new AppError(503, 'The database is busy; retry shortly (with the same Idempotency-Key for creates)', { 'Retry-After': '1' });
+  return undefined;
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    const known = toAppError(err);
+    const appErr = known ?? new AppError(500, 'Internal server error');
+    if (!known || appErr.status >= 500) logger.error({ err, reqId: req.id, path: redactUrl(req.path) }, 'request failed');
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.set(appErr.headers).status(appErr.status).json({ detail: appErr.detail });
+  };
+}
+
+export const notFoundRoute: RequestHandler = (req, _res, next) => {
+  next(new AppError(404, `No route for ${req.method} ${req.path}`));
+};

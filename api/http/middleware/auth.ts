@@ -1,0 +1,77 @@
+/**
+ * Authentication (who is calling) and authorization (may they do this).
+ * A bearer value starting with `clk_` is an API key, anything else a JWT access token.
+ * The caller's user record is checked on every request (through platform/security/auth-user's cache,
+ * which every write to users clears), so a role change or a removal takes effect at once
+ * on tokens and keys already issued.
+ */
+import type { Request, RequestHandler } from 'express';
+import { Types } from 'mongoose';
+import type { Services } from '../../../platform/services';
+import type { Principal } from '../../../platform/security/principal';
+import { can, roleAtLeast, type Permission, type Role } from '../../../platform/security/rbac';
+import { sha256Hex } from '../../../platform/security/crypto';
+import { isApiKey, verifyToken } from '../../../services/identity/tokens';
+import { isTokenIdRevoked } from '../../../services/identity/revoked-token';
+import { authUser } from '../../../platform/security/auth-user';
+import { ApiKey } from '../../../models/api-key';
+import { forbidden, unauthorized } from '../errors';
+
+/** The bearer value of the Authorization header, or undefined. */
+export function bearerOf(req: Request): string | undefined {
+  const header = req.headers.authorization;
+  const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match?.[1];
+}
+
+const lower = (a: Role, b: Role): Role => (roleAtLeast(a, b) ? b : a);
+
+async function apiKeyPrincipal(s: Services, key: string): Promise<Principal | null> {
+  const found = await ApiKey.findOneAndUpdate({ key_hash: sha256Hex(key) }, { $set: { last_used_at: new Date() } }, { returnDocument: 'after' });
+  if (!found) return null;
+  // A key never outranks its creator as they are now; a removed creator's keys stop.
+  const organizationId = found.organization_id.toHexString();
+  const creatorId = found.created_by.toHexString();
+  const creator = await authUser(s, creatorId, organizationId);
+  if (!creator) return null;
+  return {
+    kind: 'api_key',
+    id: found.id,
+    userId: creatorId,
+    organizationId,
+    role: lower(found.role, creator.role),
+    name: found.name,
+  };
+}
+
+async function userPrincipal(s: Services, token: string): Promise<Principal | null> {
+  const claims = verifyToken(s.config, 'access', token);
+  if (!claims || !Types.ObjectId.isValid(claims.sub) || !Types.ObjectId.isValid(claims.org)) return null;
+  // Both answered from Redis in the steady state: this runs on every request.
+  const [revoked, user] = await Promise.all([isTokenIdRevoked(s, claims.jti), authUser(s, claims.sub, claims.org)]);
+  if (revoked || !user || user.session_epoch !== claims.sev) return null;
+  return { kind: 'user', id: claims.sub, userId: claims.sub, organizationId: claims.org, role: user.role, name: user.full_name };
+}
+
+export function authenticate(s: Services): RequestHandler {
+  return async (req, _res, next) => {
+    const bearer = bearerOf(req);
+    if (!bearer) throw unauthorized('Missing bearer credential');
+    const principal = isApiKey(bearer) ? await apiKeyPrincipal(s, bearer) : await userPrincipal(s, bearer);
+    if (!principal) throw unauthorized('Invalid or expired credential');
+    req.principal = principal;
+    next();
+  };
+}
+
+export function principalOf(req: Request): Principal {
+  if (!req.principal) throw unauthorized();
+  return req.principal;
+}
+
+export function authorize(permission: Permission): RequestHandler {
+  return (req, _res, next) => {
+    if (!can(principalOf(req).role, permission)) throw forbidden();
+    next();
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * `Idempotency-Key` on creating POSTs (api-decisions, General): the first response is
+ * kept 24 h per principal and key and replayed for a repeat (with `Idempotent-Replayed:
+ * true`); the same key with a different request, or while the first is still running,
+ * is 409. Mount after `authorize`, so refused requests never claim a key.
+ * A route whose answer carries secrets (signing links) passes a `ReplayCodec`: the stored
+ * answer leaves them out and a replay puts them back from what the service can re-derive.
+ */
+import type { Request, RequestHandler, Response } from 'express';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import mongoose, { trusted } from 'mongoose';
+import { canonicalJson } from '../../../platform/security/canonical-json';
+import type { Logger } from '../../../platform/logger';
+import { IDEMPOTENCY_TTL_SECONDS, IdempotencyKey, type IdempotencyKeyDoc } from '../../../models/idempotency-key';
+import { principalOf } from './auth';
+import { badRequest, conflict } from '../errors';
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+const isDuplicateKey = (err: unknown) => err instanceof mongoose.mongo.MongoServerError && err.code === 11000;
+
+/** Inserts the in-flight row, or returns the live row someone else holds for this key. */
+async function claim(scope: string, key: string, fingerprint: string): Promise<IdempotencyKeyDoc | null> {
+  await IdempotencyKey.init();
+  await IdempotencyKey.deleteMany({ scope, expires_at: trusted({ $lt: new Date() }) });
+  for (;;) {
+    try {
+      await IdempotencyKey.create({ scope, key, fingerprint, state: 'in_flight', expires_at: new Date(Date.now() + IDEMPOTENCY_TTL_SECONDS * 1000) });
+      return null;
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+    const existing = await IdempotencyKey.findOne({ scope, key }).lean();
+    if (existing && existing.expires_at > new Date()) return existing;
+    if (existing) await IdempotencyKey.deleteOne({ _id: existing._id, expires_at: existing.expires_at });
+  }
+}
+
+/**
+ * What makes two requests "the same": method, URL, body and, for an upload (multer ran
+ * first), the file's name and bytes, so another file under the same key is a conflict.
+ */
+async function fingerprintOf(req: Request): Promise<string> {
+  const hash = createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonicalJson(req.body ?? null)}`);
+  if (req.file) {
+    hash.update(`\n${req.file.fieldname} ${req.file.originalname} ${req.file.size}\n`);
+    for await (const chunk of createReadStream(req.file.path)) hash.update(chunk as Buffer);
+  }
+  return hash.digest('hex');
+}
+
+/** How a route's answer is kept for replay when it must not be stored as sent. */
+export interface ReplayCodec {
+  /** What to store instead of the answer (secrets removed). */
+  stored(body: unknown): unknown;
+  /** The answer to replay, rebuilt from what was stored. */
+  replayed(stored: unknown, req: Request): Promise<unknown>;
+}
+
+export function idempotent(logger: Logger, codec?: ReplayCodec): RequestHandler {
+  return async (req, res, next) => {
+    const key = req.get('Idempotency-Key');
+    if (key === undefined) return next();
+    if (!KEY.test(key)) throw badRequest('Idempotency-Key: must be 1 to 255 visible ASCII characters');
+    const p = principalOf(req);
+    const scope = `${p.kind}:${p.id}`;
+    const fingerprint = await fingerprintOf(req);
+
+    const existing = await claim(scope, key, fingerprint);
+    if (existing) {
+      if (existing.fingerprint !== fingerprint) throw conflict('Idempotency-Key: already used for a different request');
+      if (existing.state === 'in_flight') throw conflict('Idempotency-Key: a request with this key is still in progress');
+      const body: unknown = codec ? await codec.replayed(existing.body, req) : existing.body;
+      res.set('Idempotent-Replayed', 'true').status(existing.status ?? 200).json(body);
+      return;
+    }
+
+    const release = () => IdempotencyKey.deleteOne({ scope, key, state: 'in_flight' });
+    let answered = false;
+    const send = res.json.bind(res);
+    // The answer is stored before it is sent, so a repeat that arrives right after it replays.
+    res.json = ((body: unknown) => {
+      answered = true;
+      // A server fault is not an answer to keep: the key is freed so the client can retry.
+      const store = res.statusCode >= 500 ? release() : IdempotencyKey.updateOne({ scope, key }, { $set: { state: 'done', status: res.statusCode, body: codec ? codec.stored(body) : body } });
+      store.then(
+        () => send(body),
+        (err: unknown) => {
+          logger.error({ err, key }, 'could not store the idempotent response');
+          send(body);
+        },
+      );
+      return res;
+    }) as Response['json'];
+    // A response not sent as JSON, or a dropped connection, leaves nothing to replay.
+    res.on('close', () => {
+      if (!answered) release().catch((err: unknown) => logger.warn({ err, key }, 'could not release an idempotency key'));
+    });
+    next();
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * The spec's rate limits, counted in Redis so every API instance shares them
+ * (rate-limiter-flexible), with an in-process limiter as insurance while Redis is down.
+ *
+ * Request limits are middleware attached to the routes themselves, so every spelling that
+ * Express routes to a handler (`/auth/login/`, `/Auth/Login`) counts, and they run before
+ * the body is read. Login, register and reset requests count per client address; all
+ * others per principal: a user whose access token verifies, an API key that exists, else
+ * the address. Every response carries its limit's X-RateLimit-* headers; a 429 adds
+ * Retry-After.
+ *
+ * Failed logins and MFA codes are counted apart, after the request limit (OWASP's login
+ * protection, as in rate-limiter-flexible's "login endpoint protection" example):
+ * - per account and address: a few failures refuse that address for that account; a
+ *   correct password clears them;
+ * - per account, from any address: more failures than one address may make refuse the
+ *   account's logins for the rest of the window, except from addresses it signed in from
+ *   lately. One address alone can therefore never lock anybody out;
+ * - per address: failures over a day, against spraying one password over many accounts;
+ * - MFA codes per account.
+ * A refused attempt is not tried and leaves every counter as it was.
+ */
+import type { Request, RequestHandler, Response } from 'express';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Services } from '../../../platform/services';
+import { sha256Hex } from '../../../platform/security/crypto';
+import { redisKey } from '../../../platform/redis';
+import { isApiKey, verifyToken } from '../../../services/identity/tokens';
+import { ApiKey } from '../../../models/api-key';
+import { AppError } from '../errors';
+import { bearerOf } from './auth';
+
+interface Window {
+  points: number;
+  seconds: number;
+}
+
+const MINUTES = 60;
+/** Failures allowed before refusing; the windows are fixed, starting at the first failure. */
+export const FAILURE_LIMITS = {
+  loginPerAccountAndAddress: { points: 5, seconds: 15 * MINUTES },
+  /** Above loginPerAccountAndAddress, so that locking an account takes more than one address. */
+  loginPerAccount: { points: 10, seconds: 15 * MINUTES },
+  loginPerAddress: { points: 100, seconds: 24 * 60 * MINUTES },
+  mfaPerAccount: { points: 5, seconds: 15 * MINUTES },
+} satisfies Record<string, Window>;
+/** How long a successful password login exempts its address from the account-wide lock. */
+const KNOWN_ADDRESS_SECONDS = 30 * 24 * 60 * MINUTES;
+
+const addressKey = (req: Request) => `ip:${req.ip ?? 'unknown'}`;
+
+function counter(s: Services, name: string, window: Window) {
+  const options = { points: window.points, duration: window.seconds, keyPrefix: redisKey(s.config, 'rl', name) };
+  return { ...window, limiter: new RateLimiterRedis({ ...options, storeClient: s.redis, insuranceLimiter: new RateLimiterMemory(options) }) };
+}
+type Counter = ReturnType<typeof counter>;
+
+const tooMany = (msBeforeNext: number, detail: string) =>
+  new AppError(429, detail, { 'Retry-After': String(Math.max(1, Math.ceil(msBeforeNext / 1000))) });
+
+function setHeaders(res: Response, points: number, r: RateLimiterRes) {
+  res.setHeader('X-RateLimit-Limit', String(points));
+  res.setHeader('X-RateLimit-Remaining', String(Math.max(0, r.remainingPoints)));
+  res.setHeader('X-RateLimit-Reset', String(Math.ceil((Date.now() + r.msBeforeNext) / 1000)));
+}
+
+/** Counts every request on the key `keyOf` picks; refuses past the window's points. */
+function requestLimit(s: Services, name: string, window: Window, keyOf: (req: Request) => string | Promise<string>): RequestHandler {
+  const { limiter } = counter(s, name, window);
+  return async (req, res, next) => {
+    const key = await keyOf(req);
+    try {
+      setHeaders(res, window.points, await limiter.consume(key));
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      setHeaders(res, window.points, err);
+      throw tooMany(err.msBeforeNext, 'Too many requests; try again later');
+    }
+    next();
+  };
+}
+
+/** A failure counter an attempt is held against; `enforce: false` counts without refusing. */
+interface Hold {
+  counter: Counter;
+  key: string;
+  enforce: boolean;
+}
+
+const isFailure = (err: unknown) => err instanceof AppError && err.status === 401;
+
+/**
+ * Runs `attempt` when none of the enforced counters is spent. Each counter takes a point
+ * first (so concurrent attempts cannot all slip under a limit) and gets it back unless
+ * the attempt fails with a 401: a refused or successful attempt leaves them as they were.
+ */
+async function holdAgainst<T>(holds: Hold[], refusal: string, attempt: () => Promise<T>): Promise<T> {
+  const taken = await Promise.all(holds.map((h) => h.counter.limiter.penalty(h.key)));
+  const giveBack = () => Promise.all(holds.map((h) => h.counter.limiter.reward(h.key)));
+  const spent = taken.filter((r, i) => holds[i]!.enforce && r.consumedPoints > holds[i]!.counter.points);
+  if (spent.length) {
+    await giveBack();
+    throw tooMany(Math.max(...spent.map((r) => r.msBeforeNext)), refusal);
+  }
+  try {
+    const result = await attempt();
+    await giveBack();
+    return result;
+  } catch (err) {
+    if (!isFailure(err)) await giveBack();
+    throw err;
+  }
+}
+
+export interface RateLimits {
+  login: RequestHandler;
+  register: RequestHandler;
+  passwordReset: RequestHandler;
+  /** 60 a minute per principal: every route without a limit of its own. */
+  default: RequestHandler;
+  /** A password check (401 on a wrong one) under the login failure limits; needs the parsed body's email. */
+  loginAttempt: <T>(req: Request, attempt: () => Promise<T>) => Promise<T>;
+  /** An MFA code check (401 on a wrong one) under the per-account MFA limit; needs the parsed body's mfa_token. */
+  mfaAttempt: <T>(req: Request, attempt: () => Promise<T>) => Promise<T>;
+}
+
+export function rateLimits(s: Services): RateLimits {
+  const c = s.config;
+  /** The caller's identity when the credential is a verified token or an existing API key; else the address. */
+  const principalKey = async (req: Request) => {
+    const bearer = bearerOf(req);
+    if (bearer && isApiKey(bearer)) {
+      const hash = sha256Hex(bearer);
+      return (await ApiKey.exists({ key_hash: hash })) ? `key:${hash}` : addressKey(req);
+    }
+    const claims = bearer ? verifyToken(c, 'access', bearer) : null;
+    return claims ? `user:${claims.sub}` : addressKey(req);
+  };
+
+  const failures = {
+    pair: counter(s, 'login-fail-account-address', FAILURE_LIMITS.loginPerAccountAndAddress),
+    account: counter(s, 'login-fail-account', FAILURE_LIMITS.loginPerAccount),
+    address: counter(s, 'login-fail-address', FAILURE_LIMITS.loginPerAddress),
+    mfa: counter(s, 'mfa-fail-account', FAILURE_LIMITS.mfaPerAccount),
+  };
+
+  return {
+    login: requestLimit(s, 'login', { points: c.RATE_LIMIT_LOGIN_PER_MINUTE, seconds: MINUTES }, addressKey),
+    register: requestLimit(s, 'register', { points: c.RATE_LIMIT_REGISTER_PER_MINUTE, seconds: MINUTES }, addressKey),
+    passwordReset: requestLimit(s, 'password-reset', { points: c.RATE_LIMIT_PASSWORD_RESET_PER_5_MINUTES, seconds: 5 * MINUTES }, addressKey),
+    default: requestLimit(s, 'default', { points: c.RATE_LIMIT_DEFAULT_PER_MINUTE, seconds: MINUTES }, principalKey),
+
+    async loginAttempt(req, attempt) {
+      const email: unknown = (req.body as { email?: unknown } | undefined)?.email;
+      // Not an email: the handler answers 400 without checking a password.
+      if (typeof email !== 'string') return attempt();
+      // Keyed whether or not the account exists, so a refusal tells nothing about it.
+      const account = `account:${sha256Hex(email.toLowerCase())}`;
+      const address = addressKey(req);
+      const known = redisKey(c, 'login-known', account, address);
+      const isKnown = (await s.redis.exists(known).catch(() => 0)) === 1;
+      const result = await holdAgainst(
+        [
+          { counter: failures.pair, key: `${account}:${address}`, enforce: true },
+          { counter: failures.account, key: account, enforce: !isKnown },
+          { counter: failures.address, key: address, enforce: true },
+        ],
+        'Too many failed logins; try again later',
+        attempt,
+      );
+      // The password was right: this address's failures for the account are forgiven, and it is exempt from the account-wide lock.
+      await Promise.all([failures.pair.limiter.delete(`${account}:${address}`), s.redis.set(known, '1', 'EX', KNOWN_ADDRESS_SECONDS).catch(() => undefined)]);
+      return result;
+    },
+
+    async mfaAttempt(req, attempt) {
+      const token: unknown = (req.body as { mfa_token?: unknown } | undefined)?.mfa_token;
+      // Only a signed MFA token names an account (one whose password was just given); anything else is a plain 401.
+      const claims = typeof token === 'string' ? verifyToken(c, 'mfa', token) : null;
+      if (!claims) return attempt();
+      return holdAgainst([{ counter: failures.mfa, key: `user:${claims.sub}`, enforce: true }], 'Too many wrong codes; try again later', attempt);
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The engines a process talks to, created once at start-up and closed on shutdown.
+ * The API and the worker both build one; tests build one per run.
+ */
+import mongoose from 'mongoose';
+import type { Redis } from 'ioredis';
+import type { Client as ElasticsearchClient } from '@elastic/elasticsearch';
+import type { Client as TemporalClient, Connection as TemporalConnection } from '@temporalio/client';
+import type { Config } from './config';
+import type { Logger } from './logger';
+import { connectMongo } from './mongo';
+import { createRedis } from './redis';
+import { createElasticsearch } from './elasticsearch';
+import { createTemporalClient } from './temporal/client';
+import { createAi } from './ai';
+import type { AiPort } from './ai/port';
+import { forgetWrittenUsers } from './security/auth-user';
+import { followListWrites } from './lists/list-index';
+import { createMailTransport, type MailTransport } from './mail/transport';
+
+export interface Services {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  es: ElasticsearchClient;
+  temporal: TemporalClient;
+  temporalConnection: TemporalConnection;
+  ai: AiPort;
+  /** SMTP (pooled; connects on the first message). */
+  mailer: MailTransport;
+}
+
+export async function createServices(config: Config, logger: Logger): Promise<Services> {
+  await connectMongo(config, logger);
+  const { client, connection } = createTemporalClient(config);
+  const s: Services = {
+    config,
+    logger,
+    redis: createRedis(config, logger),
+    es: createElasticsearch(config),
+    temporal: client,
+    temporalConnection: connection,
+    ai: createAi(config, logger),
+    mailer: createMailTransport(config),
+  };
+  const stops = [forgetWrittenUsers(s), followListWrites(s)];
+  subscriptions.set(s, () => stops.forEach((stop) => stop()));
+  return s;
+}
+
+/** What each process's services listen to, undone when they close. */
+const subscriptions = new WeakMap<Services, () => void>();
+
+export async function closeServices(s: Services): Promise<void> {
+  subscriptions.get(s)?.();
+  s.redis.disconnect();
+  s.mailer.close();
+  await Promise.allSettled([s.es.close(), s.temporalConnection.close(), mongoose.disconnect()]);
+}

@@ -1,0 +1,67 @@
+/**
+ * Deleting a contract leaves nothing live behind: its pending signature requests are
+ * cancelled (the links answer 410), its open compliance tasks resolved, its integration
+ * links forgotten (vendors keep their last copy) and its chunks removed from the index.
+ *
+ * Crash safety without transactions (FerretDB has none): `DELETE /contracts/:id` records
+ * `contract.deleted` first (the outbox row), then closes the records here. The relay hands
+ * the event to `contractDeletionConsumer`, whose workflow closes them again (every step is
+ * idempotent) and removes the chunks. A crash after the event therefore ends in a finished
+ * deletion, and no deletion can happen without its event.
+ */
+import { Types, trusted } from 'mongoose';
+import type { Services } from '../../platform/services';
+import type { EventConsumer } from '../../platform/outbox/relay';
+import { startOnce } from '../../platform/temporal/client';
+import { cancelSignatureRequest } from '../signatures/signature-requests';
+import { Contract } from '../../models/contract';
+import { Signature } from '../../models/signature';
+import { ComplianceTask, OPEN_STATUSES } from '../../models/compliance-task';
+import { IntegrationLink } from '../../models/integration-link';
+import type { contractDeletionWorkflow } from '../../workflows/contract-deletion';
+
+export interface ContractDeletion {
+  organizationId: string;
+  contractId: string;
+  /** Who deleted it, for the cancelled requests' audit trails. */
+  by: string;
+}
+
+/** Removes the contract and closes what refers to it, in the store. Safe to run again. */
+export async function closeContract(s: Services, { organizationId, contractId, by }: ContractDeletion): Promise<void> {
+  const org = new Types.ObjectId(organizationId);
+  const id = new Types.ObjectId(contractId);
+  await Contract.deleteOne({ _id: id, organization_id: org });
+  // After the contract is gone, so a request created meanwhile is found here (POST /signatures
+  // checks the contract again after its insert and withdraws the request when it is gone).
+  const pending = await Signature.find({ organization_id: org, contract_id: id, status: 'pending' }, { _id: 1 }).lean();
+  for (const { _id } of pending) await cancelSignatureRequest(s, _id, by, 'the contract was deleted');
+  await ComplianceTask.updateMany(
+    { organization_id: org, contract_id: id, status: trusted({ $in: OPEN_STATUSES }) },
+    { $set: { status: 'resolved', resolved_at: new Date() } },
+  );
+  await IntegrationLink.deleteMany({ organization_id: org, contract_id: contractId });
+}
+
+export const CONTRACT_DELETION_KIND = 'contract-deletion';
+const WORKFLOW_TYPE: (typeof contractDeletionWorkflow)['name'] = 'contractDeletionWorkflow';
+
+export const contractDeletionWorkflowId = (eventId: string) => `contract-deletion-${eventId}`;
+
+/** Finishes every recorded deletion: `contract-deletion-<eventId>` closes the records and removes the chunks. */
+export const contractDeletionConsumer: EventConsumer = {
+  name: 'contract-deletion',
+  async consume(s, event) {
+    if (event.type !== 'contract.deleted') return;
+    const organizationId = event.organization_id.toHexString();
+    const input: ContractDeletion = { organizationId, contractId: event.resource_id, by: event.actor?.name ?? 'system' };
+    await startOnce(s, {
+      workflowType: WORKFLOW_TYPE,
+      workflowId: contractDeletionWorkflowId(event.id),
+      args: [input],
+      kind: CONTRACT_DELETION_KIND,
+      organizationId,
+      recordId: event.resource_id,
+    });
+  },
+};

@@ -1,0 +1,61 @@
+/**
+ * The Temporal Schedules of the daily contract sweeps, created or brought up to date by
+ * every worker at start (so a changed definition ships with the code). One pair per task
+ * queue: a schedule starts its workflows on the queue of the deployment that made it.
+ */
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { RecordKind } from '../../platform/temporal/search-attributes';
+
+export const SCHEDULES = [
+  // Just after midnight UTC: end dates are UTC days, and a contract is in force through its end date.
+  { name: 'contract-expiry-sweep', workflowType: 'contractExpirySweepWorkflow', at: { hour: 0, minute: 5 } },
+  { name: 'renewal-reminders', workflowType: 'renewalRemindersWorkflow', at: { hour: 8, minute: 0 } },
+] as const;
+
+export type ScheduleName = (typeof SCHEDULES)[number]['name'];
+
+export const scheduleId = (name: ScheduleName, taskQueue: string) => `${name}@${taskQueue}`;
+
+type Definition = Omit<ScheduleOptions, 'scheduleId'>;
+
+function definition(s: (typeof SCHEDULES)[number], taskQueue: string): Definition {
+  return {
+    spec: { calendars: [{ hour: s.at.hour, minute: s.at.minute, comment: 'daily, UTC' }] },
+    action: {
+      type: 'startWorkflow',
+      workflowType: s.workflowType,
+      // Temporal appends the scheduled time, so each day's run has an id of its own.
+      workflowId: scheduleId(s.name, taskQueue),
+      taskQueue,
+      args: [{}],
+      typedSearchAttributes: new TypedSearchAttributes([{ key: RecordKind, value: s.name }]),
+    },
+    policies: {
+      // A run still going (or waiting for a worker) is not joined by a second one...
+      overlap: ScheduleOverlapPolicy.SKIP,
+      // ...and a run missed while the server was down is taken when it returns. The sweeps
+      // look at everything due, not only today's, so one late run puts the state right.
+      catchupWindow: '1 day',
+    },
+    state: { note: 'created by the worker at start (services/contracts/schedules.ts)' },
+  };
+}
+
+/** Creates the schedules, or updates them to this code's definition when they exist. Returns their ids. */
+export async function ensureSchedules(client: Client, taskQueue: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (const s of SCHEDULES) {
+    const id = scheduleId(s.name, taskQueue);
+    const def = definition(s, taskQueue);
+    try {
+      await client.schedule.create({ scheduleId: id, ...def });
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+      // Keep a pause an operator set; everything else follows the code.
+      await client.schedule.getHandle(id).update((prev) => ({ ...def, state: { ...def.state, paused: prev.state.paused, note: prev.state.note } }));
+    }
+    ids.push(id);
+  }
+  return ids;
+}

@@ -1,0 +1,119 @@
+/**
+ * What a connector call runs with: the integration's settings and decrypted secrets, its
+ * vendor base URL, and a `fetch` that only reaches addresses the URL policy allows, never
+ * follows redirects and gives up after `INTEGRATION_TIMEOUT_MS`. Also the helpers every
+ * connector uses to turn a vendor's answer into data (zod-checked) or a `VendorError`.
+ */
+import { fetch as undiciFetch, type Dispatcher } from 'undici';
+import { z } from 'zod';
+import type { Services } from '../../platform/services';
+import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
+import { createPolicyAgent, urlRefusal, UrlPolicyError } from '../../platform/security/url-policy';
+import type { IntegrationType } from '../../models/integration';
+import { NOTIFY_EVENTS, VendorError, type Connector, type ConnectorContext, type Notification } from './connector';
+
+const agents = new WeakMap<Services, Dispatcher>();
+
+function agentOf(s: Services): Dispatcher {
+  let agent = agents.get(s);
+  if (!agent) {
+    agent = createPolicyAgent({ allowPrivate: s.config.ALLOW_PRIVATE_WEBHOOK_URLS });
+    agents.set(s, agent);
+  }
+  return agent;
+}
+
+/** `fetch` through the URL policy's agent, with a timeout and without following redirects. */
+export function policyFetch(s: Services): typeof fetch {
+  const dispatcher = agentOf(s);
+  const policy = { allowPrivate: s.config.ALLOW_PRIVATE_WEBHOOK_URLS };
+  const guarded = async (input: string | URL, init: RequestInit = {}) => {
+    const url = String(input);
+    const refused = urlRefusal(url, policy);
+    if (refused) throw new UrlPolicyError(`${url}: ${refused}`);
+    const timeout = AbortSignal.timeout(s.config.INTEGRATION_TIMEOUT_MS);
+    const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    return undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), redirect: 'manual', signal, dispatcher });
+  };
+  // undici's fetch is the implementation behind Node's global one; only its type names differ.
+  return guarded as unknown as typeof fetch;
+}
+
+const storedConfig = z.record(z.string(), z.unknown());
+const storedCredentials = z.record(z.string(), z.string());
+
+/** Seals a connect body's secret fields for `credentials_encrypted`. */
+export function sealCredentials(s: Services, credentials: Record<string, string>): string {
+  return encryptSecret(s.config, JSON.stringify(credentials));
+}
+
+/** The context of one call for a stored integration; throws when its credentials were erased. */
+export function connectorContext(
+  s: Services,
+  integration: { config?: unknown; credentials_encrypted?: string | null },
+  connector: Pick<Connector, 'type' | 'defaultBaseUrl'>,
+): ConnectorContext {
+  if (!integration.credentials_encrypted) throw new Error(`${connector.type} is not connected`);
+  const config = storedConfig.parse(integration.config ?? {});
+  const credentials = storedCredentials.parse(JSON.parse(decryptSecret(s.config, integration.credentials_encrypted)));
+  const base = typeof config.base_url === 'string' && config.base_url ? config.base_url : connector.defaultBaseUrl;
+  return { baseUrl: base.replace(/\/+$/, ''), config, credentials, fetch: policyFetch(s) };
+}
+
+/** Milliseconds to wait from a `Retry-After` header (delta-seconds or an HTTP date), or null. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | null {
+  if (!header) return null;
+  const trimmed = header.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/** A non-2xx answer as a VendorError carrying the start of the vendor's body and its Retry-After. */
+export async function vendorError(vendor: IntegrationType, res: Response): Promise<VendorError> {
+  const body = (await res.text().catch(() => '')).trim().slice(0, 300);
+  return new VendorError(vendor, res.status, body || res.statusText || 'no detail', retryAfterMs(res.headers.get('retry-after')));
+}
+
+/** A 2xx answer's JSON checked against what the vendor documents; anything else is a VendorError. */
+export async function vendorJson<T extends z.ZodType>(vendor: IntegrationType, res: Response, schema: T): Promise<z.infer<T>> {
+  if (!res.ok) throw await vendorError(vendor, res);
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new VendorError(vendor, res.status, `answer is not JSON: ${text.slice(0, 100)}`);
+  }
+  const checked = schema.safeParse(parsed);
+  if (!checked.success) throw new VendorError(vendor, res.status, `unexpected answer: ${checked.error.issues[0]?.message ?? 'invalid'}`);
+  return checked.data;
+}
+
+/** Chat kinds: POSTs a JSON message to the stored incoming-webhook URL; returns the 2xx body's text. */
+export async function postWebhook(vendor: IntegrationType, ctx: ConnectorContext, message: unknown): Promise<string> {
+  const url = ctx.credentials.webhook_url;
+  if (!url) throw new VendorError(vendor, 400, 'no webhook_url stored');
+  const res = await ctx.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(message) });
+  if (!res.ok) throw await vendorError(vendor, res);
+  return res.text();
+}
+
+/** The connect-body fields of both chat kinds (the incoming-webhook URL is the endpoint and the secret). */
+export const chatConnectBody = z.object({
+  webhook_url: z.string().trim().max(2048, 'must be at most 2048 characters').meta({ format: 'uri' }),
+  channel: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+  notify_on: z
+    .array(z.enum(NOTIFY_EVENTS, `must be one of ${NOTIFY_EVENTS.join(', ')}`))
+    .default([])
+    .transform((events) => [...new Set(events)]),
+});
+
+export const channelOf = (ctx: ConnectorContext) => (typeof ctx.config.channel === 'string' ? ctx.config.channel : '');
+
+/** What `test` of a chat kind posts. */
+export const testMessage = (ctx: ConnectorContext): Omit<Notification, 'event'> => ({
+  title: 'Test message',
+  text: `Contract notifications for ${channelOf(ctx)} are connected.`,
+  facts: [],
+});

@@ -1,0 +1,103 @@
+/**
+ * Chat notifications from the event stream. `notificationFor` turns an outbox event into
+ * the kind-neutral message (pure); the relay consumer starts one
+ * `integration-notify-<eventId>-<integrationId>` workflow per chat integration whose
+ * `notify_on` asks for the event, so a replayed relay starts nothing twice.
+ */
+import { trusted } from 'mongoose';
+import { z } from 'zod';
+import type { Services } from '../../platform/services';
+import type { EventConsumer } from '../../platform/outbox/relay';
+import { startOnce } from '../../platform/temporal/client';
+import type { EventType } from '../../models/event';
+import { Integration } from '../../models/integration';
+import type { Notification, NotifyEvent } from './connector';
+import { CONNECTORS, LIVE } from './index';
+import type { integrationNotificationWorkflow } from '../../workflows/integration-notification';
+
+export const INTEGRATION_NOTIFY_KIND = 'integration-notification';
+const WORKFLOW_TYPE: (typeof integrationNotificationWorkflow)['name'] = 'integrationNotificationWorkflow';
+
+/** Event type → `notify_on` name (underscore names, as the interface document spells them). */
+export const NOTIFY_EVENT_OF: Partial<Record<EventType, NotifyEvent>> = {
+  'contract.created': 'contract_created',
+  'signature.completed': 'signature_completed',
+  'compliance.alert': 'compliance_alert',
+  'contract.renewal_due': 'renewal_due',
+};
+
+const HEADLINE: Record<NotifyEvent, string> = {
+  contract_created: 'New contract',
+  signature_completed: 'Signature completed',
+  compliance_alert: 'Compliance alert',
+  renewal_due: 'Renewal due',
+};
+
+const shown = z.union([z.string(), z.number(), z.boolean()]).transform(String).optional().catch(undefined);
+
+/** The event data fields a message shows, by label; producers' other fields are ignored. */
+const FACTS = [
+  ['counterparty', 'Counterparty'],
+  ['type', 'Type'],
+  ['status', 'Status'],
+  ['severity', 'Severity'],
+  ['priority', 'Priority'],
+  ['regulation', 'Regulation'],
+  ['end_date', 'Ends'],
+  ['renewal_date', 'Renewal date'],
+  ['days_until_renewal', 'Days left'],
+] as const;
+
+const eventData = z
+  .object({
+    title: shown,
+    contract_title: shown,
+    ...Object.fromEntries(FACTS.map(([key]) => [key, shown])),
+  })
+  .catch({});
+
+/** The message for an event, or null when no chat integration is ever notified of it. */
+export function notificationFor(event: { type: EventType; data: unknown; summary: string }): Notification | null {
+  const name = NOTIFY_EVENT_OF[event.type];
+  if (!name) return null;
+  const data = eventData.parse(event.data ?? {}) as Record<string, string | undefined>;
+  const contract = data.contract_title ?? data.title;
+  const facts = [
+    ...(contract ? [{ label: 'Contract', value: contract }] : []),
+    ...FACTS.flatMap(([key, label]) => (data[key] ? [{ label, value: data[key] }] : [])),
+  ];
+  return { event: name, title: contract ? `${HEADLINE[name]}: ${contract}` : HEADLINE[name], text: event.summary, facts };
+}
+
+const notifyOn = z.object({ notify_on: z.array(z.string()).default([]) }).catch({ notify_on: [] });
+
+/** Whether an integration's stored settings ask for this kind of notification. */
+export const wantsNotification = (config: unknown, event: NotifyEvent) => notifyOn.parse(config ?? {}).notify_on.includes(event);
+
+const CHAT_TYPES = Object.values(CONNECTORS).flatMap((c) => (c.kind === 'chat' ? [c.type] : []));
+
+export const notifyWorkflowId = (eventId: string, integrationId: string) => `integration-notify-${eventId}-${integrationId}`;
+
+export const integrationNotificationConsumer: EventConsumer = {
+  name: 'integration-notifications',
+  async consume(s: Services, event) {
+    const name = NOTIFY_EVENT_OF[event.type];
+    if (!name) return;
+    const targets = await Integration.find(
+      { organization_id: event.organization_id, type: trusted({ $in: CHAT_TYPES }), status: LIVE, 'config.notify_on': name },
+      { _id: 1 },
+    ).lean();
+    const organizationId = event.organization_id.toHexString();
+    for (const { _id } of targets) {
+      const integrationId = _id.toHexString();
+      await startOnce(s, {
+        workflowType: WORKFLOW_TYPE,
+        workflowId: notifyWorkflowId(event.id, integrationId),
+        args: [{ eventId: event.id, integrationId }],
+        kind: INTEGRATION_NOTIFY_KIND,
+        organizationId,
+        recordId: integrationId,
+      });
+    }
+  },
+};

@@ -1,0 +1,98 @@
+/**
+ * CRM and storage syncs: `POST /integrations/:type/sync` starts a full run
+ * (`crm-sync-...` / `storage-sync-...`), and a relay consumer keeps connected integrations
+ * current: each contract change starts `integration-sync-<eventId>-<integrationId>` for
+ * that one contract, so edits reach the vendor without a manual sync.
+ */
+import type { Services } from '../../platform/services';
+import type { EventConsumer } from '../../platform/outbox/relay';
+import { startOnce } from '../../platform/temporal/client';
+import { LIVE, connectorFor } from './index';
+import type { Connector, ContractRecord } from './connector';
+import { Integration, type IntegrationDoc, type IntegrationType } from '../../models/integration';
+import type { ContractDoc } from '../../models/contract';
+import type { integrationSyncWorkflow } from '../../workflows/integration-sync';
+
+export const INTEGRATION_SYNC_KIND = 'integration-sync';
+const WORKFLOW_TYPE: (typeof integrationSyncWorkflow)['name'] = 'integrationSyncWorkflow';
+
+/** The connector of a type when it syncs contracts (CRM or storage), else undefined. */
+export function syncConnector(type: IntegrationType): Connector | undefined {
+  const c = connectorFor(type);
+  return c && (c.kind === 'crm' || c.kind === 'storage') && c.upsert ? c : undefined;
+}
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+/** The fields connectors map to the vendor's records. */
+export function contractRecord(c: ContractDoc): ContractRecord {
+  return {
+    id: c.id,
+    title: c.title,
+    type: c.type,
+    status: c.status,
+    counterparty: c.counterparty,
+    value: c.value ?? null,
+    currency: c.currency ?? 'USD',
+    start_date: iso(c.start_date),
+    end_date: iso(c.end_date),
+    signed_at: iso(c.signed_at),
+    content: c.content ?? '',
+    updated_at: iso(c.updated_at) ?? new Date(0).toISOString(),
+  };
+}
+
+/**
+ * Starts a full sync of the integration's organization; returns its workflow id.
+ * Ids are `<kind>-sync-<integrationId>-<start time>`: one per request, each findable by the integration.
+ */
+export async function startIntegrationSync(s: Services, integration: Pick<IntegrationDoc, 'id' | 'type' | 'organization_id'>): Promise<string> {
+  const connector = syncConnector(integration.type);
+  if (!connector) throw new Error(`${integration.type} does not sync contracts`);
+  const integrationId = integration.id;
+  const organizationId = integration.organization_id.toHexString();
+  const workflowId = `${connector.kind}-sync-${integrationId}-${Date.now()}`;
+  await startOnce(s, {
+    workflowType: WORKFLOW_TYPE,
+    workflowId,
+    args: [{ organizationId, integrationId }],
+    kind: INTEGRATION_SYNC_KIND,
+    organizationId,
+    recordId: integrationId,
+  });
+  return workflowId;
+}
+
+/** The contract an event is about, for events that change what the vendors hold. */
+function changedContract(event: { type: string; resource_id: string; data: unknown }): string | null {
+  // Deletions are not propagated: the vendor keeps its last copy (records of a past contract).
+  if (event.type === 'contract.created' || event.type === 'contract.updated') return event.resource_id;
+  // Completion activates the contract and sets signed_at: storage gets its signed copy.
+  if (event.type === 'signature.completed') {
+    const id = (event.data as { contract_id?: unknown } | null)?.contract_id;
+    return typeof id === 'string' ? id : null;
+  }
+  return null;
+}
+
+export const integrationSyncConsumer: EventConsumer = {
+  name: 'integration-sync',
+  async consume(s, event) {
+    const contractId = changedContract(event);
+    if (!contractId) return;
+    const integrations = await Integration.find({ organization_id: event.organization_id, status: LIVE }, { _id: 1, type: 1 }).lean();
+    const organizationId = event.organization_id.toHexString();
+    for (const i of integrations) {
+      if (!syncConnector(i.type)) continue;
+      const integrationId = i._id.toHexString();
+      await startOnce(s, {
+        workflowType: WORKFLOW_TYPE,
+        workflowId: `integration-sync-${event.id}-${integrationId}`,
+        args: [{ organizationId, integrationId, contractIds: [contractId] }],
+        kind: INTEGRATION_SYNC_KIND,
+        organizationId,
+        recordId: integrationId,
+      });
+    }
+  },
+};

@@ -1,0 +1,140 @@
+/**
+ * Mail about signature requests. Signers get their link when it is their turn: every signer
+ * of a parallel request at once, in an ordered request the first, and each next one when
+ * the previous has signed (the relay's `signature.requested` and per-signer
+ * `signature.completed` events, see consumer.ts). Reminders come from the signature
+ * workflow; declined and expired notices go to the requester, the completion notice to the
+ * requester and every signer. Dedupe keys make every one of them idempotent.
+ */
+import type { Types } from 'mongoose';
+import type { Services } from '../../platform/services';
+import { decryptSecret } from '../../platform/security/crypto';
+import { Signature, type SignatureRecord } from '../../models/signature';
+import { User } from '../../models/user';
+import { queueMail } from './queue';
+import { COPY_LINK_DAYS, copyToken } from '../signatures/signed-copy-link';
+import {
+  signatureCompletedMail, signatureDeclinedMail, signatureExpiredMail, signatureReminderMail, signatureRequestMail, type SignerMailValues,
+} from './messages';
+
+type Signer = SignatureRecord['signers'][number];
+
+/** Signers whose turn it is: in an ordered request the first who has not signed, else everyone still to sign. */
+export function signersDue(sig: SignatureRecord): Signer[] {
+  if (sig.status !== 'pending') return [];
+  const waiting = (x: Signer) => x.status === 'pending' || x.status === 'viewed';
+  if (!sig.ordered) return sig.signers.filter(waiting);
+  const next = [...sig.signers].sort((a, b) => a.order - b.order).find((x) => x.status !== 'signed');
+  return next && waiting(next) ? [next] : [];
+}
+
+function signerValues(s: Services, sig: SignatureRecord, signer: Signer): SignerMailValues | null {
+  // Null for a link that can no longer act (its sealed token is cleared then).
+  if (!signer.token_sealed) return null;
+  return {
+    requesterName: sig.requested_by_name ?? 'Your counterparty',
+    contractTitle: sig.contract_title,
+    message: sig.message ?? null,
+    expiresAt: sig.expires_at,
+    token: decryptSecret(s.config, signer.token_sealed),
+    signerName: signer.name,
+    signedBefore: sig.ordered ? sig.signers.filter((x) => x.status === 'signed').length : 0,
+  };
+}
+
+/** Each due signer's request (with their link), once per signer. */
+export async function mailSignersDue(s: Services, sig: SignatureRecord): Promise<void> {
+  for (const signer of signersDue(sig)) {
+    const values = signerValues(s, sig, signer);
+    if (!values) continue;
+    await queueMail(s, {
+      organizationId: sig.organization_id,
+      kind: 'signature_request',
+      to: signer.email,
+      dedupeKey: `signature-request:${sig.id}:${String(signer._id)}`,
+      ref: { signature_id: sig.id, signer_id: String(signer._id) },
+      message: signatureRequestMail(s.config.publicBaseUrl, values),
+    });
+  }
+}
+
+/** One reminder round (`round` names it, so a retried activity queues nothing twice). */
+export async function mailSignatureReminders(s: Services, sig: SignatureRecord, signers: Signer[], round: string): Promise<void> {
+  for (const signer of signers) {
+    const values = signerValues(s, sig, signer);
+    if (!values) continue;
+    await queueMail(s, {
+      organizationId: sig.organization_id,
+      kind: 'signature_reminder',
+      to: signer.email,
+      dedupeKey: `signature-reminder:${sig.id}:${String(signer._id)}:${round}`,
+      ref: { signature_id: sig.id, signer_id: String(signer._id) },
+      message: signatureReminderMail(s.config.publicBaseUrl, values),
+    });
+  }
+}
+
+async function requesterEmail(sig: SignatureRecord): Promise<string | null> {
+  if (!sig.requested_by) return null;
+  const user = await User.findOne({ _id: sig.requested_by, organization_id: sig.organization_id }, { email: 1 }).lean();
+  return user?.email ?? null;
+}
+
+export async function mailSignatureDeclined(s: Services, sig: SignatureRecord, by: { name: string; email: string; reason: string | null }): Promise<void> {
+  const to = await requesterEmail(sig);
+  if (!to) return;
+  await queueMail(s, {
+    organizationId: sig.organization_id,
+    kind: 'signature_declined',
+    to,
+    dedupeKey: `signature-declined:${sig.id}`,
+    ref: { signature_id: sig.id },
+    message: signatureDeclinedMail(s.config.publicBaseUrl, { signatureId: sig.id, contractTitle: sig.contract_title, signerName: by.name, signerEmail: by.email, reason: by.reason }),
+  });
+}
+
+export async function mailSignatureExpired(s: Services, sig: SignatureRecord): Promise<void> {
+  const to = await requesterEmail(sig);
+  if (!to) return;
+  await queueMail(s, {
+    organizationId: sig.organization_id,
+    kind: 'signature_expired',
+    to,
+    dedupeKey: `signature-expired:${sig.id}`,
+    ref: { signature_id: sig.id },
+    message: signatureExpiredMail(s.config.publicBaseUrl, {
+      signatureId: sig.id, contractTitle: sig.contract_title, expiresAt: sig.expires_at,
+      signed: sig.signers.filter((x) => x.status === 'signed').length, total: sig.signers.length,
+    }),
+  });
+}
+
+/** The completion notice with the certificate: to the requester and to every signer. */
+export async function mailSignatureCompleted(s: Services, sig: SignatureRecord): Promise<void> {
+  if (sig.status !== 'completed' || !sig.completed_at) return;
+  const values = {
+    signatureId: sig.id,
+    contractTitle: sig.contract_title,
+    signers: sig.signers.map((x) => ({ name: x.name, signedAt: x.signed_at ?? sig.completed_at! })),
+    completedAt: sig.completed_at,
+    certificate: JSON.stringify(sig.certificate, null, 2),
+  };
+  const requester = await requesterEmail(sig);
+  const recipients = [
+    ...(requester ? [{ to: requester, key: 'requester', copyToken: null }] : []),
+    // A requester who also signed gets the requester's copy only.
+    ...sig.signers.filter((x) => x.email !== requester).map((x) => ({ to: x.email, key: String(x._id), copyToken: copyToken(s.config, sig.id, String(x._id), sig.completed_at!) })),
+  ];
+  for (const r of recipients) {
+    await queueMail(s, {
+      organizationId: sig.organization_id,
+      kind: 'signature_completed',
+      to: r.to,
+      dedupeKey: `signature-completed:${sig.id}:${r.key}`,
+      ref: { signature_id: sig.id },
+      message: signatureCompletedMail(s.config.publicBaseUrl, { ...values, copyToken: r.copyToken, copyDays: COPY_LINK_DAYS }),
+    });
+  }
+}
+
+export const findSignature = (organizationId: Types.ObjectId, id: string) => Signature.findOne({ _id: id, organization_id: organizationId });

@@ -1,0 +1,98 @@
+/**
+ * Contracts in the `contracts_kb` collection: one contract's text (headed by its title,
+ * type, counterparty and status, so questions about those find it) chunked, embedded
+ * and written under deterministic ids. The sync workflow calls these for every contract;
+ * contract events (through the relay) for one.
+ */
+import type { Services } from '../../platform/services';
+import { chunkPages } from '../documents/chunking';
+import { deleteSource, embeddingText, indexChunks, refreshCollections } from './vector-store';
+import { Contract, type ContractDoc } from '../../models/contract';
+import { TEMPORAL_DEADLINE_MS } from '../../platform/temporal/client';
+import { recordSearchAttributes } from '../../platform/temporal/search-attributes';
+import type { EventConsumer } from '../../platform/outbox/relay';
+import type { contractChangedSignal, contractIndexWorkflow } from '../../workflows/contract-index';
+
+/** Texts per embedding call. */
+const EMBED_BATCH = 100;
+
+export const contractText = (c: Pick<ContractDoc, 'title' | 'type' | 'counterparty' | 'status' | 'content'>) =>
+  `${c.title}\nType: ${c.type}. Counterparty: ${c.counterparty}. Status: ${c.status}.\n\n${c.content ?? ''}`.trim();
+
+/** (Re)indexes one contract; a contract that no longer exists is removed. Returns its chunk count. */
+export async function indexContract(s: Services, organizationId: string, contractId: string): Promise<number> {
+  const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
+  if (!contract) {
+    await removeContract(s, organizationId, contractId);
+    return 0;
+  }
+  const chunks = chunkPages([{ page: 1, text: contractText(contract) }]);
+  for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
+    const batch = chunks.slice(i, i + EMBED_BATCH);
+    const vectors = await s.ai.embed(batch.map((c) => embeddingText({ ...c, title: contract.title })), 'document');
+    await indexChunks(
+      s,
+      'contracts_kb',
+      batch.map((c, j) => ({
+        organizationId,
+        sourceType: 'contract',
+        sourceId: contractId,
+        title: contract.title,
+        page: c.page,
+        section: c.section,
+        startOffset: c.start,
+        endOffset: c.end,
+        text: c.text,
+        chunkIndex: c.index,
+        vector: vectors[j]!,
+      })),
+    );
+  }
+  // A shorter new version leaves the old tail behind: drop it.
+  await deleteSource(s, organizationId, contractId, { collections: ['contracts_kb'], fromChunk: chunks.length });
+  await refreshCollections(s, ['contracts_kb']);
+  // Deleted while this ran: its removal may have come before these writes, so take them back.
+  if (!(await Contract.exists({ _id: contractId, organization_id: organizationId }))) {
+    await removeContract(s, organizationId, contractId);
+    return 0;
+  }
+  return chunks.length;
+}
+
+/** Removes a deleted contract's vectors. */
+export async function removeContract(s: Services, organizationId: string, contractId: string): Promise<void> {
+  await deleteSource(s, organizationId, contractId, { collections: ['contracts_kb'] });
+}
+
+export const CONTRACT_INDEX_KIND = 'contract-index';
+const WORKFLOW_TYPE: (typeof contractIndexWorkflow)['name'] = 'contractIndexWorkflow';
+const SIGNAL: (typeof contractChangedSignal)['name'] = 'contractChanged';
+/** Deletions are finished by services/contracts/contract-deletion.ts, which also removes the chunks. */
+const TEXT_EVENTS = new Set(['contract.created', 'contract.updated']);
+
+/**
+ * Keeps `contracts_kb` current: each contract event signals (starting it if need be) its
+ * organization's `index-contracts-<organizationId>` workflow, which re-reads each contract
+ * and re-indexes it (or removes it when it is gone), so events handled out of order, or
+ * twice, still end in the stored state.
+ */
+export const contractIndexConsumer: EventConsumer = {
+  name: 'contract-index',
+  async consume(s, event) {
+    if (!TEXT_EVENTS.has(event.type)) return;
+    const organizationId = event.organization_id.toHexString();
+    await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+      s.temporal.workflow.signalWithStart(WORKFLOW_TYPE, {
+        taskQueue: s.config.TEMPORAL_TASK_QUEUE,
+        workflowId: `index-contracts-${organizationId}`,
+        args: [{ organizationId }],
+        signal: SIGNAL,
+        signalArgs: [{ contractId: event.resource_id }],
+        typedSearchAttributes: recordSearchAttributes(CONTRACT_INDEX_KIND, organizationId, organizationId),
+        // Lowest priority: in a burst of contract events, webhook deliveries go first
+        // (bench/README.md, webhook latency).
+        priority: { priorityKey: 5 },
+      }),
+    );
+  },
+};

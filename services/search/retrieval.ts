@@ -1,0 +1,101 @@
+/**
+ * Retrieval for the chat, the interface document's answering procedure steps 1–5:
+ * (1) embed the question, expanded with the clause names it points at
+ * (services/search/expand-query.ts); (2) kNN over the three collections, inside the caller's
+ * organization, fused with a keyword (BM25) ranking of the same chunks; (3) drop hits
+ * below 0.35 cosine (the store drops them already; the check here keeps the rule
+ * independent of the store); (4) merge overlapping chunks of one source; (5) keep
+ * passages, best first, until the context reaches 28,000 characters. Step 6
+ * (generation) is the chat route's.
+ */
+import type { AiPort, ContextPassage } from '../../platform/ai/port';
+import { MIN_RELEVANCE, searchChunks, type SearchHit, type VectorStore } from './vector-store';
+import { expandQuery } from './expand-query';
+
+export const MAX_CONTEXT_CHARS = 28_000;
+/** Nearest chunks fetched per question across the three collections. */
+export const RETRIEVAL_K = 40;
+
+export interface Passage extends ContextPassage {
+  sourceId: string;
+  collection: SearchHit['collection'];
+  startOffset: number;
+  endOffset: number;
+  /** The best fused rank score of its chunks: passages are ordered by it. */
+  score: number;
+}
+
+/**
+ * Step 4: chunks of one source whose offset ranges overlap (consecutive chunks share
+ * their overlap) become one passage with the union of their text and the best relevance
+ * and score. Best score first.
+ */
+export function mergeOverlapping(hits: readonly SearchHit[]): Passage[] {
+  const bySource = new Map<string, SearchHit[]>();
+  for (const h of hits) {
+    const key = `${h.collection}\u0000${h.sourceId}`;
+    bySource.set(key, [...(bySource.get(key) ?? []), h]);
+  }
+  const passages: Passage[] = [];
+  for (const group of bySource.values()) {
+    group.sort((a, b) => a.startOffset - b.startOffset);
+    let current: Passage | undefined;
+    for (const h of group) {
+      if (current && h.startOffset < current.endOffset) {
+        if (h.endOffset > current.endOffset) {
+          current.text += h.text.slice(current.endOffset - h.startOffset);
+          current.endOffset = h.endOffset;
+        }
+        current.relevance = Math.max(current.relevance, h.relevance);
+        current.score = Math.max(current.score, h.score);
+        continue;
+      }
+      if (current) passages.push(current);
+      current = {
+        title: h.title,
+        page: h.page,
+        section: h.section,
+        text: h.text,
+        relevance: h.relevance,
+        sourceId: h.sourceId,
+        collection: h.collection,
+        startOffset: h.startOffset,
+        endOffset: h.endOffset,
+        score: h.score,
+      };
+    }
+    if (current) passages.push(current);
+  }
+  return passages.sort((a, b) => b.score - a.score || b.relevance - a.relevance);
+}
+
+/**
+ * Step 5: best passages first while their text fits in `maxChars` in total; the first
+ * passage that does not fit is cut to the room left, and nothing follows it.
+ */
+export function buildContext(passages: readonly Passage[], maxChars = MAX_CONTEXT_CHARS): Passage[] {
+  const out: Passage[] = [];
+  let used = 0;
+  for (const p of passages) {
+    const room = maxChars - used;
+    if (room <= 0) break;
+    if (p.text.length <= room) {
+      out.push(p);
+      used += p.text.length;
+      continue;
+    }
+    out.push({ ...p, text: p.text.slice(0, room) });
+    break;
+  }
+  return out;
+}
+
+export const contextChars = (passages: readonly ContextPassage[]) => passages.reduce((n, p) => n + p.text.length, 0);
+
+/** Steps 1–5 for one question of one organization. */
+export async function retrieve(store: VectorStore & { ai: AiPort }, organizationId: string, question: string): Promise<Passage[]> {
+  const query = expandQuery(question);
+  const [vector] = await store.ai.embed([query.embedding], 'query');
+  const hits = await searchChunks(store, organizationId, { text: query.keywords, vector: vector! }, { k: RETRIEVAL_K, minRelevance: MIN_RELEVANCE });
+  return buildContext(mergeOverlapping(hits.filter((h) => h.relevance >= MIN_RELEVANCE)));
+}

@@ -1,0 +1,395 @@
+/**
+ * The three RAG collections on Elasticsearch: `contracts_kb` (contract texts),
+ * `knowledge_base` (policy and template uploads) and `user_documents` (contract and other
+ * uploads). Every chunk carries its organization, and every search filters on it inside
+ * the kNN clause (a post-filter would leak neighbours' slots and return fewer hits).
+ * Chunk ids are `<sourceId>:<chunkIndex>`, so indexing a source again overwrites it.
+ * Every chunk records the embedding model that made its vector, and every search filters
+ * on the process's model: vectors of two models are never compared (a changed model
+ * re-embeds the stored chunks through `reembedWorkflow`).
+ */
+import { errors, type Client } from '@elastic/elasticsearch';
+import type { estypes } from '@elastic/elasticsearch';
+import { EMBEDDING_DIM, type AiPort } from '../../platform/ai/port';
+import type { Config } from '../../platform/config';
+import { stem, words } from '../../platform/ai/embeddings';
+
+export const COLLECTIONS = ['contracts_kb', 'knowledge_base', 'user_documents'] as const;
+export type Collection = (typeof COLLECTIONS)[number];
+
+/** The relevance floor, as raw cosine similarity (not ES's `_score` of (1 + cos) / 2). */
+export const MIN_RELEVANCE = 0.35;
+
+export interface VectorStore {
+  es: Client;
+  config: Pick<Config, 'ELASTICSEARCH_INDEX_PREFIX'>;
+  /** Its embedding model names the vectors this process writes and searches. */
+  ai: Pick<AiPort, 'models'>;
+}
+
+const modelOf = (store: VectorStore) => store.ai.models.embedding;
+
+export interface ChunkRecord {
+  organizationId: string;
+  sourceType: 'contract' | 'document';
+  sourceId: string;
+  title: string;
+  page: number;
+  section: string;
+  startOffset: number;
+  endOffset: number;
+  text: string;
+  chunkIndex: number;
+  vector: number[];
+}
+
+/** A stored chunk as search returns it: no vector, the organization is the caller's. */
+export interface SearchHit extends Omit<ChunkRecord, 'organizationId' | 'sourceType' | 'vector'> {
+  collection: Collection;
+  sourceType: string;
+  /** Cosine similarity in [-1, 1]. */
+  relevance: number;
+  /** Rank fusion score of the vector and the keyword ranking: the order of the hits. */
+  score: number;
+}
+
+interface StoredChunk {
+  organization_id: string;
+  source_type: string;
+  source_id: string;
+  title: string;
+  page: number;
+  section: string;
+  start_offset: number;
+  end_offset: number;
+  text: string;
+  chunk_index: number;
+  indexed_at: string;
+  embedding_model?: string;
+}
+
+export const indexName = (store: VectorStore, c: Collection) => `${store.config.ELASTICSEARCH_INDEX_PREFIX}${c}`;
+const collectionOf = (store: VectorStore, index: string): Collection =>
+  COLLECTIONS.find((c) => index === indexName(store, c)) ?? 'user_documents';
+
+const MAPPINGS: estypes.MappingTypeMapping = {
+  dynamic: 'strict',
+  properties: {
+    organization_id: { type: 'keyword' },
+    source_type: { type: 'keyword' },
+    source_id: { type: 'keyword' },
+    title: { type: 'text', fields: { raw: { type: 'keyword', ignore_above: 512 } } },
+    page: { type: 'integer' },
+    section: { type: 'text', fields: { raw: { type: 'keyword', ignore_above: 512 } } },
+    start_offset: { type: 'integer' },
+    end_offset: { type: 'integer' },
+    text: { type: 'text' },
+    // The chunk's section and text as stemmed words without stop words, for the keyword
+    // ranking. Analysed here, not by Elasticsearch: the language analyzers live in a module
+    // (analysis-common) that minimal distributions lack.
+    terms: { type: 'text', analyzer: 'whitespace' },
+    chunk_index: { type: 'integer' },
+    indexed_at: { type: 'date' },
+    embedding_model: { type: 'keyword' },
+    // int8_hnsw set explicitly: 4x less memory than float at 3072 dims with near-equal
+    // recall, and independent of the version-dependent default.
+    embedding: { type: 'dense_vector', dims: EMBEDDING_DIM, index: true, similarity: 'cosine', index_options: { type: 'int8_hnsw' } },
+  },
+};
+
+const ensured = new WeakMap<Client, Map<string, Promise<void>>>();
+
+/** Creates the three indices if missing; safe to call concurrently and repeatedly. */
+export function ensureCollections(store: VectorStore): Promise<void> {
+  let byPrefix = ensured.get(store.es);
+  if (!byPrefix) ensured.set(store.es, (byPrefix = new Map<string, Promise<void>>()));
+  const prefix = store.config.ELASTICSEARCH_INDEX_PREFIX;
+  let pending = byPrefix.get(prefix);
+  if (!pending) {
+    pending = Promise.all(COLLECTIONS.map((c) => createIndex(store, indexName(store, c)))).then(() => undefined);
+    // A failure (cluster down) is not remembered: the next call tries again.
+    pending.catch(() => byPrefix.delete(prefix));
+    byPrefix.set(prefix, pending);
+  }
+  return pending;
+}
+
+async function createIndex(store: VectorStore, index: string): Promise<void> {
+  try {
+    await store.es.indices.create({
+      index,
+      settings: { number_of_shards: 1, auto_expand_replicas: '0-1' },
+      mappings: MAPPINGS,
+    });
+  } catch (err) {
+    if (!(err instanceof errors.ResponseError && (err.body as { error?: { type?: string } } | undefined)?.error?.type === 'resource_already_exists_exception')) throw err;
+    // An index made by an earlier version gets the fields added since (new fields only:
+    // existing ones cannot change); its chunks gain them when re-embedded.
+    const { embedding_model, terms } = MAPPINGS.properties!;
+    await store.es.indices.putMapping({ index, properties: { embedding_model: embedding_model!, terms: terms! } });
+  }
+}
+
+/** A title as words: a file name without its extension, its dashes and underscores as spaces. */
+const titleWords = (title: string) => title.replace(/\.[a-z0-9]{2,4}$/i, '').replace(/[-_]+/g, ' ').trim();
+
+/**
+ * What gets embedded for a chunk: the document's title and the section heading give it the
+ * context of its clause ("pilot agreement / Termination"), which a clause's own words often
+ * leave out.
+ */
+export const embeddingText = (c: { title?: string; section: string; text: string }) =>
+  [c.title ? titleWords(c.title) : '', c.section && !c.text.startsWith(c.section) ? c.section : '', c.text].filter(Boolean).join('\n');
+
+/** Text as the keyword ranking sees it: lower-cased, stemmed words, stop words dropped. */
+export const keywordTerms = (text: string) => words(text).map(stem).join(' ');
+
+export const chunkId = (sourceId: string, chunkIndex: number) => `${sourceId}:${chunkIndex}`;
+
+/**
+ * Writes chunks (overwriting same-id chunks). They become searchable at the next refresh:
+ * callers refresh once after their last batch (`refreshCollections`), since waiting for a
+ * refresh per batch costs about a second each.
+ */
+export async function indexChunks(store: VectorStore, collection: Collection, chunks: readonly ChunkRecord[]): Promise<void> {
+  if (!chunks.length) return;
+  await ensureCollections(store);
+  const index = indexName(store, collection);
+  const indexedAt = new Date().toISOString();
+  const operations = chunks.flatMap((c) => [
+    { index: { _index: index, _id: chunkId(c.sourceId, c.chunkIndex) } },
+    {
+      organization_id: c.organizationId,
+      source_type: c.sourceType,
+      source_id: c.sourceId,
+      title: c.title,
+      page: c.page,
+      section: c.section,
+      start_offset: c.startOffset,
+      end_offset: c.endOffset,
+      text: c.text,
+      chunk_index: c.chunkIndex,
+      indexed_at: indexedAt,
+      terms: keywordTerms(embeddingText(c)),
+      embedding_model: modelOf(store),
+      embedding: c.vector,
+    },
+  ]);
+  const res = await store.es.bulk({ operations });
+  if (res.errors) {
+    const failed = res.items.find((i) => i.index?.error)?.index?.error;
+    throw new Error(`bulk indexing failed: ${failed?.type ?? 'unknown'}: ${failed?.reason ?? ''}`);
+  }
+}
+
+/**
+ * Re-embeds up to `limit` chunks whose vector another embedding model made (or that
+ * predate the model field) with the process's model, in place. A chunk changed or deleted
+ * since it was read is left alone (optimistic concurrency): whoever changed it wrote the
+ * current model's vector, and a deleted chunk stays deleted. Returns how many were read.
+ */
+export async function reembedStaleChunks(store: VectorStore & { ai: AiPort }, limit: number): Promise<number> {
+  await ensureCollections(store);
+  const index = COLLECTIONS.map((c) => indexName(store, c));
+  const page = await store.es.search<StoredChunk>({
+    index,
+    size: limit,
+    query: { bool: { must_not: { term: { embedding_model: modelOf(store) } } } },
+    seq_no_primary_term: true,
+    _source: { excludes: ['embedding', 'terms'] },
+  });
+  const hits = page.hits.hits.filter((h) => h._source);
+  if (!hits.length) return 0;
+  const texts = hits.map((h) => embeddingText(h._source!));
+  const vectors = await store.ai.embed(texts, 'document');
+  const res = await store.es.bulk({
+    operations: hits.flatMap((h, i) => [
+      { index: { _index: h._index, _id: h._id!, if_seq_no: h._seq_no!, if_primary_term: h._primary_term! } },
+      { ...h._source!, terms: keywordTerms(texts[i]!), embedding_model: modelOf(store), embedding: vectors[i]! },
+    ]),
+    refresh: true,
+  });
+  const failed = res.items.map((i) => i.index?.error).find((e) => e && e.type !== 'version_conflict_engine_exception');
+  if (failed) throw new Error(`re-embedding failed: ${failed.type}: ${failed.reason ?? ''}`);
+  return hits.length;
+}
+
+/** Makes everything written so far searchable. */
+export async function refreshCollections(store: VectorStore, collections: readonly Collection[] = COLLECTIONS): Promise<void> {
+  await store.es.indices.refresh({ index: collections.map((c) => indexName(store, c)) });
+}
+
+/**
+ * Deletes every chunk matching `query` by search-then-bulk-delete, in pages. Not
+ * `_delete_by_query`: it lives in the reindex module, which minimal distributions (the
+ * local integ-test build) do not ship, and a page loop works the same everywhere.
+ */
+async function deleteMatching(store: VectorStore, indices: string[], query: estypes.QueryDslQueryContainer): Promise<number> {
+  await store.es.indices.refresh({ index: indices, ignore_unavailable: true });
+  let deleted = 0;
+  for (;;) {
+    const page = await store.es.search({ index: indices, query, size: 1000, _source: false, ignore_unavailable: true });
+    if (!page.hits.hits.length) return deleted;
+    const res = await store.es.bulk({ operations: page.hits.hits.map((h) => ({ delete: { _index: h._index, _id: h._id! } })), refresh: true });
+    deleted += res.items.filter((i) => i.delete?.result === 'deleted').length;
+  }
+}
+
+/**
+ * Removes a source's chunks from one collection (or all): every chunk, or only those
+ * from `fromChunk` on (what is left of a longer earlier version after re-indexing).
+ */
+export async function deleteSource(
+  store: VectorStore,
+  organizationId: string,
+  sourceId: string,
+  opts: { collections?: readonly Collection[]; fromChunk?: number } = {},
+): Promise<number> {
+  await ensureCollections(store);
+  const filter: estypes.QueryDslQueryContainer[] = [{ term: { organization_id: organizationId } }, { term: { source_id: sourceId } }];
+  if (opts.fromChunk !== undefined) filter.push({ range: { chunk_index: { gte: opts.fromChunk } } });
+  return deleteMatching(store, (opts.collections ?? COLLECTIONS).map((c) => indexName(store, c)), { bool: { filter } });
+}
+
+/** Removes an organization's chunks in one collection indexed before `before` (stale after a full re-index). */
+export async function deleteIndexedBefore(store: VectorStore, collection: Collection, organizationId: string, before: Date): Promise<number> {
+  await ensureCollections(store);
+  return deleteMatching(store, [indexName(store, collection)], {
+    bool: { filter: [{ term: { organization_id: organizationId } }, { range: { indexed_at: { lt: before.toISOString() } } }] },
+  });
+}
+
+export interface SearchOptions {
+  /** Hits taken from each ranking, and returned at most. */
+  k: number;
+  /** Raw cosine floor: a hit below it is no hit, however well its words match. */
+  minRelevance: number;
+}
+
+/** Reciprocal rank fusion constant (Cormack et al. 2009): damps the weight of the very first ranks. */
+const RRF_K = 60;
+
+type RankedHit = estypes.SearchHit<StoredChunk>;
+
+function toHit(store: VectorStore, h: RankedHit, relevance: number, score: number): SearchHit[] {
+  const c = h._source;
+  if (!c) return [];
+  return [
+    {
+      collection: collectionOf(store, h._index),
+      sourceType: c.source_type,
+      sourceId: c.source_id,
+      title: c.title,
+      page: c.page,
+      section: c.section,
+      startOffset: c.start_offset,
+      endOffset: c.end_offset,
+      text: c.text,
+      chunkIndex: c.chunk_index,
+      relevance,
+      score,
+    },
+  ];
+}
+
+/**
+ * Hybrid search over the three collections, restricted to one organization and to chunks
+ * of the process's embedding model: a kNN ranking (cosine) and a BM25 ranking of the chunk
+ * text (`terms`), fused by reciprocal rank (two plain queries, so it runs on
+ * Elasticsearch's free tier, which has no built-in RRF). Only chunks whose cosine reaches
+ * `minRelevance` are returned: keywords promote a relevant chunk but never admit an
+ * unrelated one. Best first.
+ */
+export async function searchChunks(store: VectorStore, organizationId: string, query: { text: string; vector: number[] }, opts: SearchOptions): Promise<SearchHit[]> {
+  await ensureCollections(store);
+  const index = COLLECTIONS.map((c) => indexName(store, c));
+  const filter: estypes.QueryDslQueryContainer[] = [{ term: { organization_id: organizationId } }, { term: { embedding_model: modelOf(store) } }];
+  const [knn, bm25] = await Promise.all([
+    store.es.search<StoredChunk>({
+      index,
+      size: opts.k,
+      knn: {
+        field: 'embedding',
+        query_vector: query.vector,
+        k: opts.k,
+        num_candidates: Math.max(100, opts.k * 4),
+        similarity: opts.minRelevance,
+        filter,
+      },
+      _source: { excludes: ['embedding', 'terms'] },
+    }),
+    store.es.search<StoredChunk>({
+      index,
+      size: opts.k,
+      query: { bool: { filter, must: { match: { terms: keywordTerms(query.text) } } } },
+      _source: { excludes: ['embedding', 'terms'] },
+    }),
+  ]);
+
+  // For cosine, _score = (1 + cos) / 2.
+  const cosines = new Map<string, number>(knn.hits.hits.map((h) => [`${h._index}/${h._id}`, 2 * (h._score ?? 0) - 1]));
+  const keywordOnly = bm25.hits.hits.filter((h) => !cosines.has(`${h._index}/${h._id}`));
+  if (keywordOnly.length) {
+    // Their cosine, for the floor: a kNN over just these chunks (an exact search, as the
+    // filter leaves fewer chunks than candidates; no scripting, which minimal distributions lack).
+    const scored = await store.es.search<StoredChunk>({
+      index,
+      size: keywordOnly.length,
+      knn: {
+        field: 'embedding',
+        query_vector: query.vector,
+        k: keywordOnly.length,
+        num_candidates: Math.max(keywordOnly.length, 10),
+        filter: [...filter, { ids: { values: keywordOnly.map((h) => h._id!) } }],
+      },
+      _source: false,
+    });
+    for (const h of scored.hits.hits) cosines.set(`${h._index}/${h._id}`, 2 * (h._score ?? 0) - 1);
+  }
+
+  const fused = new Map<string, { hit: RankedHit; score: number }>();
+  for (const ranking of [knn.hits.hits, bm25.hits.hits]) {
+    ranking.forEach((h, rank) => {
+      const key = `${h._index}/${h._id}`;
+      const entry = fused.get(key) ?? { hit: h, score: 0 };
+      entry.score += 1 / (RRF_K + rank + 1);
+      fused.set(key, entry);
+    });
+  }
+  return [...fused.entries()]
+    .filter(([key]) => (cosines.get(key) ?? -1) >= opts.minRelevance)
+    .sort((a, b) => b[1].score - a[1].score)
+    .slice(0, opts.k)
+    .flatMap(([key, { hit, score }]) => toHit(store, hit, cosines.get(key)!, score));
+}
+
+export interface CollectionStats {
+  vectors: number;
+  status: string;
+}
+
+/** One organization's vector counts per collection, and each index's health. */
+export async function collectionStats(store: VectorStore, organizationId: string): Promise<Record<Collection, CollectionStats>> {
+  await ensureCollections(store);
+  const entries = await Promise.all(
+    COLLECTIONS.map(async (c) => {
+      const index = indexName(store, c);
+      const [count, health] = await Promise.all([
+        store.es.count({ index, query: { term: { organization_id: organizationId } } }),
+        store.es.cluster.health({ index, timeout: '2s' }),
+      ]);
+      return [c, { vectors: count.count, status: health.status.toLowerCase() }] as const;
+    }),
+  );
+  return Object.fromEntries(entries) as Record<Collection, CollectionStats>;
+}
+
+/** The cluster is down or unreachable (an outage for the caller, not a bug). */
+export function isVectorStoreDown(err: unknown): boolean {
+  return (
+    err instanceof errors.ConnectionError ||
+    err instanceof errors.TimeoutError ||
+    err instanceof errors.NoLivingConnectionsError ||
+    (err instanceof errors.ResponseError && err.statusCode === 503)
+  );
+}
