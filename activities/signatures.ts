@@ -9,9 +9,10 @@ import { mailSignatureCompleted, mailSignatureReminders, signersDue } from '../s
 import { recordEvent } from '../platform/outbox/record-event';
 import { issueCertificate } from '../services/signatures/signature-evidence';
 import { getSigningKey } from '../services/signatures/signing-key';
-import { Signature, changeWithAudit } from '../models/signature';
+import { Signature } from '../models/signature';
+import { changeWithAudit } from '../services/signatures/change-with-audit';
 import { Contract } from '../models/contract';
-import type { StoredSignatureState } from '../workflows/signature';
+import type { StoredSignatureState } from '../workflows/signature.shared';
 import { recordSealingError, renderSignedPdf, sealSignedPdf } from '../services/signatures/signed-pdf-store';
 
 const pending = { status: 'pending' } as const;

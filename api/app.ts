@@ -14,7 +14,7 @@ import { errorHandler, notFoundRoute } from './http/errors';
 import { healthRouter } from './routes/health';
 import { apiRouter } from './routes';
 import { signingPageRouter } from './routes/signing-page';
-import { relayOnRecord } from '../platform/outbox/relay';
+import { relayOnRecord } from '../services/wiring';
 import { checkQuery } from './http/middleware/input';
 import { allowedMethods } from './http/middleware/methods';
 

@@ -17,7 +17,7 @@ import autocannon from 'autocannon';
 import { containsText } from '../platform/text-search';
 import { emitContractEvent } from '../api/routes/contracts';
 import type { Principal } from '../platform/security/principal';
-import { startRelayLoop } from '../platform/outbox/relay';
+import { startRelayLoop } from '../services/wiring';
 import { CONTRACT_STATUSES, Contract, contractListItem, contractView } from '../models/contract';
 import { Event } from '../models/event';
 import { writeResult, type BenchRow } from './report';

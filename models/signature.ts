@@ -1,8 +1,7 @@
-import { Schema, model, trusted, type HydratedDocument, type InferSchemaType, type Types } from 'mongoose';
+import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { basePlugin, tenantFields } from './base';
 import { announceWrites } from './writes';
 import { defineList } from '../platform/lists/lists';
-import { appendAudit, type AuditEntry, type AuditEntryInput } from '../services/signatures/signature-evidence';
 
 export const SIGNATURE_STATUSES = ['pending', 'completed', 'declined', 'expired', 'cancelled'] as const;
 export const SIGNER_STATUSES = ['pending', 'viewed', 'signed', 'declined'] as const;
@@ -92,50 +91,23 @@ export function signatureView(sig: SignatureRecord) {
 }
 export type SignatureRecord = HydratedDocument<SignatureDoc>;
 
+/** One entry of a request's hash-chained audit trail (services/signatures/signature-evidence.ts chains them). */
+export interface AuditEntryInput {
+  type: 'requested' | 'viewed' | 'signed' | 'declined' | 'cancelled' | 'expired' | 'completed' | 'reminded';
+  at: string;
+  signer_id?: string | null;
+  name?: string | null;
+  email?: string | null;
+  ip?: string | null;
+  user_agent?: string | null;
+  detail?: string | null;
+}
+
+export interface AuditEntry extends AuditEntryInput {
+  seq: number;
+  prev_hash: string;
+  hash: string;
+}
+
 /** The stored trail in the shape the evidence functions read. */
 export const auditOf = (sig: SignatureRecord) => sig.toObject().audit_trail as AuditEntry[];
-
-export interface AuditedChange {
-  entry: AuditEntryInput;
-  /** Fields to set with the entry; may depend on the entry's hash (the certificate does). */
-  set?: (entry: AuditEntry) => Record<string, unknown>;
-}
-
-/**
- * Applies one change together with its audit entry, only while the request still matches
- * `filter` and nobody appended to the trail meanwhile: the trail's length is the record's
- * version, so concurrent acts (two signers, a reminder) never fork the hash chain or
- * overwrite each other. On a lost race it re-reads and `decide`s again; `decide` returns
- * null when there is nothing (left) to do. Returns the changed record and its entry, or null.
- */
-/** The sealed tokens `fields` leave unusable: every one when the request closes, else those of signers who signed or declined. */
-function spentTokens(sig: SignatureRecord, fields: Record<string, unknown>): Record<string, null> {
-  const closes = typeof fields.status === 'string' && fields.status !== 'pending';
-  const spent = sig.signers.flatMap((x, i) => {
-    const next = fields[`signers.${i}.status`];
-    return x.token_sealed && (closes || next === 'signed' || next === 'declined') ? [[`signers.${i}.token_sealed`, null] as const] : [];
-  });
-  return Object.fromEntries(spent);
-}
-
-export async function changeWithAudit(
-  id: Types.ObjectId | string,
-  filter: Record<string, unknown>,
-  decide: (sig: SignatureRecord) => AuditedChange | null,
-): Promise<{ sig: SignatureRecord; entry: AuditEntry } | null> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const sig = await Signature.findOne({ ...filter, _id: id });
-    const change = sig && decide(sig);
-    if (!sig || !change) return null;
-    const trail = auditOf(sig);
-    const entry = appendAudit(trail, change.entry);
-    const fields = change.set?.(entry) ?? {};
-    const updated = await Signature.findOneAndUpdate(
-      { ...filter, _id: id, audit_trail: trusted({ $size: trail.length }) },
-      { $set: { ...fields, ...spentTokens(sig, fields) }, $push: { audit_trail: entry } },
-      { returnDocument: 'after' },
-    );
-    if (updated) return { sig: updated, entry };
-  }
-  throw new Error(`signature request ${String(id)}: too many concurrent changes`);
-}

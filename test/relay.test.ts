@@ -4,7 +4,7 @@ import { testEnv } from './support/env';
 import { startReceiver } from './support/receiver';
 import { encryptSecret } from '../platform/security/crypto';
 import { recordEvent, setEventRecordedListener, type NewEvent } from '../platform/outbox/record-event';
-import { relayEvent, relayOnRecord, relayPending } from '../platform/outbox/relay';
+import { relayEvent, relayOnRecord, relayPending } from '../services/wiring';
 import { Event } from '../models/event';
 import { WebhookDelivery } from '../models/webhook-delivery';
 import { WebhookSubscription } from '../models/webhook-subscription';

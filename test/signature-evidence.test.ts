@@ -5,8 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
 import {
-  appendAudit, brokenAuditLink, certificateValid, issueCertificate, loadSigningKey, sha256, type AuditEntry,
+  appendAudit, brokenAuditLink, certificateValid, issueCertificate, loadSigningKey, sha256,
 } from '../services/signatures/signature-evidence';
+import type { AuditEntry } from '../models/signature';
 
 const at = (m: number) => new Date(Date.UTC(2026, 0, 1, 0, m)).toISOString();
 

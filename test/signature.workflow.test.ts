@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { signatureWorkflow, signedSignal, declinedSignal, retrySealSignal, statusQuery, viewedSignal, type StoredSignatureState } from '../workflows/signature';
+import { signatureWorkflow } from '../workflows/signature';
+import { signedSignal, declinedSignal, retrySealSignal, statusQuery, viewedSignal, type StoredSignatureState } from '../workflows/signature.shared';
 import { createTimeSkippingEnv } from './support/time-skipping';
 
 const DAY = 24 * 3600 * 1000;

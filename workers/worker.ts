@@ -9,7 +9,7 @@ import { getConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { closeServices, createServices } from '../platform/services';
 import { createActivities } from '../activities';
-import { relayOnRecord, startRelayLoop } from '../platform/outbox/relay';
+import { relayOnRecord, startRelayLoop } from '../services/wiring';
 import { ensureSchedules } from '../services/contracts/schedules';
 import { startEmbeddingMigration } from '../services/search/embedding-migration';
 

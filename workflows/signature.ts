@@ -5,40 +5,9 @@
  * (with its audit entry and event) and then signal here; this workflow owns time:
  * reminders, expiry, and completion once every signer has signed, then the sealed PDF.
  */
-import { ApplicationFailure, ActivityFailure, condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, ActivityFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { SignatureActivities } from '../activities/signatures';
-
-export type SignerState = 'pending' | 'viewed' | 'signed' | 'declined';
-export type RequestState = 'pending' | 'completed' | 'declined' | 'expired' | 'cancelled';
-
-export interface SignatureWorkflowInput {
-  signatureId: string;
-  signerIds: string[];
-  /** Epoch milliseconds of the deadline. */
-  expiresAtMs: number;
-  reminderIntervalMs: number;
-}
-
-export interface SignatureStatus {
-  status: RequestState;
-  signers: Array<{ id: string; status: SignerState }>;
-  expires_at_ms: number;
-  reminders_sent: number;
-}
-
-/** The request as stored; the workflow reads it to catch up on acts whose signal was lost. */
-export interface StoredSignatureState {
-  status: RequestState;
-  signers: Array<{ id: string; status: SignerState }>;
-}
-
-export const viewedSignal = defineSignal<[{ signerId: string }]>('viewed');
-export const signedSignal = defineSignal<[{ signerId: string }]>('signed');
-export const declinedSignal = defineSignal<[{ signerId: string }]>('declined');
-export const cancelSignal = defineSignal<[{ reason?: string }]>('cancel');
-/** An operator's retry after sealing the signed PDF failed (POST /signatures/:id/seal). */
-export const retrySealSignal = defineSignal('retry-seal');
-export const statusQuery = defineQuery<SignatureStatus>('status');
+import { viewedSignal, signedSignal, declinedSignal, cancelSignal, retrySealSignal, statusQuery, type SignerState, type RequestState, type SignatureWorkflowInput } from './signature.shared';
 
 const { sendSignatureReminders, completeSignatureRequest, expireSignatureRequest } = proxyActivities<SignatureActivities>({
   startToCloseTimeout: '1 minute',

@@ -17,14 +17,14 @@ import { derivedSecret, encryptSecret, sha256Hex } from '../../platform/security
 import { startOnce } from '../../platform/temporal/client';
 import { cancelSignatureRequest } from '../../services/signatures/signature-requests';
 import { declineAsSigner, signAsSigner, signerView, viewAsSigner } from '../../services/signatures/record-signer-act';
-import { appendAudit, brokenAuditLink, certificateValid, sha256, type AuditEntryInput, type Certificate, type CertificatePayload } from '../../services/signatures/signature-evidence';
+import { appendAudit, brokenAuditLink, certificateValid, sha256, type Certificate, type CertificatePayload } from '../../services/signatures/signature-evidence';
 import { getSigningKey } from '../../services/signatures/signing-key';
 import { msToNumber } from '@temporalio/common/lib/time';
 import type { EventType } from '../../models/event';
 import { inOrg, isObjectId } from '../../models/base';
 import { Contract } from '../../models/contract';
-import { SIGNATURE_STATUSES, SIGNER_STATUSES, Signature, signatureList, signatureView, auditOf, type SignatureRecord } from '../../models/signature';
-import { retrySealSignal, type SignatureWorkflowInput } from '../../workflows/signature';
+import { SIGNATURE_STATUSES, SIGNER_STATUSES, Signature, signatureList, signatureView, auditOf, type AuditEntryInput, type SignatureRecord } from '../../models/signature';
+import { retrySealSignal, type SignatureWorkflowInput } from '../../workflows/signature.shared';
 import { sealedPdfOf } from '../../services/signatures/signed-pdf-store';
 import { getSealIdentity } from '../../services/signatures/seal-pdf';
 import { sealReport } from '../../services/signatures/verify-seal';

@@ -18,13 +18,6 @@ import type { Services } from '../services';
 import { setEventRecordedListener } from './record-event';
 import { TEMPORAL_DEADLINE_MS } from '../temporal/client';
 import { Event, type EventDoc } from '../../models/event';
-import { webhookConsumer } from '../../services/webhooks/webhooks';
-import { contractIndexConsumer } from '../../services/search/contract-index';
-import { contractDeletionConsumer } from '../../services/contracts/contract-deletion';
-import { integrationNotificationConsumer } from '../../services/integrations/notifications';
-import { integrationSyncConsumer } from '../../services/integrations/sync';
-import { mailConsumer } from '../../services/mail/consumer';
-import { startPendingMail } from '../../services/mail/queue';
 
 export type EventRecord = HydratedDocument<EventDoc>;
 
@@ -34,98 +27,110 @@ export interface EventConsumer {
   consume(s: Services, event: EventRecord): Promise<void>;
 }
 
-/** Every consumer of the event stream; the integrations piece appends its own. */
-export const EVENT_CONSUMERS: EventConsumer[] = [webhookConsumer, contractIndexConsumer, contractDeletionConsumer, integrationNotificationConsumer, integrationSyncConsumer, mailConsumer];
-
-/**
- * Hands one event to every consumer, then marks it relayed. Consumers are independent, so
- * they run side by side: an event waits for the slowest, not for the sum. Throws when a
- * consumer fails (after all have finished, so each got its chance).
- */
-export async function relayEvent(s: Services, eventId: string): Promise<void> {
-  const event = await Event.findById(eventId);
-  if (!event || event.relayed_at) return;
-  const failed = (await Promise.allSettled(EVENT_CONSUMERS.map((consumer) => consumer.consume(s, event)))).find((r) => r.status === 'rejected');
-  if (failed) throw failed.reason;
-  await Event.updateOne({ _id: event._id, relayed_at: null }, { $set: { relayed_at: new Date() } });
-}
-
-/** Events the catch-up loop relays side by side (a backlog drains at this many at a time). */
-const RELAY_CONCURRENCY = 16;
-
-/**
- * Relays rows older than `olderThanMs` that are still unrelayed, up to RELAY_CONCURRENCY at
- * once; after the first failure (e.g. Temporal down) it starts no more and throws.
- */
-export async function relayPending(s: Services, { olderThanMs = 1500, limit = 100 } = {}): Promise<number> {
-  const due = await Event.find({ relayed_at: null, occurred_at: trusted({ $lte: new Date(Date.now() - olderThanMs) }) }, { _id: 1 })
-    .sort({ occurred_at: 1 })
-    .limit(limit)
-    .lean();
-  let next = 0;
-  let relayed = 0;
-  let failure: { err: unknown } | undefined;
-  const lane = async () => {
-    while (!failure && next < due.length) {
-      const { _id } = due[next++]!;
-      try {
-        await relayEvent(s, _id.toHexString());
-        relayed++;
-      } catch (err) {
-        failure ??= { err };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(RELAY_CONCURRENCY, due.length) }, lane));
-  if (failure) throw failure.err;
-  return relayed;
-}
-
-/** Makes this process relay every event it records at once, in the background. */
-export function relayOnRecord(s: Services): void {
-  setEventRecordedListener((eventId) => {
-    relayEvent(s, eventId).catch((err: unknown) =>
-      s.logger.warn({ err: (err as Error).message, eventId }, 'immediate relay failed; the relay loop will retry'),
-    );
-  });
-}
-
 // The grace before the loop takes an event over from its immediate relay. An immediate relay
 // can take up to the Temporal deadline (5 s) per start; with a shorter grace a loaded machine
 // relayed most events of a burst two or three times (3 subscription reads, 3 delivery inserts
 // per delivery, bench/README.md), which loaded it further.
 const TAKE_OVER_AFTER_MS = 2 * TEMPORAL_DEADLINE_MS;
 
-/** The catch-up loop (run by the worker): every `intervalMs`, relay pending events and start pending mail. */
-export function startRelayLoop(s: Services, { intervalMs = 1000, olderThanMs = TAKE_OVER_AFTER_MS } = {}): { stop(): Promise<void> } {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let pass: Promise<void> = Promise.resolve();
-  let failing = false;
-  const tick = () => {
-    // Both run to the end before the next pass (allSettled), and a failure of either is reported.
-    pass = Promise.allSettled([relayPending(s, { olderThanMs }), startPendingMail(s, { olderThanMs })])
-      .then(([events, mail]) => {
-        if (events.status === 'rejected') throw events.reason;
-        if (mail.status === 'rejected') throw mail.reason;
-        const n = events.value;
-        if (failing) s.logger.info({ relayed: n }, 'event relay recovered');
-        failing = false;
-      })
-      .catch((err: unknown) => {
-        if (!failing) s.logger.warn({ err: (err as Error).message }, 'event relay failing; retrying');
-        failing = true;
-      })
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, intervalMs);
-      });
-  };
-  timer = setTimeout(tick, intervalMs);
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await pass;
-    },
-  };
+/** A pass the catch-up loop runs beside the events (e.g. queued mail whose workflow did not start). */
+export type CatchUpPass = (s: Services, opts: { olderThanMs: number }) => Promise<unknown>;
+
+/** Events the catch-up loop relays side by side (a backlog drains at this many at a time). */
+const RELAY_CONCURRENCY = 16;
+
+/**
+ * The relay over the given consumers. The relay knows no feature: the worker and app wiring
+ * (services/wiring.ts) hand it every consumer and catch-up pass.
+ */
+export function createRelay(consumers: readonly EventConsumer[], catchUp: readonly CatchUpPass[] = []) {
+  /**
+   * Hands one event to every consumer, then marks it relayed. Consumers are independent, so
+   * they run side by side: an event waits for the slowest, not for the sum. Throws when a
+   * consumer fails (after all have finished, so each got its chance).
+   */
+  async function relayEvent(s: Services, eventId: string): Promise<void> {
+    const event = await Event.findById(eventId);
+    if (!event || event.relayed_at) return;
+    const failed = (await Promise.allSettled(consumers.map((consumer) => consumer.consume(s, event)))).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    await Event.updateOne({ _id: event._id, relayed_at: null }, { $set: { relayed_at: new Date() } });
+  }
+
+  /**
+   * Relays rows older than `olderThanMs` that are still unrelayed, up to RELAY_CONCURRENCY at
+   * once; after the first failure (e.g. Temporal down) it starts no more and throws.
+   */
+  async function relayPending(s: Services, { olderThanMs = 1500, limit = 100 } = {}): Promise<number> {
+    const due = await Event.find({ relayed_at: null, occurred_at: trusted({ $lte: new Date(Date.now() - olderThanMs) }) }, { _id: 1 })
+      .sort({ occurred_at: 1 })
+      .limit(limit)
+      .lean();
+    let next = 0;
+    let relayed = 0;
+    let failure: { err: unknown } | undefined;
+    const lane = async () => {
+      while (!failure && next < due.length) {
+        const { _id } = due[next++]!;
+        try {
+          await relayEvent(s, _id.toHexString());
+          relayed++;
+        } catch (err) {
+          failure ??= { err };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(RELAY_CONCURRENCY, due.length) }, lane));
+    if (failure) throw failure.err;
+    return relayed;
+  }
+
+  /** Makes this process relay every event it records at once, in the background. */
+  function relayOnRecord(s: Services): void {
+    setEventRecordedListener((eventId) => {
+      relayEvent(s, eventId).catch((err: unknown) =>
+        s.logger.warn({ err: (err as Error).message, eventId }, 'immediate relay failed; the relay loop will retry'),
+      );
+    });
+  }
+
+
+  /** The catch-up loop (run by the worker): every `intervalMs`, relay pending events and run the catch-up passes. */
+  function startRelayLoop(s: Services, { intervalMs = 1000, olderThanMs = TAKE_OVER_AFTER_MS } = {}): { stop(): Promise<void> } {
+    let stopped = false;
+    let timer: NodeJS.Timeout | undefined;
+    let pass: Promise<void> = Promise.resolve();
+    let failing = false;
+    const tick = () => {
+      // All run to the end before the next pass (allSettled), and a failure of any is reported.
+      pass = Promise.allSettled([relayPending(s, { olderThanMs }), ...catchUp.map((run) => run(s, { olderThanMs }))])
+        .then(([events, ...others]) => {
+          if (events.status === 'rejected') throw events.reason;
+          const failed = others.find((r) => r.status === 'rejected');
+          if (failed) throw failed.reason;
+          const n = events.value;
+          if (failing) s.logger.info({ relayed: n }, 'event relay recovered');
+          failing = false;
+        })
+        .catch((err: unknown) => {
+          if (!failing) s.logger.warn({ err: (err as Error).message }, 'event relay failing; retrying');
+          failing = true;
+        })
+        .finally(() => {
+          if (!stopped) timer = setTimeout(tick, intervalMs);
+        });
+    };
+    timer = setTimeout(tick, intervalMs);
+    return {
+      async stop() {
+        stopped = true;
+        clearTimeout(timer);
+        await pass;
+      },
+    };
+  }
+
+  return { relayEvent, relayPending, relayOnRecord, startRelayLoop };
 }
+
+export type Relay = ReturnType<typeof createRelay>;

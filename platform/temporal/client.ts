@@ -2,7 +2,6 @@ import { Client, Connection } from '@temporalio/client';
 import { grpc } from '@temporalio/proto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Config } from '../config';
-import type { Services } from '../services';
 import { recordSearchAttributes } from './search-attributes';
 
 /**
@@ -23,6 +22,13 @@ export async function pingTemporal(connection: Connection, timeoutMs: number): P
   }
 }
 
+/** What starting a workflow needs of a process's services (structural, so this module needs no `Services`). */
+export interface TemporalDeps {
+  temporal: Client;
+  temporalConnection: Connection;
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>;
+}
+
 /** How long one relay step may wait for Temporal before the event is left for the loop. */
 export const TEMPORAL_DEADLINE_MS = 5000;
 
@@ -31,7 +37,7 @@ export const TEMPORAL_DEADLINE_MS = 5000;
  * the first run completed: REJECT_DUPLICATE). Returns false when it already existed.
  */
 export async function startOnce(
-  s: Services,
+  s: TemporalDeps,
   opts: {
     workflowType: string; workflowId: string; args: unknown[]; kind: string; organizationId: string; recordId: string;
     /** Temporal task priority, 1 (first) to 5 (last), default 3: background work yields to deliveries in a backlog. */

@@ -2,7 +2,7 @@
  * A signer's acts through their secret link: view, sign, decline. The JSON endpoints
  * (`/api/v1/signatures/sign/<token>`) and the signing page (`/sign/<token>`) both come
  * here. Every act is written first, with its audit entry and event, in one conditional
- * write (models/signature.ts `changeWithAudit`), and then signalled to the workflow
+ * write (`changeWithAudit`, ./change-with-audit.ts), and then signalled to the workflow
  * `signature-<id>`; a signal that cannot be delivered loses nothing, the workflow re-reads
  * the stored acts on its next timer.
  */
@@ -10,10 +10,10 @@ import { trusted } from 'mongoose';
 import type { Services } from '../../platform/services';
 import { recordEvent, type Actor } from '../../platform/outbox/record-event';
 import { sha256Hex } from '../../platform/security/crypto';
-import type { AuditEntryInput } from './signature-evidence';
 import type { EventType } from '../../models/event';
-import { Signature, changeWithAudit, type SignatureRecord } from '../../models/signature';
-import { declinedSignal, signedSignal, viewedSignal } from '../../workflows/signature';
+import { Signature, type AuditEntryInput, type SignatureRecord } from '../../models/signature';
+import { changeWithAudit } from './change-with-audit';
+import { declinedSignal, signedSignal, viewedSignal } from '../../workflows/signature.shared';
 import { AppError, conflict, notFound } from '../../api/http/errors';
 
 const TEMPORAL_DEADLINE_MS = 5000;

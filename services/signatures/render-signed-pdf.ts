@@ -7,7 +7,7 @@
  * stays in the frozen document and the audit trail, which the hashes cover).
  */
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
-import type { AuditEntry } from './signature-evidence';
+import type { AuditEntry } from '../../models/signature';
 
 const A4: [number, number] = [595.28, 841.89];
 const MARGIN = 56;

@@ -8,27 +8,11 @@
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { canonicalJson } from '../../platform/security/canonical-json';
+import type { AuditEntry, AuditEntryInput } from '../../models/signature';
 
 export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 export const GENESIS_HASH = '0'.repeat(64);
-
-export interface AuditEntryInput {
-  type: 'requested' | 'viewed' | 'signed' | 'declined' | 'cancelled' | 'expired' | 'completed' | 'reminded';
-  at: string;
-  signer_id?: string | null;
-  name?: string | null;
-  email?: string | null;
-  ip?: string | null;
-  user_agent?: string | null;
-  detail?: string | null;
-}
-
-export interface AuditEntry extends AuditEntryInput {
-  seq: number;
-  prev_hash: string;
-  hash: string;
-}
 
 const entryHash = (e: Omit<AuditEntry, 'hash'>) => sha256(`${e.prev_hash}${canonicalJson(e)}`);
 

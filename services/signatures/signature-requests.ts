@@ -1,8 +1,9 @@
 /** Ending a signature request from the service side (its sender, or the deletion of its contract). */
 import type { Types } from 'mongoose';
 import type { Services } from '../../platform/services';
-import { changeWithAudit, type SignatureRecord } from '../../models/signature';
-import { cancelSignal } from '../../workflows/signature';
+import type { SignatureRecord } from '../../models/signature';
+import { changeWithAudit } from './change-with-audit';
+import { cancelSignal } from '../../workflows/signature.shared';
 
 const TEMPORAL_DEADLINE_MS = 5000;
 

@@ -13,7 +13,7 @@ import { createLogger } from '../../platform/logger';
 import { closeServices, createServices, type Services } from '../../platform/services';
 import { createApp } from '../../api/app';
 import { createWorker } from '../../workers/worker';
-import { startRelayLoop } from '../../platform/outbox/relay';
+import { startRelayLoop } from '../../services/wiring';
 
 export interface TestEnv {
   config: Config;
