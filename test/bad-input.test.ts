@@ -100,6 +100,9 @@ describe('Bad input never answers 500', () => {
       ['GET', '/auth/login', 'POST, OPTIONS'],
       ['DELETE', '/signatures/sign/abc', 'GET, POST, HEAD, OPTIONS'],
       ['PUT', '/Contracts/', 'GET, POST, HEAD, OPTIONS'],
+      // A concrete path is not the template beside it (Schemathesis: Allow listed /webhooks/{id}'s DELETE here).
+      ['DELETE', '/webhooks/deliveries', 'GET, HEAD, OPTIONS'],
+      ['GET', '/documents/upload', 'POST, OPTIONS'],
     ];
     for (const [method, path, allow] of cases) {
       const res = await api(method, path, { token: owner.token });

@@ -87,7 +87,8 @@ const certificateSchema = registry.register('SignatureCertificate', z.object({
 const verifySchema = z.object({
   valid: z.boolean(), document_hash: z.string(),
   signers: z.array(z.object({ name: z.string(), email: z.email(), signed_at: timestamp.nullable() })),
-  certificate: certificateSchema.nullable(),
+  // A union, not .nullable(): zod-to-openapi writes a nullable $ref as allOf [ref, null], which null fails.
+  certificate: z.union([certificateSchema, z.null()]),
   reasons: z.array(z.string()).optional().meta({ description: 'Why `valid` is false' }),
   seal: z.object({
     status: z.enum(['sealed', 'pending', 'failed', 'none']), valid: z.boolean(), covers_whole_document: z.boolean(), sealed_at: timestamp.nullable(),

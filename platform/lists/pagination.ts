@@ -7,7 +7,7 @@ import { z } from 'zod';
 export const MAX_PAGE_SIZE = 100;
 
 export const pageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
+  page: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1),
   page_size: z.coerce
     .number()
     .int()

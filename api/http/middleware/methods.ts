@@ -11,6 +11,8 @@ import { documentedOperations } from '../openapi';
 interface PathMethods {
   pattern: RegExp;
   methods: Set<string>;
+  /** Template parameters: fewer is more specific (`/webhooks/deliveries` before `/webhooks/{id}`). */
+  params: number;
 }
 
 /** `/contracts/{id}` as Express matches `/contracts/:id`: any one segment, any case, an optional trailing slash. */
@@ -25,7 +27,7 @@ function pathTable(apiPrefix: string): PathMethods[] {
     methods.add(op.method.toUpperCase());
     byPath.set(full, methods);
   }
-  return [...byPath].map(([path, methods]) => ({ pattern: patternOf(path), methods }));
+  return [...byPath].map(([path, methods]) => ({ pattern: patternOf(path), methods, params: path.split(/\{\w+\}/).length - 1 }));
 }
 
 /** Mounted at the app's root, before the routers; `apiPrefix` is where the API router is mounted. */
@@ -34,8 +36,11 @@ export function allowedMethods(apiPrefix: string): RequestHandler {
   let table: PathMethods[] | undefined;
   return (req, res, next) => {
     table ??= pathTable(apiPrefix);
-    // Every template the path matches: the router serves the union (`/signatures/sign/cancel` is GET and POST).
-    const declared = new Set(table.filter((t) => t.pattern.test(req.path)).flatMap((t) => [...t.methods]));
+    // The most specific paths the request matches, as OpenAPI resolves them: concrete
+    // `/webhooks/deliveries` is not `/webhooks/{id}`, so it does not allow DELETE.
+    const matching = table.filter((t) => t.pattern.test(req.path));
+    const fewest = Math.min(...matching.map((t) => t.params));
+    const declared = new Set(matching.filter((t) => t.params === fewest).flatMap((t) => [...t.methods]));
     if (!declared.size) return next();
     if (declared.has('GET')) declared.add('HEAD');
     if (declared.has(req.method)) return next();
