@@ -60,6 +60,8 @@ export function toAppError(err: unknown): AppError | undefined {
   // The router could not percent-decode a path segment (`/contracts/%E0%A4%A`).
   if (err instanceof URIError) return badRequest('The request path is not valid percent-encoded UTF-8');
   if (type === 'entity.too.large') return new AppError(413, 'Request body is too large');
+  // A form with more fields than its parser allows (the signing page's, 10).
+  if (type === 'parameters.too.many') return new AppError(413, 'The form has too many fields');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new AppError(415, 'Unsupported request encoding');
   if (isStoreUnavailable(err)) return unavailable('The database is unavailable; try again shortly');
   if (isStoreBusy(err)) return new AppError(503, 'The database is busy; retry shortly (with the same Idempotency-Key for creates)', { 'Retry-After': '1' });
