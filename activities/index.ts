@@ -9,6 +9,7 @@ import { createComplianceActivities } from './compliance';
 import { createContractActivities } from './contracts';
 import { createReembedActivities } from './reembed';
 import { createMailActivities } from './mail';
+import { createContractTermsActivities } from './contract-terms';
 
 /** Every activity the worker registers, bound to the process's engines. */
 export function createActivities(s: Services) {
@@ -23,5 +24,6 @@ export function createActivities(s: Services) {
     ...createContractActivities(s),
     ...createReembedActivities(s),
     ...createMailActivities(s),
+    ...createContractTermsActivities(s),
   };
 }

@@ -6,6 +6,8 @@ const schema = new Schema({
   name: { type: String, required: true },
   /** Every member must pass a TOTP check at login. */
   mfa_required: { type: Boolean, default: false },
+  /** Days before a contract's opt-out deadline its owner is reminded. */
+  renewal_reminder_days: { type: [Number], default: () => [90, 60, 30, 7] },
 });
 schema.plugin(basePlugin);
 

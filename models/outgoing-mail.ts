@@ -4,7 +4,7 @@ import { defineList } from '../platform/lists/lists';
 
 export const MAIL_KINDS = [
   'password_reset', 'team_invite', 'signature_request', 'signature_reminder',
-  'signature_declined', 'signature_expired', 'signature_completed',
+  'signature_declined', 'signature_expired', 'signature_completed', 'renewal_due',
 ] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 

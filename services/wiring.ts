@@ -10,9 +10,10 @@ import { integrationSyncConsumer } from './integrations/sync';
 import { mailConsumer } from './mail/consumer';
 import { startPendingMail } from './mail/queue';
 import { webhookConsumer } from './webhooks/webhooks';
+import { contractTermsConsumer } from './contracts/renewal-deadlines';
 
 /** Every consumer of the event stream. */
-export const EVENT_CONSUMERS = [webhookConsumer, contractIndexConsumer, contractDeletionConsumer, integrationNotificationConsumer, integrationSyncConsumer, mailConsumer];
+export const EVENT_CONSUMERS = [webhookConsumer, contractIndexConsumer, contractDeletionConsumer, integrationNotificationConsumer, integrationSyncConsumer, mailConsumer, contractTermsConsumer];
 
 // Queued mail is an outbox of the same kind: the catch-up loop also starts any message whose workflow did not start.
 export const { relayEvent, relayPending, relayOnRecord, startRelayLoop } = createRelay(EVENT_CONSUMERS, [startPendingMail]);

@@ -3,9 +3,10 @@
  * then `ready` (or `failed` with the reason). Only ids and chunk ranges pass through the
  * history; long documents continue as new before the history grows large.
  */
-import { ActivityFailure, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, continueAsNew, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { DocumentActivities, PreparedDocument } from '../activities/documents';
 import { INGEST_BATCH } from './documents.shared';
+import type { ContractTermsActivities } from '../activities/contract-terms';
 
 // The activities heartbeat every 5 s while they run: a worker that dies is noticed after
 // the heartbeat timeout, and its step retried elsewhere, instead of after the step's whole budget.
@@ -22,6 +23,10 @@ const { indexDocumentChunks } = proxyActivities<DocumentActivities>({
 const { finishDocument, failDocument } = proxyActivities<DocumentActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 10 },
+});
+const { refreshContractTerms } = proxyActivities<ContractTermsActivities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { maximumAttempts: 5, initialInterval: '5 seconds' },
 });
 
 export interface DocumentIngestionInput {
@@ -43,10 +48,20 @@ export async function documentIngestionWorkflow({ documentId, resume }: Document
       await indexDocumentChunks({ documentId, from });
     }
     await finishDocument({ documentId, chunkCount: prepared.chunkCount, pageCount: prepared.pageCount });
-    return 'ready';
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     await failDocument({ documentId, error: reason(err) });
     return 'failed';
   }
+  // A contract document's terms are its contract's: extract them again. The document is
+  // ready either way; a failure here is the terms' (the contract keeps its earlier ones).
+  // patched: ingestions in flight when this step was added complete as they started.
+  if (patched('contract-terms-after-ingestion')) {
+    try {
+      await refreshContractTerms({ documentId });
+    } catch (err) {
+      if (!(err instanceof ActivityFailure)) throw err;
+    }
+  }
+  return 'ready';
 }

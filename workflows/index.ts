@@ -10,3 +10,5 @@ export { contractExpirySweepWorkflow, renewalRemindersWorkflow } from './contrac
 export { reembedWorkflow } from './reembed';
 export { mailDeliveryWorkflow } from './mail-delivery';
 export { contractDeletionWorkflow } from './contract-deletion';
+export { renewalDeadlineWorkflow } from './renewal-deadline';
+export { contractTermsWorkflow } from './contract-terms';

@@ -12,6 +12,7 @@ import { analyticsRouter } from './analytics';
 import { documentsRouter } from './documents';
 import { chatRouter } from './chat';
 import { contractsRouter } from './contracts';
+import { contractTermsRouter } from './contract-terms';
 import { vendorsRouter } from './vendors';
 import { integrationsRouter } from './integrations';
 import { signaturesPublicRouter, signaturesRouter } from './signatures';
@@ -40,6 +41,8 @@ export function apiRouter(s: Services): Router {
   router.use(apiKeysRouter(s));
   router.use(organizationRouter(s));
   router.use(mailRouter(s));
+  // Before the contracts router: /contracts/renewals is not a contract id.
+  router.use('/contracts', contractTermsRouter(s));
   router.use('/contracts', contractsRouter(s));
   router.use('/vendors', vendorsRouter(s));
   router.use('/integrations', integrationsRouter(s));

@@ -72,6 +72,17 @@ export function invitationMail(base: string, v: { inviterName: string; organizat
   });
 }
 
+export function renewalDueMail(base: string, v: { contractId: string; title: string; counterparty: string; deadline: string; daysLeft: number; endDate: string | null }): RenderedMail {
+  return compose({
+    subject: `Renewal notice due in ${v.daysLeft} day${v.daysLeft === 1 ? '' : 's'}: ${v.title}`,
+    paragraphs: [
+      `"${v.title}" with ${v.counterparty} renews automatically${v.endDate ? ` at its end on ${v.endDate}` : ''}.`,
+      `To stop the renewal, give notice of non-renewal by ${v.deadline} (in ${v.daysLeft} day${v.daysLeft === 1 ? '' : 's'}).`,
+    ],
+    action: { label: 'Open the contract', url: link(base, 'contracts', v.contractId) },
+  });
+}
+
 export function passwordResetMail(base: string, v: { email: string; token: string; expiresAt: Date }): RenderedMail {
   return compose({
     subject: 'Reset your password',

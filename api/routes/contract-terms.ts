@@ -1,0 +1,73 @@
+/**
+ * A contract's key terms (extract, read, confirm or correct) and the renewals coming up.
+ * Mounted on /contracts before the contracts router, so `/contracts/renewals` is not taken
+ * for a contract id.
+ */
+import { Router } from 'express';
+import { z } from 'zod';
+import type { Services } from '../../platform/services';
+import { contractTerms, correctContractTerms, extractContractTerms, upcomingRenewals } from '../../services/contracts/contract-terms';
+import { scheduleRenewalReminders } from '../../services/contracts/renewal-deadlines';
+import { KEY_TERMS, NORMALIZED, keyTermSchema } from '../../services/contracts/key-terms.shared';
+import { authorize, principalOf } from '../http/middleware/auth';
+import { notFound } from '../http/errors';
+import { idSchema, operation, registry, timestamp } from '../http/openapi';
+import { findContract } from './contracts';
+
+const termsSchema = registry.register('KeyTerms', z.object(Object.fromEntries(KEY_TERMS.map((k) => [k, keyTermSchema(k).nullable()]))));
+const termsView = registry.register('ContractKeyTerms', z.object({ contract_id: idSchema, extracted_at: timestamp.nullable(), terms: termsSchema }));
+
+const correction = (k: (typeof KEY_TERMS)[number]) =>
+  z.object({
+    value: z.string().trim().min(1).max(2000).optional(),
+    normalized: NORMALIZED[k].nullable().optional(),
+    confirmed: z.boolean().optional(),
+  }).nullable().optional();
+const updateBody = z.object({ terms: z.object(Object.fromEntries(KEY_TERMS.map((k) => [k, correction(k)]))) });
+const renewalsQuery = z.object({ within_days: z.coerce.number('must be a number').int('must be an integer').min(0, 'must not be negative').max(3650, 'must be at most 3650').default(90) });
+
+const renewalSchema = z.object({
+  contract_id: idSchema, title: z.string(), counterparty: z.string(), end_date: z.iso.date().nullable(),
+  non_renewal_notice_days: z.number().nullable(), opt_out_deadline: z.iso.date(), days_left: z.number().int(),
+});
+
+const tag = 'Contracts';
+const one = { description: 'The contract\'s key terms: each of the twelve keys holds a term or null', schema: termsView };
+operation({ path: '/contracts/renewals', method: 'get', tag, summary: 'Auto-renewing contracts whose opt-out deadline (end date minus the non-renewal notice) falls within the next within_days days (default 90), soonest first', query: renewalsQuery, responses: { 200: { description: 'The renewals', schema: z.object({ renewals: z.array(renewalSchema), total: z.number().int() }) } } });
+operation({ path: '/contracts/{id}/extract', method: 'post', tag, summary: 'Extract the key terms from the contract\'s text of record (its attached contract document, else its content); confirmed terms are kept', responses: { 200: one } });
+operation({ path: '/contracts/{id}/terms', method: 'get', tag, summary: 'The contract\'s key terms', responses: { 200: one } });
+operation({ path: '/contracts/{id}/terms', method: 'put', tag, summary: 'Confirm or correct key terms: a given term is confirmed unless `confirmed: false`, null clears it; a confirmed term is never overwritten by extraction', body: updateBody, responses: { 200: one } });
+
+export function contractTermsRouter(s: Services): Router {
+  const router = Router();
+
+  router.get('/renewals', authorize('contracts:read'), async (req, res) => {
+    const { within_days } = renewalsQuery.parse(req.query);
+    const renewals = await upcomingRenewals(principalOf(req).organizationId, within_days);
+    res.json({ renewals, total: renewals.length });
+  });
+
+  router.post('/:id/extract', authorize('contracts:write'), async (req, res) => {
+    const p = principalOf(req);
+    const contract = await findContract(p, req.params.id);
+    const view = await extractContractTerms(s, p.organizationId, contract.id);
+    if (!view) throw notFound('Contract');
+    await scheduleRenewalReminders(s, p.organizationId, contract.id);
+    res.json(view);
+  });
+
+  router.get('/:id/terms', authorize('contracts:read'), async (req, res) => {
+    res.json(await contractTerms(await findContract(principalOf(req), req.params.id)));
+  });
+
+  router.put('/:id/terms', authorize('contracts:write'), async (req, res) => {
+    const p = principalOf(req);
+    const body = updateBody.parse(req.body);
+    const contract = await findContract(p, req.params.id);
+    const view = await correctContractTerms(contract, body.terms);
+    await scheduleRenewalReminders(s, p.organizationId, contract.id);
+    res.json(view);
+  });
+
+  return router;
+}

@@ -1,0 +1,149 @@
+/**
+ * A contract's key terms as stored: extraction from its text of record (the latest ready
+ * document of category `contract` attached to it, else the contract's own content), merged so
+ * that a confirmed term is never overwritten; members' confirmations and corrections; and the
+ * opt-out deadline derived from the terms (end date minus the non-renewal notice, for
+ * auto-renewing contracts), which the renewal workflow reminds about.
+ */
+import { trusted, Types } from 'mongoose';
+import type { Services } from '../../platform/services';
+import type { Page } from '../documents/chunking';
+import type { SupportedMime } from '../documents/extraction';
+import { Contract, type ContractDoc } from '../../models/contract';
+import { Document } from '../../models/document';
+import { ContractTerms, type ContractTermsDoc } from '../../models/contract-terms';
+import { extractTextInChild } from '../documents/extract-text-in-child';
+import { extractKeyTermsByRules, keepVerbatim } from './extract-key-terms';
+import { emptyTerms, KEY_TERMS, type KeyTerm, type KeyTermName, type KeyTerms } from './key-terms.shared';
+
+const DAY_MS = 86_400_000;
+
+export interface TermsView {
+  contract_id: string;
+  extracted_at: string | null;
+  terms: KeyTerms;
+}
+
+export const termsView = (contractId: string, doc: ContractTermsDoc | null): TermsView => ({
+  contract_id: contractId,
+  extracted_at: doc?.extracted_at?.toISOString() ?? null,
+  terms: { ...emptyTerms(), ...((doc?.terms as Partial<KeyTerms> | undefined) ?? {}) },
+});
+
+/** The text extraction reads: the attached contract document's pages, or the contract's content as page 1. */
+async function textOfRecord(s: Services, contract: ContractDoc): Promise<{ pages: Page[]; source: string }> {
+  const doc = await Document.findOne({ organization_id: contract.organization_id, contract_id: contract._id, category: 'contract', status: 'ready' }).sort({ processed_at: -1 });
+  if (doc) {
+    const pages: Page[] = [];
+    for await (const { page, text } of extractTextInChild(doc.storage_path, doc.mime_type as SupportedMime, s.config)) {
+      const last = pages.at(-1);
+      if (last?.page === page) last.text += text;
+      else pages.push({ page, text });
+    }
+    return { pages, source: `document:${doc.id}` };
+  }
+  return { pages: [{ page: 1, text: contract.content ?? '' }], source: 'contract' };
+}
+
+/** The end date the terms give: stated, else the contract's, else the effective date plus the term. */
+export function endDateOf(terms: KeyTerms, contract: Pick<ContractDoc, 'end_date' | 'start_date'>): string | null {
+  const stated = terms.end_date?.normalized;
+  if (typeof stated === 'string') return stated;
+  if (contract.end_date) return contract.end_date.toISOString().slice(0, 10);
+  const start = typeof terms.effective_date?.normalized === 'string' ? terms.effective_date.normalized : contract.start_date?.toISOString().slice(0, 10);
+  const length = terms.term_length?.normalized;
+  if (!start || typeof length !== 'number') return null;
+  return new Date(Date.parse(`${start}T00:00:00Z`) + length * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** End date minus the non-renewal notice period, for a contract that renews automatically; else null. */
+export function optOutDeadline(terms: KeyTerms, contract: Pick<ContractDoc, 'end_date' | 'start_date'>): string | null {
+  if (terms.auto_renewal?.normalized !== true) return null;
+  const end = endDateOf(terms, contract);
+  const notice = terms.non_renewal_notice_days?.normalized;
+  if (!end || typeof notice !== 'number') return null;
+  return new Date(Date.parse(`${end}T00:00:00Z`) - notice * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** Confirmed terms of `stored` win over `fresh` ones. */
+function merge(stored: Partial<KeyTerms> | undefined, fresh: KeyTerms): KeyTerms {
+  const out = emptyTerms();
+  for (const k of KEY_TERMS) {
+    const kept = stored?.[k];
+    out[k] = kept?.confirmed ? kept : fresh[k];
+  }
+  return out;
+}
+
+/** Writes terms and the deadline they give; returns the record. */
+async function save(organizationId: Types.ObjectId, contract: ContractDoc, terms: KeyTerms, extra: { extracted_at?: Date; source?: string }): Promise<ContractTermsDoc> {
+  const doc = await ContractTerms.findOneAndUpdate(
+    { organization_id: organizationId, contract_id: contract._id },
+    { $set: { terms, opt_out_deadline: optOutDeadline(terms, contract), ...extra } },
+    { upsert: true, returnDocument: 'after' },
+  );
+  return doc;
+}
+
+/** Extracts the contract's key terms again (the provider's way) and stores them, keeping confirmed ones. */
+export async function extractContractTerms(s: Services, organizationId: string, contractId: string): Promise<TermsView | null> {
+  const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
+  if (!contract) return null;
+  const { pages, source } = await textOfRecord(s, contract);
+  const fresh = keepVerbatim(extractKeyTermsByRules(pages), pages);
+  const stored = await ContractTerms.findOne({ organization_id: contract.organization_id, contract_id: contract._id });
+  const doc = await save(contract.organization_id, contract, merge(stored?.terms as Partial<KeyTerms> | undefined, fresh), { extracted_at: new Date(), source });
+  return termsView(contract.id, doc);
+}
+
+/** A member's corrections: each given term replaces the stored one (confirmed unless said otherwise); null clears it. */
+export async function correctContractTerms(contract: ContractDoc, changes: Partial<Record<KeyTermName, Partial<KeyTerm> | null>>): Promise<TermsView> {
+  const stored = await ContractTerms.findOne({ organization_id: contract.organization_id, contract_id: contract._id });
+  const terms = { ...emptyTerms(), ...((stored?.terms as Partial<KeyTerms> | undefined) ?? {}) };
+  for (const [k, change] of Object.entries(changes) as Array<[KeyTermName, Partial<KeyTerm> | null | undefined]>) {
+    if (change === undefined) continue;
+    if (change === null) {
+      terms[k] = null;
+      continue;
+    }
+    const base = terms[k];
+    const value = change.value ?? base?.value;
+    if (value === undefined) continue;
+    terms[k] = {
+      value,
+      normalized: change.normalized !== undefined ? change.normalized : base?.normalized ?? null,
+      quote: change.quote ?? base?.quote ?? value,
+      page: change.page ?? base?.page ?? 1,
+      confidence: change.value !== undefined || change.normalized !== undefined ? 1 : base?.confidence ?? 1,
+      confirmed: change.confirmed ?? true,
+    };
+  }
+  return termsView(contract.id, await save(contract.organization_id, contract, terms, {}));
+}
+
+export async function contractTerms(contract: ContractDoc): Promise<TermsView> {
+  return termsView(contract.id, await ContractTerms.findOne({ organization_id: contract.organization_id, contract_id: contract._id }));
+}
+
+/** The organization's auto-renewing contracts whose opt-out deadline falls within the next `withinDays` days (today included), soonest first. */
+export async function upcomingRenewals(organizationId: string, withinDays: number, now = new Date()) {
+  const today = now.toISOString().slice(0, 10);
+  const until = new Date(Date.parse(`${today}T00:00:00Z`) + withinDays * DAY_MS).toISOString().slice(0, 10);
+  const rows = await ContractTerms.find({ organization_id: new Types.ObjectId(organizationId), opt_out_deadline: trusted({ $gte: today, $lte: until }) });
+  const due = rows.sort((a, b) => a.opt_out_deadline!.localeCompare(b.opt_out_deadline!));
+  const contracts = new Map((await Contract.find({ _id: trusted({ $in: due.map((r) => r.contract_id) }), organization_id: organizationId })).map((c) => [c.id, c]));
+  return due.flatMap((r) => {
+    const c = contracts.get(r.contract_id.toHexString());
+    if (!c) return [];
+    const terms = termsView(c.id, r).terms;
+    return [{
+      contract_id: c.id,
+      title: c.title,
+      counterparty: c.counterparty,
+      end_date: endDateOf(terms, c),
+      non_renewal_notice_days: terms.non_renewal_notice_days?.normalized ?? null,
+      opt_out_deadline: r.opt_out_deadline!,
+      days_left: Math.round((Date.parse(`${r.opt_out_deadline!}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / DAY_MS),
+    }];
+  });
+}

@@ -1,0 +1,115 @@
+/**
+ * Renewal deadlines: each contract with terms has a workflow (`renewal-<contractId>`,
+ * workflows/renewal-deadline.ts) that reminds the contract's owner before its opt-out
+ * deadline, as `contract.renewal_due` events (`days_left`, `deadline`) and mail. Here: starting
+ * or re-planning it, the plan it follows, the reminder itself (once per contract, deadline
+ * and day), and the relay consumer that extracts terms again when a contract's text or dates
+ * change.
+ */
+import { Types } from 'mongoose';
+import type { Services } from '../../platform/services';
+import { recordEvent } from '../../platform/outbox/record-event';
+import { startOnce } from '../../platform/temporal/client';
+import { recordSearchAttributes } from '../../platform/temporal/search-attributes';
+import type { EventConsumer } from '../../platform/outbox/relay';
+import { queueMail } from '../mail/queue';
+import { renewalDueMail } from '../mail/messages';
+import { Contract, contractEventData } from '../../models/contract';
+import { ContractTerms } from '../../models/contract-terms';
+import { Event } from '../../models/event';
+import { Organization } from '../../models/organization';
+import { User } from '../../models/user';
+import { RENEWAL_DEADLINE_WORKFLOW, renewalWorkflowId, rescheduleSignal, type RenewalDeadlineInput, type RenewalPlan } from '../../workflows/renewal-deadline.shared';
+import { endDateOf, termsView } from './contract-terms';
+
+export const DEFAULT_REMINDER_DAYS = [90, 60, 30, 7];
+const RENEWAL_KIND = 'renewal-deadline';
+/** Contracts in these states are past renewing. */
+const CLOSED = new Set(['expired', 'completed']);
+
+/** Starts the contract's reminder workflow, or tells the running one to plan again. */
+export async function scheduleRenewalReminders(s: Services, organizationId: string, contractId: string): Promise<void> {
+  await s.temporal.workflow.signalWithStart(RENEWAL_DEADLINE_WORKFLOW, {
+    taskQueue: s.config.TEMPORAL_TASK_QUEUE,
+    workflowId: renewalWorkflowId(contractId),
+    args: [{ organizationId, contractId } satisfies RenewalDeadlineInput],
+    signal: rescheduleSignal,
+    signalArgs: [],
+    typedSearchAttributes: recordSearchAttributes(RENEWAL_KIND, organizationId, contractId),
+  });
+}
+
+const sentFilter = (organizationId: string, contractId: string, deadline: string) => ({
+  organization_id: new Types.ObjectId(organizationId), type: 'contract.renewal_due' as const, resource_id: contractId, 'data.deadline': deadline,
+});
+
+/** The deadline to remind about, the organization's reminder days and those already sent; null when the contract is gone. */
+export async function planRenewalReminders({ organizationId, contractId }: RenewalDeadlineInput): Promise<RenewalPlan | null> {
+  const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
+  if (!contract) return null;
+  const [terms, org] = await Promise.all([
+    ContractTerms.findOne({ organization_id: contract.organization_id, contract_id: contract._id }),
+    Organization.findById(organizationId),
+  ]);
+  const days = org?.renewal_reminder_days?.length ? [...org.renewal_reminder_days] : DEFAULT_REMINDER_DAYS;
+  const deadline = CLOSED.has(contract.status) ? null : terms?.opt_out_deadline ?? null;
+  const sent = deadline ? (await Event.find(sentFilter(organizationId, contractId, deadline)).lean()).map((e) => Number((e.data as { days_left?: unknown }).days_left)) : [];
+  return { deadline, days, sent };
+}
+
+/**
+ * One reminder: the event, and mail to the contract's owner. Skipped when already recorded for
+ * this deadline and day (a retried activity) or when the deadline has moved since it was planned.
+ */
+export async function sendRenewalReminder(s: Services, { organizationId, contractId, deadline, days }: RenewalDeadlineInput & { deadline: string; days: number }): Promise<boolean> {
+  const [contract, terms] = await Promise.all([
+    Contract.findOne({ _id: contractId, organization_id: organizationId }),
+    ContractTerms.findOne({ organization_id: organizationId, contract_id: contractId }),
+  ]);
+  if (!contract || terms?.opt_out_deadline !== deadline) return false;
+  if (await Event.exists({ ...sentFilter(organizationId, contractId, deadline), 'data.days_left': days })) return false;
+  const endDate = endDateOf(termsView(contract.id, terms).terms, contract);
+  await recordEvent({
+    organizationId,
+    type: 'contract.renewal_due',
+    data: { ...contractEventData(contract), deadline, days_left: days, end_date: endDate },
+    actor: { type: 'system', id: null, name: 'renewal reminders' },
+    resource: { type: 'contract', id: contract.id },
+    summary: `Contract "${contract.title}": notice of non-renewal due by ${deadline} (in ${days} day${days === 1 ? '' : 's'})`,
+  });
+  const owner = contract.created_by && (await User.findById(contract.created_by));
+  if (owner) {
+    await queueMail(s, {
+      organizationId,
+      kind: 'renewal_due',
+      to: owner.email,
+      dedupeKey: `renewal_due:${contract.id}:${deadline}:${days}`,
+      ref: { contract_id: contract.id },
+      message: renewalDueMail(s.config.publicBaseUrl, { contractId: contract.id, title: contract.title, counterparty: contract.counterparty, deadline, daysLeft: days, endDate }),
+    });
+  }
+  return true;
+}
+
+/** Contract changes that can change its terms or deadline. */
+const TERM_FIELDS = new Set(['content', 'end_date', 'start_date', 'status']);
+
+/** Extracts a changed contract's terms again (workflow `terms-<eventId>`), which re-plans its reminders. */
+export const contractTermsConsumer: EventConsumer = {
+  name: 'contract-terms',
+  async consume(s, event) {
+    if (event.type !== 'contract.updated' && event.type !== 'contract.created') return;
+    const changed = (event.data as { changed_fields?: unknown }).changed_fields;
+    if (event.type === 'contract.updated' && !(Array.isArray(changed) && changed.some((f) => TERM_FIELDS.has(String(f))))) return;
+    const organizationId = event.organization_id.toHexString();
+    await startOnce(s, {
+      workflowType: 'contractTermsWorkflow',
+      workflowId: `terms-${event.id}`,
+      args: [{ organizationId, contractId: event.resource_id }],
+      kind: 'contract-terms',
+      organizationId,
+      recordId: event.resource_id,
+      priorityKey: 5,
+    });
+  },
+};
