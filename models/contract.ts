@@ -19,6 +19,8 @@ const schema = new Schema({
   party_name: { type: String, default: null },
   content: { type: String, default: '' },
   vendor_id: { type: Schema.Types.ObjectId, default: null },
+  /** The PDF of record: an uploaded PDF document of the organization that signature requests seal instead of rendering `content`. */
+  document_id: { type: Schema.Types.ObjectId, default: null },
   value: { type: Number, default: null },
   currency: { type: String, default: 'USD' },
   start_date: { type: Date, default: null },

@@ -56,8 +56,12 @@ const schema = new Schema({
   message: { type: String, default: null },
   signers: { type: [signerSchema], required: true },
   /** The contract content as sent, and its SHA-256. */
-  document: { type: String, required: true },
+  /** Empty when the contract's PDF of record is the document. */
+  document: { type: String, default: '' },
   document_hash: { type: String, required: true },
+  /** The contract's PDF of record when the request was sent, and that file's SHA-256: sealing appends to exactly that file. */
+  record_document_id: { type: Schema.Types.ObjectId, default: null },
+  record_pdf_sha256: { type: String, default: null },
   audit_trail: { type: [auditSchema], default: [] },
   certificate: { type: Schema.Types.Mixed, default: null },
   requested_by: { type: Schema.Types.ObjectId, default: null },

@@ -7,7 +7,9 @@ import path from 'node:path';
 import { api } from './support/http';
 import { addMember, fromIp, signUp, uniqueIp, type TestUser } from './support/auth';
 import { testEnv } from './support/env';
-import { repoRoot } from './support/processes';
+import { repoRoot, waitFor } from './support/processes';
+import { makePdf, upload } from './support/documents';
+import { Document } from '../models/document';
 import { uniqueAddress, waitForMail } from './support/mailbox';
 import { extractPages, MIME } from '../services/documents/extraction';
 import { Signature, auditOf } from '../models/signature';
@@ -146,5 +148,80 @@ describe('sealed PDF', function () {
     expect(docs[0]).to.include({ state: 'sealed', sha256: first!.sha256 });
     const v = await api<{ seal: Seal }>('GET', `/signatures/${sig.id}/verify`, { token: member.token });
     expect(v.body.seal).to.include({ status: 'sealed', valid: true });
+  });
+});
+
+describe('sealed PDF of record', function () {
+  this.timeout(300000);
+  let owner: TestUser;
+  const original = async () => makePdf([['PDF OF RECORD: Master Purchase Agreement', '1. Goods. The Seller sells the goods.'], ['2. Price. As agreed in the order.']]);
+
+  before(async () => {
+    owner = await signUp();
+  });
+
+  async function contractWithRecord(bytes: Buffer) {
+    const doc = await upload(owner.token, { name: 'mpa.pdf', bytes, type: 'application/pdf' }, 'contract');
+    expect(doc.status, JSON.stringify(doc.body)).to.equal(201);
+    const c = await api<{ id: string; document_id: string }>('POST', '/contracts', { token: owner.token, body: { title: 'Master Purchase Agreement', type: 'service_agreement', counterparty: 'Acme', document_id: doc.body.id } });
+    expect(c.status, c.text).to.equal(201);
+    expect(c.body.document_id).to.equal(doc.body.id);
+    return { contractId: c.body.id, documentId: doc.body.id };
+  }
+
+  async function sendAndSign(contractId: string) {
+    const created = await api<SignatureBody & { record_pdf_sha256: string }>('POST', '/signatures', { token: owner.token, body: { contract_id: contractId, signers: [{ name: 'Cy Signer', email: uniqueAddress('cy') }] } });
+    expect(created.status, created.text).to.equal(201);
+    const token = created.body.signers[0]!.signing_url.split('/').pop()!;
+    // Before signing, the signer downloads the PDF of record itself.
+    const before = await fetch(`${testEnv().hostUrl}/sign/${token}/document.pdf`);
+    const unsigned = Buffer.from(await before.arrayBuffer());
+    expect((await api('POST', `/signatures/sign/${token}`, { body: { signature_text: 'Cy Signer' }, headers: fromIp(uniqueIp()) })).status).to.equal(200);
+    return { created: created.body, unsigned };
+  }
+
+  it('another organization\'s document, or a non-PDF, cannot be a contract\'s PDF of record', async () => {
+    const other = await signUp();
+    const theirs = await upload(other.token, { name: 'theirs.pdf', bytes: await original(), type: 'application/pdf' }, 'contract');
+    const refused = await api('POST', '/contracts', { token: owner.token, body: { title: 'X', type: 'nda', counterparty: 'Y', document_id: theirs.body.id } });
+    expect(refused.status).to.equal(404);
+    const text = await upload(owner.token, { name: 'terms.txt', bytes: Buffer.from('Some terms.'), type: 'text/plain' }, 'contract');
+    const notPdf = await api<{ detail: string }>('POST', '/contracts', { token: owner.token, body: { title: 'X', type: 'nda', counterparty: 'Y', document_id: text.body.id } });
+    expect(notPdf.status).to.equal(400);
+    expect(notPdf.body.detail).to.match(/^document_id:/);
+  });
+
+  it('freezes the file\'s SHA-256 and appends the signature and audit pages to that file', async () => {
+    const bytes = await original();
+    const { contractId, documentId } = await contractWithRecord(bytes);
+    const { created, unsigned } = await sendAndSign(contractId);
+    expect(created).to.include({ record_document_id: documentId, record_pdf_sha256: sha256(bytes) });
+    expect(sha256(unsigned)).to.equal(sha256(bytes));
+    await waitSealed(owner, created.id);
+    const res = await fetch(`${testEnv().baseUrl}/signatures/${created.id}/document.pdf`, { headers: { authorization: `Bearer ${owner.token}` } });
+    const sealed = Buffer.from(await res.arrayBuffer());
+    const pages = await pdfText(sealed);
+    expect(pages[0]).to.contain('PDF OF RECORD: Master Purchase Agreement');
+    expect(pages[1]).to.contain('2. Price. As agreed in the order.');
+    expect(pages[2]).to.contain('Signatures').and.contain('Cy Signer');
+    expect(pages.slice(3).join(' ')).to.contain('Audit trail');
+    const v = pyhanko(sealed, (await api('GET', '/signatures/seal-certificate')).text);
+    expect(v.status, v.out).to.equal(0);
+    expect(v.out).to.match(/:INTACT:TRUSTED,UNTOUCHED/);
+  });
+
+  it('a PDF of record changed after the request was sent is not sealed: the error shows at once', async () => {
+    const { contractId, documentId } = await contractWithRecord(await original());
+    const created = await api<SignatureBody>('POST', '/signatures', { token: owner.token, body: { contract_id: contractId, signers: [{ name: 'Di Signer', email: uniqueAddress('di') }] } });
+    const stored = await Document.findById(documentId).lean();
+    writeFileSync(stored!.storage_path, await makePdf([['A different agreement']]));
+    const token = created.body.signers[0]!.signing_url.split('/').pop()!;
+    expect((await api('POST', `/signatures/sign/${token}`, { body: { signature_text: 'Di Signer' }, headers: fromIp(uniqueIp()) })).status).to.equal(200);
+    let body: SignatureBody | undefined;
+    await waitFor(async () => Boolean((body = (await api<SignatureBody>('GET', `/signatures/${created.body.id}`, { token: owner.token })).body).sealing_error), 60000, 'the sealing error');
+    expect(body).to.include({ status: 'completed', sealed_at: null, sealing_error: 'the PDF of record was changed or removed after the request was sent' });
+    const v = await api<{ seal: Seal }>('GET', `/signatures/${created.body.id}/verify`, { token: owner.token });
+    expect(v.body.seal).to.include({ status: 'failed', valid: false });
+    expect((await api('GET', `/signatures/${created.body.id}/document.pdf`, { token: owner.token })).status).to.equal(409);
   });
 });

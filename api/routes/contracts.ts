@@ -21,6 +21,7 @@ import { Vendor } from '../../models/vendor';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import { badRequest, notFound } from '../http/errors';
+import { Document } from '../../models/document';
 import { ContractAnalysis } from '../../platform/ai/port';
 import { RISK_LEVELS } from '../../platform/ai/risk';
 import { idSchema, operation, pageOf, registry, timestamp } from '../http/openapi';
@@ -34,6 +35,7 @@ const editable = {
   party_name: text(300),
   content: z.string().max(500_000, 'must be at most 500000 characters'),
   vendor_id: idSchema.nullable(),
+  document_id: idSchema.nullable(),
   value: z.number('must be a number').min(0, 'must not be negative').nullable(),
   currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD'),
   start_date: date.nullable(),
@@ -90,6 +92,7 @@ export const contractSchema = registry.register('Contract', contractItem.extend(
   organization_id: idSchema,
   party_name: z.string().nullable(),
   content: z.string(),
+  document_id: idSchema.nullable().meta({ description: 'The PDF of record (an uploaded PDF of the organization): signature requests freeze its SHA-256 and seal it with the signature and audit pages appended' }),
   value: z.number().nullable(),
   currency: z.string(),
   start_date: day,
@@ -116,6 +119,14 @@ operation({ path: '/contracts/{id}/analyze', method: 'post', tag, summary: 'AI r
 
 function checkDates(c: { start_date?: Date | null; end_date?: Date | null }) {
   if (c.start_date && c.end_date && c.end_date < c.start_date) throw badRequest('end_date: must not be before start_date');
+}
+
+/** A PDF of record must be an uploaded PDF of the same organization. */
+async function checkDocument(p: Principal, documentId: string | null | undefined) {
+  if (!documentId) return;
+  const doc = await Document.findOne(inOrg(p.organizationId, documentId)!, { mime_type: 1 }).lean();
+  if (!doc) throw notFound('Document');
+  if (doc.mime_type !== 'application/pdf') throw badRequest('document_id: the PDF of record must be a PDF document');
 }
 
 async function checkVendor(p: Principal, vendorId: string | null | undefined) {
@@ -157,6 +168,7 @@ export function contractsRouter(s: Services): Router {
     const body = createBody.parse(req.body);
     checkDates(body);
     await checkVendor(p, body.vendor_id);
+    await checkDocument(p, body.document_id);
     const contract = await Contract.create({
       ...body,
       organization_id: new Types.ObjectId(p.organizationId),
@@ -176,6 +188,7 @@ export function contractsRouter(s: Services): Router {
     const body = updateBody.parse(req.body);
     const contract = await findContract(p, req.params.id);
     await checkVendor(p, body.vendor_id);
+    await checkDocument(p, body.document_id);
     contract.set(body);
     checkDates(contract);
     const changed = contract.modifiedPaths();

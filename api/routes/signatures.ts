@@ -26,6 +26,7 @@ import { Contract } from '../../models/contract';
 import { SIGNATURE_STATUSES, SIGNER_STATUSES, Signature, signatureList, signatureView, auditOf, type AuditEntryInput, type SignatureRecord } from '../../models/signature';
 import { retrySealSignal, type SignatureWorkflowInput } from '../../workflows/signature.shared';
 import { sealedPdfOf } from '../../services/signatures/signed-pdf-store';
+import { freezePdfOfRecord } from '../../services/signatures/pdf-of-record';
 import { getSealIdentity } from '../../services/signatures/seal-pdf';
 import { sealReport } from '../../services/signatures/verify-seal';
 import { authorize, principalOf } from '../http/middleware/auth';
@@ -71,6 +72,8 @@ const signatureSchema = registry.register('SignatureRequest', z.object({
   id: idSchema, contract_id: idSchema, contract_title: z.string(), status: z.enum(SIGNATURE_STATUSES), ordered: z.boolean(),
   message: z.string().nullable(), signers: z.array(signerSchema), document_hash: z.string().meta({ description: 'SHA-256 (hex) of the contract content as sent' }),
   requested_by_name: z.string().nullable(), expires_at: timestamp, completed_at: timestamp.nullable(), created_at: timestamp, updated_at: timestamp,
+  record_document_id: z.string().nullable().meta({ description: 'The contract\'s PDF of record when the request was sent' }),
+  record_pdf_sha256: z.string().nullable().meta({ description: 'SHA-256 (hex) of that PDF, frozen at request time; sealing appends to exactly that file' }),
   sealed_at: timestamp.nullable().meta({ description: 'When the signed PDF (GET /signatures/{id}/document.pdf) was sealed' }),
   pdf_sha256: z.string().nullable().meta({ description: 'SHA-256 (hex) of the sealed PDF' }),
   sealing_error: z.string().nullable().meta({ description: 'Why sealing the PDF failed; POST /signatures/{id}/seal retries' }),
@@ -224,7 +227,8 @@ export function signaturesRouter(s: Services): Router {
     const body = createBody.parse(req.body);
     const contract = await Contract.findOne(inOrg(p.organizationId, body.contract_id)!);
     if (!contract) throw notFound('Contract');
-    if (!contract.content.trim()) throw badRequest('contract_id: the contract has no content to sign; add or draft it first');
+    if (!contract.content.trim() && !contract.document_id) throw badRequest('contract_id: the contract has no content to sign; add or draft it first, or name its PDF of record (document_id)');
+    const record = await freezePdfOfRecord(contract);
 
     const now = new Date();
     const requested: AuditEntryInput = { type: 'requested', at: now.toISOString(), name: p.name, detail: `${body.signers.length} signer(s), ${body.ordered ? 'ordered' : 'parallel'}` };
@@ -237,6 +241,7 @@ export function signaturesRouter(s: Services): Router {
       signers: body.signers.map((x, i) => ({ ...x, order: i + 1 })),
       document: contract.content,
       document_hash: sha256(contract.content),
+      ...record,
       audit_trail: [appendAudit([], requested)],
       requested_by: new Types.ObjectId(p.userId),
       requested_by_name: p.name,

@@ -97,7 +97,7 @@ ${v.request.message ? `<section aria-labelledby="message-h"><h2 id="message-h">M
 <p class="muted">${pages.length} page${pages.length === 1 ? '' : 's'}. Please read it all before you sign. This link is valid until ${e(formatTime(v.expiresAt))}.</p>
 <p><a href="${e(v.pdfUrl)}">Download the document as PDF</a></p>
 ${pages.length > 1 ? `<nav aria-label="Document pages"><ul class="pages">${pages.map((_, i) => `<li><a href="#page-${i + 1}">Page ${i + 1}</a></li>`).join('')}</ul></nav>` : ''}
-${documentHtml}
+${documentHtml || '<p>The document is the PDF above; download it and read it all before you sign.</p>'}
 </section>
 <section aria-labelledby="sign-h">
 <h2 id="sign-h">Sign as ${e(v.signerName)}</h2>

@@ -15,6 +15,7 @@ import { SignedPdf } from '../../models/signed-pdf';
 import { appendEvidencePages, renderDocumentPdf } from './render-signed-pdf';
 import { getSealIdentity, sealPdf } from './seal-pdf';
 import { findByToken, goneReason } from './record-signer-act';
+import { PdfOfRecordChangedError, readPdfOfRecord } from './pdf-of-record';
 
 /** A signed PDF must fit in one store record (16 MB) with room to spare. */
 const MAX_PDF_BYTES = 15 * 1024 * 1024;
@@ -31,9 +32,21 @@ export async function sealedPdfOf(signatureId: string) {
 
 export const hasSealedPdf = async (signatureId: string) => (await SignedPdf.exists({ _id: signatureId, state: 'sealed' })) !== null;
 
-/** The unsigned document as a signer downloads it before everyone has signed. */
+/** The unsigned document as a signer downloads it before everyone has signed: the PDF of record, or the text rendered. */
 async function unsignedPdf(sig: SignatureRecord): Promise<Buffer> {
-  return Buffer.from(await (await renderDocumentPdf(sig.contract_title, sig.document)).save());
+  return (await readPdfOfRecord(sig)) ?? Buffer.from(await (await renderDocumentPdf(sig.contract_title, sig.document)).save());
+}
+
+/** The first pages of the signed PDF: the PDF of record as frozen, or the contract text. */
+async function basePdf(sig: SignatureRecord): Promise<PDFDocument> {
+  let record: Buffer | null;
+  try {
+    record = await readPdfOfRecord(sig);
+  } catch (err) {
+    if (err instanceof PdfOfRecordChangedError) throw ApplicationFailure.nonRetryable(err.message);
+    throw err;
+  }
+  return record ? PDFDocument.load(record) : renderDocumentPdf(sig.contract_title, sig.document);
 }
 
 /** Render step: the document and evidence pages, stored unsealed; nothing once sealed. */
@@ -41,7 +54,7 @@ export async function renderSignedPdf(signatureId: string): Promise<'rendered' |
   const sig = await Signature.findOne({ _id: signatureId, status: 'completed' });
   if (!sig) return 'not-completed';
   if (await hasSealedPdf(signatureId)) return 'sealed';
-  const pdf = await renderDocumentPdf(sig.contract_title, sig.document);
+  const pdf = await basePdf(sig);
   await appendEvidencePages(pdf, {
     signatureId,
     title: sig.contract_title,
@@ -110,5 +123,10 @@ export async function signingPdf(token: string, copy: { signatureId: string; sig
   if (sealed) return { bytes: sealed.bytes, filename: filenameOf(sig, ' (signed)') };
   if (copy || !('signer' in found)) return null;
   if (found.signer.status !== 'signed' && goneReason(sig, found.signer)) return 'gone';
-  return { bytes: await unsignedPdf(sig), filename: filenameOf(sig, '') };
+  try {
+    return { bytes: await unsignedPdf(sig), filename: filenameOf(sig, '') };
+  } catch (err) {
+    if (err instanceof PdfOfRecordChangedError) return 'gone';
+    throw err;
+  }
 }
