@@ -12,7 +12,7 @@
 import { loadavg } from 'node:os';
 import { Types } from 'mongoose';
 import autocannon from 'autocannon';
-import { containsText } from '../lib/text-search';
+import { containsText } from '../platform/text-search';
 import { Contract } from '../models/contract';
 import { Event } from '../models/event';
 import { Vendor } from '../models/vendor';
