@@ -33,6 +33,8 @@ EXPORT_PACKAGES=(onnx==1.23.2 numpy==2.4.6 safetensors==0.8.0)
 # pyHanko's CLI validates sealed PDFs in the tests and the README's offline check.
 PYHANKO_PACKAGES=(pyHanko==0.38.0 pyhanko-cli==0.6.0)
 PYHANKO_VENV="$STACK/venv-pyhanko"
+# The API fuzzer test/openapi-tools.test.ts runs against the generated OpenAPI document, in a venv of its own.
+SCHEMATHESIS_VERSION=4.32.5
 GREENMAIL_VERSION=2.1.13            # Maven Central com.icegreen:greenmail-standalone
 GREENMAIL_JAR="$DL/greenmail-standalone-$GREENMAIL_VERSION.jar"
 SEARCH_ATTRIBUTES=(OrganizationId RecordId RecordKind)
@@ -163,6 +165,14 @@ provision_chromium() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
 }
 
+provision_schemathesis() {
+  local venv="$STACK/venv-schemathesis"
+  if [ -x "$venv/bin/schemathesis" ] && "$venv/bin/schemathesis" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; then return 0; fi
+  log "installing schemathesis==$SCHEMATHESIS_VERSION from PyPI ($venv)"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+}
+
 provision_node() {
   if [ ! -f "$ROOT/node_modules/.package-lock.json" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
     log "installing npm dependencies"
@@ -183,6 +193,7 @@ provision() {
   provision_greenmail
   provision_pyhanko
   provision_chromium
+  provision_schemathesis
 }
 
 # --- starting ----------------------------------------------------------------------------
