@@ -27,7 +27,7 @@ export default tseslint.config(
             'mongoose', 'ioredis', 'undici', '@elastic/elasticsearch', '@google/genai',
             '@temporalio/activity', '@temporalio/client', '@temporalio/worker',
           ],
-          patterns: [{ group: ['../platform/*', '../services/*', '../models/*', '../api/*', '../activities/*'], allowTypeImports: true, message: 'workflows may import types only from I/O modules' }],
+          patterns: [{ group: ['../platform/*', '!../platform/temporal', '../platform/temporal/*', '!../platform/temporal/workflow-ref', '../services/*', '../models/*', '../api/*', '../activities/*'], allowTypeImports: true, message: 'workflows may import types only from I/O modules' }],
         },
       ],
     },

@@ -11,7 +11,8 @@ import { recordEvent } from '../platform/outbox/record-event';
 import { Contract, contractEventData } from '../models/contract';
 import { Event } from '../models/event';
 import { dayOf } from '../platform/dates';
-import { closeContract, type ContractDeletion } from '../services/contracts/contract-deletion';
+import { closeContract } from '../services/contracts/contract-deletion';
+import type { ContractDeletion } from '../workflows/contract-deletion.shared';
 import { removeContract } from '../services/search/contract-index';
 
 export interface SweepPage {

@@ -14,7 +14,7 @@ import { chunkBatches, Chunker } from '../services/documents/chunking';
 import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from '../services/documents/extraction';
 import { extractTextInChild } from '../services/documents/extract-text-in-child';
 import { Document, DocumentChunkBatch, stagedBatchId, type DocumentCategory, type DocumentDoc } from '../models/document';
-import { INGEST_BATCH } from '../workflows/documents.shared';
+import { INGEST_BATCH } from '../workflows/document-ingestion.shared';
 
 /** Knowledge base = policies and templates; user documents = contracts and the rest. */
 export const collectionForCategory = (category: DocumentCategory): Collection =>

@@ -12,11 +12,7 @@ import { notificationFor, wantsNotification } from '../services/integrations/not
 import { UrlPolicyError, connectionFailure } from '../platform/security/url-policy';
 import { Event } from '../models/event';
 import { Integration } from '../models/integration';
-
-export interface NotificationInput {
-  eventId: string;
-  integrationId: string;
-}
+import type { NotificationInput } from '../workflows/integration-notification.shared';
 
 /** The Temporal failure for an error of a vendor call: when (and whether) to try again. */
 export function retryFailure(err: unknown): unknown {

@@ -5,7 +5,7 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { ContractActivities } from '../activities/contracts';
-import type { ContractDeletion } from '../services/contracts/contract-deletion';
+import type { ContractDeletion } from './contract-deletion.shared';
 
 const { finishContractDeletion } = proxyActivities<ContractActivities>({
   startToCloseTimeout: '2 minutes',

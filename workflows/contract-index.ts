@@ -3,8 +3,9 @@
  * `contracts_kb`, a page of ids at a time, then removes chunks older than the run
  * (contracts gone since). Large organizations continue as new with their cursor.
  */
-import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ChatActivities } from '../activities/contract-index';
+import { contractChangedSignal, type ContractIndexInput } from './contract-index.shared';
 
 export const SYNC_PAGE = 50;
 
@@ -43,9 +44,6 @@ export async function syncContractsWorkflow({ organizationId, cursor }: SyncCont
   return { contracts: indexed };
 }
 
-/** A contract changed: its organization's re-index workflow takes it into its next batch. */
-export const contractChangedSignal = defineSignal<[{ contractId: string }]>('contractChanged');
-
 /**
  * Contracts of one organization after contract events (`index-contracts-<organizationId>`,
  * signalled with start by services/search/contract-index.ts): each is re-indexed as it is now, or removed
@@ -54,7 +52,7 @@ export const contractChangedSignal = defineSignal<[{ contractId: string }]>('con
  * workflow ends when nothing is due; a signal that arrives as it ends makes the server hand
  * it one more task, so no contract is dropped.
  */
-export async function contractIndexWorkflow({ organizationId, contractIds = [] }: { organizationId: string; contractIds?: string[] }): Promise<number> {
+export async function contractIndexWorkflow({ organizationId, contractIds = [] }: ContractIndexInput): Promise<number> {
   const due = new Set(contractIds);
   setHandler(contractChangedSignal, ({ contractId }) => void due.add(contractId));
   let indexed = 0;

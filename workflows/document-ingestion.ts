@@ -5,7 +5,7 @@
  */
 import { ActivityFailure, continueAsNew, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { DocumentActivities, PreparedDocument } from '../activities/documents';
-import { INGEST_BATCH } from './documents.shared';
+import { INGEST_BATCH } from './document-ingestion.shared';
 import type { ContractTermsActivities } from '../activities/contract-terms';
 
 // The activities heartbeat every 5 s while they run: a worker that dies is noticed after

@@ -4,7 +4,8 @@
  * other 4xx answers into a non-retryable failure, so only what can succeed is retried.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { IntegrationActivities, NotificationInput } from '../activities/integrations';
+import type { IntegrationActivities } from '../activities/integrations';
+import type { NotificationInput } from './integration-notification.shared';
 
 const { sendIntegrationNotification } = proxyActivities<IntegrationActivities>({
   startToCloseTimeout: '1 minute',

@@ -12,6 +12,7 @@
  */
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { MailActivities } from '../activities/mail';
+import type { MailDeliveryInput } from './mail-delivery.shared';
 
 export const MAIL_RETRY = { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' } as const;
 export const MAIL_RETRY_WINDOW = '24 hours';
@@ -25,10 +26,6 @@ const { failMail } = proxyActivities<MailActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 20, maximumInterval: '1 minute' },
 });
-
-export interface MailDeliveryInput {
-  mailId: string;
-}
 
 export async function mailDeliveryWorkflow({ mailId }: MailDeliveryInput): Promise<'sent' | 'failed' | 'skipped'> {
   try {

@@ -4,6 +4,7 @@
  * the workflow module.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { workflowRef } from '../platform/temporal/workflow-ref';
 
 export type SignerState = 'pending' | 'viewed' | 'signed' | 'declined';
 export type RequestState = 'pending' | 'completed' | 'declined' | 'expired' | 'cancelled';
@@ -36,3 +37,5 @@ export const cancelSignal = defineSignal<[{ reason?: string }]>('cancel');
 /** An operator's retry after sealing the signed PDF failed (POST /signatures/:id/seal). */
 export const retrySealSignal = defineSignal('retry-seal');
 export const statusQuery = defineQuery<SignatureStatus>('status');
+
+export const signatureRequest = workflowRef<[SignatureWorkflowInput]>('signatureWorkflow', 'signature');

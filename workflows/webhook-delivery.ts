@@ -14,6 +14,7 @@
  */
 import { ActivityFailure, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { AttemptInput, WebhookActivities } from '../activities/webhooks';
+import type { DeliveryRef, WebhookEventInput } from './webhook-delivery.shared';
 
 /** Wait before attempt 2 and attempt 3, counted from the failure of the previous one. */
 export const WEBHOOK_RETRY_DELAYS_MS = [30_000, 300_000] as const;
@@ -27,15 +28,6 @@ const attempts = {
 const marking = { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 10 } } as const;
 const local = proxyLocalActivities<WebhookActivities>(attempts);
 const localMarking = proxyLocalActivities<WebhookActivities>(marking);
-
-export interface DeliveryRef {
-  deliveryId: string;
-  subscriptionId: string;
-}
-
-export interface WebhookEventInput {
-  deliveries: DeliveryRef[];
-}
 
 /** One delivery's schedule; `attempt` makes one try. */
 async function deliver(ref: DeliveryRef | { deliveryId: string }, attempt: (input: AttemptInput) => Promise<Outcome | 'retry'>, fail: (input: { deliveryId: string }) => Promise<void>): Promise<Outcome> {

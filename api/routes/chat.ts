@@ -14,8 +14,8 @@ import { COLLECTIONS, collectionStats, isVectorStoreDown, MIN_RELEVANCE } from '
 import { isObjectId, orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { Conversation, messageView, type ConversationDoc } from '../../models/conversation';
-import { syncContractsWorkflow } from '../../workflows/contract-index';
-import { recordSearchAttributes } from '../../platform/temporal/search-attributes';
+import { startWorkflow } from '../../platform/temporal/client';
+import { syncContracts } from '../../workflows/contract-index.shared';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import { notFound, unavailable } from '../http/errors';
@@ -211,12 +211,7 @@ export function chatRouter(s: Services): Router {
     const contracts = await Contract.countDocuments(orgFilter(p.organizationId));
     const workflowId = `sync-contracts-${p.organizationId}-${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
     try {
-      await s.temporal.workflow.start(syncContractsWorkflow, {
-        taskQueue: s.config.TEMPORAL_TASK_QUEUE,
-        workflowId,
-        args: [{ organizationId: p.organizationId }],
-        typedSearchAttributes: recordSearchAttributes('sync-contracts', p.organizationId, p.organizationId),
-      });
+      await startWorkflow(s, syncContracts, { workflowId, args: [{ organizationId: p.organizationId }], organizationId: p.organizationId, recordId: p.organizationId });
     } catch (err) {
       s.logger.error({ err }, 'could not start the contract sync');
       throw unavailable('The workflow engine is unavailable; try again shortly');

@@ -13,8 +13,8 @@ import { inOrg, orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { ComplianceScan, SCAN_SCOPES, scanView } from '../../models/compliance-scan';
 import { ComplianceTask, OPEN_STATUSES, taskList, TASK_PRIORITIES, TASK_STATUSES, taskCounts, taskView } from '../../models/compliance-task';
-import { complianceScanWorkflow } from '../../workflows/compliance-scan';
-import { recordSearchAttributes } from '../../platform/temporal/search-attributes';
+import { startWorkflow } from '../../platform/temporal/client';
+import { complianceScan } from '../../workflows/compliance-scan.shared';
 import { idSchema, objectId, operation, pageOf, timestamp } from '../http/openapi';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
@@ -126,12 +126,7 @@ export function complianceRouter(s: Services): Router {
     scan.workflow_id = `compliance-scan-${scan.id}`;
     await scan.save();
     try {
-      await s.temporal.workflow.start(complianceScanWorkflow, {
-        taskQueue: s.config.TEMPORAL_TASK_QUEUE,
-        workflowId: scan.workflow_id,
-        args: [{ scanId: scan.id }],
-        typedSearchAttributes: recordSearchAttributes('compliance-scan', p.organizationId, scan.id),
-      });
+      await startWorkflow(s, complianceScan, { workflowId: scan.workflow_id, args: [{ scanId: scan.id }], organizationId: p.organizationId, recordId: scan.id });
     } catch (err) {
       await ComplianceScan.deleteOne({ _id: scan._id });
       s.logger.error({ err, scanId: scan.id }, 'could not start the compliance scan');

@@ -21,8 +21,8 @@ import { listPage } from '../../platform/lists/list-index';
 import { ID_PATTERN, inOrg } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { Document, DocumentChunkBatch, documentList, DOCUMENT_CATEGORIES, DOCUMENT_STATUSES, type DocumentDoc } from '../../models/document';
-import { documentIngestionWorkflow } from '../../workflows/document-ingestion';
-import { recordSearchAttributes } from '../../platform/temporal/search-attributes';
+import { startWorkflow } from '../../platform/temporal/client';
+import { documentIngestion } from '../../workflows/document-ingestion.shared';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import { AppError, badRequest, notFound, unavailable } from '../http/errors';
@@ -158,12 +158,7 @@ export function documentsRouter(s: Services): Router {
     doc.workflow_id = `ingest-${documentId}`;
     await doc.save();
     try {
-      await s.temporal.workflow.start(documentIngestionWorkflow, {
-        taskQueue: s.config.TEMPORAL_TASK_QUEUE,
-        workflowId: doc.workflow_id,
-        args: [{ documentId }],
-        typedSearchAttributes: recordSearchAttributes('document-ingestion', p.organizationId, documentId),
-      });
+      await startWorkflow(s, documentIngestion, { workflowId: doc.workflow_id, args: [{ documentId }], organizationId: p.organizationId, recordId: documentId });
     } catch (err) {
       await Document.deleteOne({ _id: doc._id });
       s.logger.error({ err, documentId }, 'could not start document ingestion');

@@ -14,7 +14,7 @@ import { actorOf, recordEvent, type Actor } from '../../platform/outbox/record-e
 import { pageQuery } from '../../platform/lists/pagination';
 import { listPage } from '../../platform/lists/list-index';
 import { derivedSecret, encryptSecret, sha256Hex } from '../../platform/security/crypto';
-import { startOnce } from '../../platform/temporal/client';
+import { startWorkflow } from '../../platform/temporal/client';
 import { cancelSignatureRequest } from '../../services/signatures/signature-requests';
 import { declineAsSigner, signAsSigner, signerView, viewAsSigner } from '../../services/signatures/record-signer-act';
 import { appendAudit, brokenAuditLink, certificateValid, sha256, type Certificate, type CertificatePayload } from '../../services/signatures/signature-evidence';
@@ -24,7 +24,7 @@ import type { EventType } from '../../models/event';
 import { inOrg, isObjectId } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { SIGNATURE_STATUSES, SIGNER_STATUSES, Signature, signatureList, signatureView, auditOf, type AuditEntryInput, type SignatureRecord } from '../../models/signature';
-import { retrySealSignal, type SignatureWorkflowInput } from '../../workflows/signature.shared';
+import { retrySealSignal, signatureRequest, type SignatureWorkflowInput } from '../../workflows/signature.shared';
 import { sealedPdfOf } from '../../services/signatures/signed-pdf-store';
 import { freezePdfOfRecord } from '../../services/signatures/pdf-of-record';
 import { getSealIdentity } from '../../services/signatures/seal-pdf';
@@ -265,7 +265,7 @@ export function signaturesRouter(s: Services): Router {
     const workflowId = `signature-${sig.id}`;
     const input: SignatureWorkflowInput = { signatureId: sig.id, signerIds: sig.signers.map((x) => String(x._id)), expiresAtMs: sig.expires_at.getTime(), reminderIntervalMs };
     try {
-      await startOnce(s, { workflowType: 'signatureWorkflow', workflowId, args: [input], kind: 'signature', organizationId: p.organizationId, recordId: sig.id });
+      await startWorkflow(s, signatureRequest, { workflowId, args: [input], organizationId: p.organizationId, recordId: sig.id });
     } catch (err) {
       await Signature.deleteOne({ _id: sig._id });
       s.logger.error({ err, signatureId: sig.id }, 'could not start the signature workflow');

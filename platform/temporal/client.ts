@@ -1,8 +1,9 @@
 import { Client, Connection } from '@temporalio/client';
 import { grpc } from '@temporalio/proto';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError, type SignalDefinition } from '@temporalio/common';
 import type { Config } from '../config';
-import { recordSearchAttributes } from './search-attributes';
+import { RecordKind, recordSearchAttributes } from './search-attributes';
+import type { WorkflowRef } from './workflow-ref';
 
 /**
  * The Temporal client. The connection is lazy so the API starts (and reports
@@ -29,35 +30,66 @@ export interface TemporalDeps {
   config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>;
 }
 
-/** How long one relay step may wait for Temporal before the event is left for the loop. */
+/** How long a start may wait for Temporal before the caller gives up (a relay step leaves the event for the loop; a route answers 503). */
 export const TEMPORAL_DEADLINE_MS = 5000;
 
-/**
- * Starts a workflow whose id names the work, so a repeated start is a no-op (also after
- * the first run completed: REJECT_DUPLICATE). Returns false when it already existed.
- */
-export async function startOnce(
-  s: TemporalDeps,
-  opts: {
-    workflowType: string; workflowId: string; args: unknown[]; kind: string; organizationId: string; recordId: string;
-    /** Temporal task priority, 1 (first) to 5 (last), default 3: background work yields to deliveries in a backlog. */
-    priorityKey?: number;
-  },
-): Promise<boolean> {
+export interface StartOptions<Args extends unknown[]> {
+  /** Names the work, so a repeated start finds the first run. */
+  workflowId: string;
+  args: Args;
+  /** For the search attributes (`OrganizationId`, `RecordId`); the ref gives `RecordKind`. */
+  organizationId: string;
+  recordId: string;
+  /** Temporal task priority, 1 (first) to 5 (last), default 3: background work yields to deliveries in a backlog. */
+  priorityKey?: number;
+  /**
+   * When the id was used before: `reject` (default) starts nothing, also after the first run
+   * completed (REJECT_DUPLICATE), and answers false; `join` joins a running one or starts a new run.
+   */
+  ifExists?: 'reject' | 'join';
+  /** Signal the workflow, starting it first when it is not running (signalWithStart; `ifExists` does not apply). */
+  signal?: { signal: SignalDefinition<unknown[]>; args: unknown[] };
+}
+
+/** The one way to start a workflow: typed by its ref (`workflows/*.shared.ts`). Returns false when the id was already taken. */
+export async function startWorkflow<Args extends unknown[]>(s: TemporalDeps, ref: WorkflowRef<Args>, opts: StartOptions<Args>): Promise<boolean> {
+  const policies =
+    opts.ifExists === 'join'
+      ? ({ workflowIdReusePolicy: 'ALLOW_DUPLICATE', workflowIdConflictPolicy: 'USE_EXISTING' } as const)
+      : ({ workflowIdReusePolicy: 'REJECT_DUPLICATE' } as const);
+  const common = {
+    taskQueue: s.config.TEMPORAL_TASK_QUEUE,
+    workflowId: opts.workflowId,
+    args: opts.args,
+    typedSearchAttributes: recordSearchAttributes(ref.kind, opts.organizationId, opts.recordId),
+    ...(opts.priorityKey ? { priority: { priorityKey: opts.priorityKey } } : {}),
+  };
+  const { signal } = opts;
+  if (signal) {
+    await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+      s.temporal.workflow.signalWithStart(ref.type, { ...common, signal: signal.signal, signalArgs: signal.args }),
+    );
+    return true;
+  }
   try {
     await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
-      s.temporal.workflow.start(opts.workflowType, {
-        taskQueue: s.config.TEMPORAL_TASK_QUEUE,
-        workflowId: opts.workflowId,
-        args: opts.args,
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: recordSearchAttributes(opts.kind, opts.organizationId, opts.recordId),
-        ...(opts.priorityKey ? { priority: { priorityKey: opts.priorityKey } } : {}),
-      }),
+      s.temporal.workflow.start(ref.type, { ...common, ...policies }),
     );
     return true;
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
     throw err;
   }
+}
+
+/** The start a Temporal Schedule makes, typed by the same ref (its runs carry only `RecordKind`). */
+export function scheduledStart<Args extends unknown[]>(ref: WorkflowRef<Args>, opts: { workflowId: string; taskQueue: string; args: Args }) {
+  return {
+    type: 'startWorkflow' as const,
+    workflowType: ref.type,
+    workflowId: opts.workflowId,
+    taskQueue: opts.taskQueue,
+    args: opts.args,
+    typedSearchAttributes: new TypedSearchAttributes([{ key: RecordKind, value: ref.kind }]),
+  };
 }

@@ -12,20 +12,13 @@
 import { Types, trusted } from 'mongoose';
 import type { Services } from '../../platform/services';
 import type { EventConsumer } from '../../platform/outbox/relay';
-import { startOnce } from '../../platform/temporal/client';
+import { startWorkflow } from '../../platform/temporal/client';
+import { contractDeletion, type ContractDeletion } from '../../workflows/contract-deletion.shared';
 import { cancelSignatureRequest } from '../signatures/signature-requests';
 import { Contract } from '../../models/contract';
 import { Signature } from '../../models/signature';
 import { ComplianceTask, OPEN_STATUSES } from '../../models/compliance-task';
 import { IntegrationLink } from '../../models/integration-link';
-import type { contractDeletionWorkflow } from '../../workflows/contract-deletion';
-
-export interface ContractDeletion {
-  organizationId: string;
-  contractId: string;
-  /** Who deleted it, for the cancelled requests' audit trails. */
-  by: string;
-}
 
 /** Removes the contract and closes what refers to it, in the store. Safe to run again. */
 export async function closeContract(s: Services, { organizationId, contractId, by }: ContractDeletion): Promise<void> {
@@ -43,9 +36,6 @@ export async function closeContract(s: Services, { organizationId, contractId, b
   await IntegrationLink.deleteMany({ organization_id: org, contract_id: contractId });
 }
 
-export const CONTRACT_DELETION_KIND = 'contract-deletion';
-const WORKFLOW_TYPE: (typeof contractDeletionWorkflow)['name'] = 'contractDeletionWorkflow';
-
 export const contractDeletionWorkflowId = (eventId: string) => `contract-deletion-${eventId}`;
 
 /** Finishes every recorded deletion: `contract-deletion-<eventId>` closes the records and removes the chunks. */
@@ -55,11 +45,9 @@ export const contractDeletionConsumer: EventConsumer = {
     if (event.type !== 'contract.deleted') return;
     const organizationId = event.organization_id.toHexString();
     const input: ContractDeletion = { organizationId, contractId: event.resource_id, by: event.actor?.name ?? 'system' };
-    await startOnce(s, {
-      workflowType: WORKFLOW_TYPE,
+    await startWorkflow(s, contractDeletion, {
       workflowId: contractDeletionWorkflowId(event.id),
       args: [input],
-      kind: CONTRACT_DELETION_KIND,
       organizationId,
       recordId: event.resource_id,
     });

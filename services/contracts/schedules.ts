@@ -4,13 +4,13 @@
  * queue: a schedule starts its workflows on the queue of the deployment that made it.
  */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
-import { RecordKind } from '../../platform/temporal/search-attributes';
+import { scheduledStart } from '../../platform/temporal/client';
+import { contractExpirySweep, renewalReminders } from '../../workflows/contract-schedules.shared';
 
 export const SCHEDULES = [
   // Just after midnight UTC: end dates are UTC days, and a contract is in force through its end date.
-  { name: 'contract-expiry-sweep', workflowType: 'contractExpirySweepWorkflow', at: { hour: 0, minute: 5 } },
-  { name: 'renewal-reminders', workflowType: 'renewalRemindersWorkflow', at: { hour: 8, minute: 0 } },
+  { name: 'contract-expiry-sweep', workflow: contractExpirySweep, at: { hour: 0, minute: 5 } },
+  { name: 'renewal-reminders', workflow: renewalReminders, at: { hour: 8, minute: 0 } },
 ] as const;
 
 export type ScheduleName = (typeof SCHEDULES)[number]['name'];
@@ -22,15 +22,8 @@ type Definition = Omit<ScheduleOptions, 'scheduleId'>;
 function definition(s: (typeof SCHEDULES)[number], taskQueue: string): Definition {
   return {
     spec: { calendars: [{ hour: s.at.hour, minute: s.at.minute, comment: 'daily, UTC' }] },
-    action: {
-      type: 'startWorkflow',
-      workflowType: s.workflowType,
-      // Temporal appends the scheduled time, so each day's run has an id of its own.
-      workflowId: scheduleId(s.name, taskQueue),
-      taskQueue,
-      args: [{}],
-      typedSearchAttributes: new TypedSearchAttributes([{ key: RecordKind, value: s.name }]),
-    },
+    // Temporal appends the scheduled time to the id, so each day's run has an id of its own.
+    action: scheduledStart(s.workflow, { workflowId: scheduleId(s.name, taskQueue), taskQueue, args: [{}] }),
     policies: {
       // A run still going (or waiting for a worker) is not joined by a second one...
       overlap: ScheduleOverlapPolicy.SKIP,

@@ -8,15 +8,12 @@ import { trusted } from 'mongoose';
 import { z } from 'zod';
 import type { Services } from '../../platform/services';
 import type { EventConsumer } from '../../platform/outbox/relay';
-import { startOnce } from '../../platform/temporal/client';
+import { startWorkflow } from '../../platform/temporal/client';
+import { integrationNotification } from '../../workflows/integration-notification.shared';
 import type { EventType } from '../../models/event';
 import { Integration } from '../../models/integration';
 import type { Notification, NotifyEvent } from './connector';
 import { CONNECTORS, LIVE } from './index';
-import type { integrationNotificationWorkflow } from '../../workflows/integration-notification';
-
-export const INTEGRATION_NOTIFY_KIND = 'integration-notification';
-const WORKFLOW_TYPE: (typeof integrationNotificationWorkflow)['name'] = 'integrationNotificationWorkflow';
 
 /** Event type → `notify_on` name (underscore names, as the interface document spells them). */
 export const NOTIFY_EVENT_OF: Partial<Record<EventType, NotifyEvent>> = {
@@ -90,11 +87,9 @@ export const integrationNotificationConsumer: EventConsumer = {
     const organizationId = event.organization_id.toHexString();
     for (const { _id } of targets) {
       const integrationId = _id.toHexString();
-      await startOnce(s, {
-        workflowType: WORKFLOW_TYPE,
+      await startWorkflow(s, integrationNotification, {
         workflowId: notifyWorkflowId(event.id, integrationId),
         args: [{ eventId: event.id, integrationId }],
-        kind: INTEGRATION_NOTIFY_KIND,
         organizationId,
         recordId: integrationId,
       });

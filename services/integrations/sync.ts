@@ -6,15 +6,12 @@
  */
 import type { Services } from '../../platform/services';
 import type { EventConsumer } from '../../platform/outbox/relay';
-import { startOnce } from '../../platform/temporal/client';
+import { startWorkflow } from '../../platform/temporal/client';
+import { integrationSync } from '../../workflows/integration-sync.shared';
 import { LIVE, connectorFor } from './index';
 import type { Connector, ContractRecord } from './connector';
 import { Integration, type IntegrationDoc, type IntegrationType } from '../../models/integration';
 import type { ContractDoc } from '../../models/contract';
-import type { integrationSyncWorkflow } from '../../workflows/integration-sync';
-
-export const INTEGRATION_SYNC_KIND = 'integration-sync';
-const WORKFLOW_TYPE: (typeof integrationSyncWorkflow)['name'] = 'integrationSyncWorkflow';
 
 /** The connector of a type when it syncs contracts (CRM or storage), else undefined. */
 export function syncConnector(type: IntegrationType): Connector | undefined {
@@ -52,11 +49,9 @@ export async function startIntegrationSync(s: Services, integration: Pick<Integr
   const integrationId = integration.id;
   const organizationId = integration.organization_id.toHexString();
   const workflowId = `${connector.kind}-sync-${integrationId}-${Date.now()}`;
-  await startOnce(s, {
-    workflowType: WORKFLOW_TYPE,
+  await startWorkflow(s, integrationSync, {
     workflowId,
     args: [{ organizationId, integrationId }],
-    kind: INTEGRATION_SYNC_KIND,
     organizationId,
     recordId: integrationId,
   });
@@ -85,11 +80,9 @@ export const integrationSyncConsumer: EventConsumer = {
     for (const i of integrations) {
       if (!syncConnector(i.type)) continue;
       const integrationId = i._id.toHexString();
-      await startOnce(s, {
-        workflowType: WORKFLOW_TYPE,
+      await startWorkflow(s, integrationSync, {
         workflowId: `integration-sync-${event.id}-${integrationId}`,
         args: [{ organizationId, integrationId, contractIds: [contractId] }],
-        kind: INTEGRATION_SYNC_KIND,
         organizationId,
         recordId: integrationId,
       });

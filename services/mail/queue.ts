@@ -8,13 +8,10 @@
 import { Types, trusted } from 'mongoose';
 import type { Services } from '../../platform/services';
 import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
-import { startOnce } from '../../platform/temporal/client';
+import { startWorkflow } from '../../platform/temporal/client';
+import { mailDelivery } from '../../workflows/mail-delivery.shared';
 import { OutgoingMail, type MailKind, type OutgoingMailRecord } from '../../models/outgoing-mail';
 import type { RenderedMail } from './messages';
-import type { mailDeliveryWorkflow } from '../../workflows/mail-delivery';
-
-export const MAIL_KIND = 'mail';
-const WORKFLOW_TYPE: (typeof mailDeliveryWorkflow)['name'] = 'mailDeliveryWorkflow';
 
 export interface NewMail {
   organizationId: string | Types.ObjectId;
@@ -66,11 +63,9 @@ export const openMailContent = (s: Services, sealed: string) => JSON.parse(decry
 /** Starts the message's current workflow unless it exists (ids name the attempt window, so this is idempotent). */
 export async function startMailDelivery(s: Services, mail: OutgoingMailRecord): Promise<void> {
   const workflowId = mailWorkflowId(mail);
-  await startOnce(s, {
-    workflowType: WORKFLOW_TYPE,
+  await startWorkflow(s, mailDelivery, {
     workflowId,
     args: [{ mailId: mail.id }],
-    kind: MAIL_KIND,
     organizationId: String(mail.organization_id),
     recordId: mail.id,
   });

@@ -8,10 +8,9 @@ import type { Services } from '../../platform/services';
 import { chunkPages } from '../documents/chunking';
 import { deleteSource, embeddingText, indexChunks, refreshCollections } from './vector-store';
 import { Contract, type ContractDoc } from '../../models/contract';
-import { TEMPORAL_DEADLINE_MS } from '../../platform/temporal/client';
-import { recordSearchAttributes } from '../../platform/temporal/search-attributes';
+import { startWorkflow } from '../../platform/temporal/client';
 import type { EventConsumer } from '../../platform/outbox/relay';
-import type { contractChangedSignal, contractIndexWorkflow } from '../../workflows/contract-index';
+import { contractChangedSignal, contractIndex } from '../../workflows/contract-index.shared';
 
 /** Texts per embedding call. */
 const EMBED_BATCH = 100;
@@ -64,9 +63,6 @@ export async function removeContract(s: Services, organizationId: string, contra
   await deleteSource(s, organizationId, contractId, { collections: ['contracts_kb'] });
 }
 
-export const CONTRACT_INDEX_KIND = 'contract-index';
-const WORKFLOW_TYPE: (typeof contractIndexWorkflow)['name'] = 'contractIndexWorkflow';
-const SIGNAL: (typeof contractChangedSignal)['name'] = 'contractChanged';
 /** Deletions are finished by services/contracts/contract-deletion.ts, which also removes the chunks. */
 const TEXT_EVENTS = new Set(['contract.created', 'contract.updated']);
 
@@ -81,18 +77,15 @@ export const contractIndexConsumer: EventConsumer = {
   async consume(s, event) {
     if (!TEXT_EVENTS.has(event.type)) return;
     const organizationId = event.organization_id.toHexString();
-    await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
-      s.temporal.workflow.signalWithStart(WORKFLOW_TYPE, {
-        taskQueue: s.config.TEMPORAL_TASK_QUEUE,
-        workflowId: `index-contracts-${organizationId}`,
-        args: [{ organizationId }],
-        signal: SIGNAL,
-        signalArgs: [{ contractId: event.resource_id }],
-        typedSearchAttributes: recordSearchAttributes(CONTRACT_INDEX_KIND, organizationId, organizationId),
-        // Lowest priority: in a burst of contract events, webhook deliveries go first
-        // (bench/README.md, webhook latency).
-        priority: { priorityKey: 5 },
-      }),
-    );
+    await startWorkflow(s, contractIndex, {
+      workflowId: `index-contracts-${organizationId}`,
+      args: [{ organizationId }],
+      signal: { signal: contractChangedSignal, args: [{ contractId: event.resource_id }] },
+      organizationId,
+      recordId: organizationId,
+      // Lowest priority: in a burst of contract events, webhook deliveries go first
+      // (bench/README.md, webhook latency).
+      priorityKey: 5,
+    });
   },
 };

@@ -6,13 +6,10 @@
 import { Types } from 'mongoose';
 import type { Services } from '../../platform/services';
 import type { EventConsumer, EventRecord } from '../../platform/outbox/relay';
-import { startOnce } from '../../platform/temporal/client';
+import { startWorkflow } from '../../platform/temporal/client';
 import { WebhookDelivery } from '../../models/webhook-delivery';
 import { WebhookSubscription } from '../../models/webhook-subscription';
-import type { DeliveryRef, webhookEventWorkflow } from '../../workflows/webhook-delivery';
-
-export const WEBHOOK_DELIVERY_KIND = 'webhook-delivery';
-const WORKFLOW_TYPE: (typeof webhookEventWorkflow)['name'] = 'webhookEventWorkflow';
+import { webhookEvent, type DeliveryRef } from '../../workflows/webhook-delivery.shared';
 
 /** The delivered body: the interface document's payload, serialized once and signed as is. */
 export function webhookBody(event: Pick<EventRecord, 'type' | 'occurred_at' | 'data' | 'organization_id'>): string {
@@ -30,11 +27,9 @@ export const redeliveryWorkflowId = (deliveryId: string) => `webhook-delivery-${
 
 /** Starts the workflow of `deliveries` unless it already exists; `recordId` names the event or the redelivery. */
 async function startDeliveries(s: Services, workflowId: string, organizationId: Types.ObjectId, recordId: string, deliveries: DeliveryRef[]): Promise<void> {
-  await startOnce(s, {
-    workflowType: WORKFLOW_TYPE,
+  await startWorkflow(s, webhookEvent, {
     workflowId,
     args: [{ deliveries }],
-    kind: WEBHOOK_DELIVERY_KIND,
     organizationId: organizationId.toHexString(),
     recordId,
   });
