@@ -9,12 +9,13 @@ import { integrationNotification } from '../workflows/integration-notification.s
 import { integrationSync } from '../workflows/integration-sync.shared';
 import { mailDelivery } from '../workflows/mail-delivery.shared';
 import { reembed } from '../workflows/reembed.shared';
+import { contractTerms, renewalDeadline } from '../workflows/renewal-deadline.shared';
 import { signatureRequest } from '../workflows/signature.shared';
 import { webhookEvent } from '../workflows/webhook-delivery.shared';
 
 /** Starters name workflows through refs (startWorkflow); each must name a workflow the worker registers. */
 describe('workflow refs', () => {
-  const refs = [complianceScan, contractDeletion, contractIndex, syncContracts, contractExpirySweep, renewalReminders, documentIngestion, integrationNotification, integrationSync, mailDelivery, reembed, signatureRequest, webhookEvent];
+  const refs = [complianceScan, contractDeletion, contractIndex, syncContracts, contractExpirySweep, renewalReminders, documentIngestion, integrationNotification, integrationSync, mailDelivery, reembed, signatureRequest, webhookEvent, contractTerms, renewalDeadline];
 
   it('name registered workflows, each with a kind of its own', () => {
     const registered = Object.entries(workflows).filter(([, v]) => typeof v === 'function').map(([k]) => k);

@@ -1,5 +1,6 @@
 /** What the renewal-deadline workflow and those who start or signal it share. */
 import { defineSignal } from '@temporalio/workflow';
+import { workflowRef } from '../platform/temporal/workflow-ref';
 
 export const RENEWAL_DEADLINE_WORKFLOW = 'renewalDeadlineWorkflow';
 export const renewalWorkflowId = (contractId: string) => `renewal-${contractId}`;
@@ -23,3 +24,7 @@ export interface RenewalPlan {
 
 /** Contract terms to extract again: from a document that became ready, or a contract that changed. */
 export type RefreshTermsInput = { documentId: string } | { organizationId: string; contractId: string };
+
+export const renewalDeadline = workflowRef<[RenewalDeadlineInput]>(RENEWAL_DEADLINE_WORKFLOW, 'renewal-deadline');
+/** Extracts a contract's key terms again (from its document of record, or the contract). */
+export const contractTerms = workflowRef<[RefreshTermsInput]>('contractTermsWorkflow', 'contract-terms');

@@ -9,8 +9,7 @@
 import { Types } from 'mongoose';
 import type { Services } from '../../platform/services';
 import { recordEvent } from '../../platform/outbox/record-event';
-import { startOnce } from '../../platform/temporal/client';
-import { recordSearchAttributes } from '../../platform/temporal/search-attributes';
+import { startWorkflow } from '../../platform/temporal/client';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { queueMail } from '../mail/queue';
 import { renewalDueMail } from '../mail/messages';
@@ -19,23 +18,21 @@ import { ContractTerms } from '../../models/contract-terms';
 import { Event } from '../../models/event';
 import { Organization } from '../../models/organization';
 import { User } from '../../models/user';
-import { RENEWAL_DEADLINE_WORKFLOW, renewalWorkflowId, rescheduleSignal, type RenewalDeadlineInput, type RenewalPlan } from '../../workflows/renewal-deadline.shared';
+import { contractTerms, renewalDeadline, renewalWorkflowId, rescheduleSignal, type RenewalDeadlineInput, type RenewalPlan } from '../../workflows/renewal-deadline.shared';
 import { endDateOf, termsView } from './contract-terms';
 
 export const DEFAULT_REMINDER_DAYS = [90, 60, 30, 7];
-const RENEWAL_KIND = 'renewal-deadline';
 /** Contracts in these states are past renewing. */
 const CLOSED = new Set(['expired', 'completed']);
 
 /** Starts the contract's reminder workflow, or tells the running one to plan again. */
 export async function scheduleRenewalReminders(s: Services, organizationId: string, contractId: string): Promise<void> {
-  await s.temporal.workflow.signalWithStart(RENEWAL_DEADLINE_WORKFLOW, {
-    taskQueue: s.config.TEMPORAL_TASK_QUEUE,
+  await startWorkflow(s, renewalDeadline, {
     workflowId: renewalWorkflowId(contractId),
-    args: [{ organizationId, contractId } satisfies RenewalDeadlineInput],
-    signal: rescheduleSignal,
-    signalArgs: [],
-    typedSearchAttributes: recordSearchAttributes(RENEWAL_KIND, organizationId, contractId),
+    args: [{ organizationId, contractId }],
+    signal: { signal: rescheduleSignal, args: [] },
+    organizationId,
+    recordId: contractId,
   });
 }
 
@@ -102,11 +99,9 @@ export const contractTermsConsumer: EventConsumer = {
     const changed = (event.data as { changed_fields?: unknown }).changed_fields;
     if (event.type === 'contract.updated' && !(Array.isArray(changed) && changed.some((f) => TERM_FIELDS.has(String(f))))) return;
     const organizationId = event.organization_id.toHexString();
-    await startOnce(s, {
-      workflowType: 'contractTermsWorkflow',
+    await startWorkflow(s, contractTerms, {
       workflowId: `terms-${event.id}`,
       args: [{ organizationId, contractId: event.resource_id }],
-      kind: 'contract-terms',
       organizationId,
       recordId: event.resource_id,
       priorityKey: 5,
