@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { pinoHttp } from 'pino-http';
 import type { Services } from '../platform/services';
 import { redactRequest, redactResponse } from '../platform/logger';
-import { errorHandler, notFoundRoute } from './http/errors';
+import { ERROR_CODE_HEADER, errorHandler, notFoundRoute } from './http/errors';
 import { healthRouter } from './routes/health';
 import { apiRouter } from './routes';
 import { signingPageRouter } from './routes/signing-page';
@@ -41,13 +41,18 @@ export function createApp(s: Services): express.Express {
       autoLogging: { ignore: (req) => req.url === '/health' },
       // Signing-link tokens and secret query parameters never reach the logs.
       serializers: { req: redactRequest, res: redactResponse },
+      // The request's line names the error's code (errorHandler sets the header before it is written).
+      customProps: (_req, res) => {
+        const code = res.getHeader(ERROR_CODE_HEADER);
+        return typeof code === 'string' ? { error_code: code } : {};
+      },
     }),
   );
   app.use(helmet());
   app.use(
     cors({
       origin: s.config.corsOrigins.length ? s.config.corsOrigins : false,
-      exposedHeaders: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'],
+      exposedHeaders: ['X-Request-Id', ERROR_CODE_HEADER, 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'],
     }),
   );
   // An undeclared method is refused before its body is read.

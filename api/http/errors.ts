@@ -1,29 +1,15 @@
 /**
- * One error type for every failure a client may see, and one middleware that turns any
- * thrown value into `{ "detail": ... }` with the right status. Internals never leak.
+ * One middleware that turns any thrown value into `{ "detail": ... }` with the right status
+ * and its stable code (platform/errors.ts) in `X-Error-Code`. Internals never leak.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import mongoose from 'mongoose';
 import { redactUrl, type Logger } from '../../platform/logger';
+import { AppError, badRequest } from '../../platform/errors';
 
-export class AppError extends Error {
-  constructor(
-    readonly status: number,
-    readonly detail: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(detail);
-  }
-}
-
-export const badRequest = (detail: string) => new AppError(400, detail);
-export const unauthorized = (detail = 'Missing or invalid credentials') =>
-  new AppError(401, detail, { 'WWW-Authenticate': 'Bearer' });
-export const forbidden = (detail = 'Your role does not allow this action') => new AppError(403, detail);
-export const notFound = (what: string) => new AppError(404, `${what} not found`);
-export const conflict = (detail: string) => new AppError(409, detail);
-export const unavailable = (detail: string) => new AppError(503, detail);
+/** The response header that carries the error's code; the request log line carries it as `error_code`. */
+export const ERROR_CODE_HEADER = 'X-Error-Code';
 
 export const JSON_OBJECT_EXPECTED = 'Request body must be a JSON object';
 
@@ -54,17 +40,17 @@ interface BodyParserError { type?: string; status?: number }
 
 export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
-  if (err instanceof ZodError) return badRequest(describeZodError(err));
+  if (err instanceof ZodError) return badRequest(describeZodError(err), 'validation_failed');
   const type = (err as BodyParserError | null)?.type;
-  if (type === 'entity.parse.failed') return badRequest('Request body is not valid JSON');
+  if (type === 'entity.parse.failed') return badRequest('Request body is not valid JSON', 'malformed_json');
   // The router could not percent-decode a path segment (`/contracts/%E0%A4%A`).
-  if (err instanceof URIError) return badRequest('The request path is not valid percent-encoded UTF-8');
+  if (err instanceof URIError) return badRequest('The request path is not valid percent-encoded UTF-8', 'malformed_path');
   if (type === 'entity.too.large') return new AppError(413, 'Request body is too large');
   // A form with more fields than its parser allows (the signing page's, 10).
   if (type === 'parameters.too.many') return new AppError(413, 'The form has too many fields');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new AppError(415, 'Unsupported request encoding');
-  if (isStoreUnavailable(err)) return unavailable('The database is unavailable; try again shortly');
-  if (isStoreBusy(err)) return new AppError(503, 'The database is busy; retry shortly (with the same Idempotency-Key for creates)', { 'Retry-After': '1' });
+  if (isStoreUnavailable(err)) return new AppError(503, 'The database is unavailable; try again shortly', {}, 'store_unavailable');
+  if (isStoreBusy(err)) return new AppError(503, 'The database is busy; retry shortly (with the same Idempotency-Key for creates)', { 'Retry-After': '1' }, 'store_busy');
   return undefined;
 }
 
@@ -72,15 +58,15 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const known = toAppError(err);
     const appErr = known ?? new AppError(500, 'Internal server error');
-    if (!known || appErr.status >= 500) logger.error({ err, reqId: req.id, path: redactUrl(req.path) }, 'request failed');
+    if (!known || appErr.status >= 500) logger.error({ err, reqId: req.id, path: redactUrl(req.path), error_code: appErr.code }, 'request failed');
     if (res.headersSent) {
       res.end();
       return;
     }
-    res.set(appErr.headers).status(appErr.status).json({ detail: appErr.detail });
+    res.set(appErr.headers).set(ERROR_CODE_HEADER, appErr.code).status(appErr.status).json({ detail: appErr.detail });
   };
 }
 
 export const notFoundRoute: RequestHandler = (req, _res, next) => {
-  next(new AppError(404, `No route for ${req.method} ${req.path}`));
+  next(new AppError(404, `No route for ${req.method} ${req.path}`, {}, 'no_route'));
 };

@@ -24,7 +24,7 @@ import { mailPasswordReset } from '../../services/mail/accounts';
 import { authorize, bearerOf, principalOf } from '../http/middleware/auth';
 import { jsonBody } from '../http/middleware/body';
 import type { RateLimits } from '../http/middleware/rate-limit';
-import { AppError, badRequest, conflict, forbidden, unauthorized } from '../http/errors';
+import { AppError, badRequest, conflict, forbidden, unauthorized } from '../../platform/errors';
 import { ROLES } from '../../platform/security/rbac';
 import { idSchema, operation, registry } from '../http/openapi';
 

@@ -18,7 +18,7 @@ import { startWorkflow } from '../../platform/temporal/client';
 import { syncContracts } from '../../workflows/contract-index.shared';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
-import { notFound, unavailable } from '../http/errors';
+import { notFound, unavailable } from '../../platform/errors';
 import { eventStream, idSchema, operation, registry, timestamp } from '../http/openapi';
 
 const sendBody = z.object({

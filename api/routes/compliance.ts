@@ -18,7 +18,7 @@ import { complianceScan } from '../../workflows/compliance-scan.shared';
 import { idSchema, objectId, operation, pageOf, timestamp } from '../http/openapi';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
-import { badRequest, conflict, notFound, unavailable } from '../http/errors';
+import { badRequest, conflict, notFound, unavailable } from '../../platform/errors';
 
 const MAX_SCAN_CONTRACTS = 500;
 const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;

@@ -20,7 +20,7 @@ import { CONTRACT_STATUSES, CONTRACT_TYPES, Contract, contractEventData, contrac
 import { Vendor } from '../../models/vendor';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
-import { badRequest, notFound } from '../http/errors';
+import { badRequest, notFound } from '../../platform/errors';
 import { Document } from '../../models/document';
 import { ContractAnalysis } from '../../platform/ai/port';
 import { RISK_LEVELS } from '../../platform/ai/risk';

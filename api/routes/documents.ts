@@ -25,7 +25,7 @@ import { startWorkflow } from '../../platform/temporal/client';
 import { documentIngestion } from '../../workflows/document-ingestion.shared';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
-import { AppError, badRequest, notFound, unavailable } from '../http/errors';
+import { AppError, badRequest, notFound, unavailable } from '../../platform/errors';
 import { DocumentAnalysis } from '../../platform/ai/port';
 import { idSchema, objectId, operation, pageOf, registry, timestamp } from '../http/openapi';
 

@@ -17,7 +17,7 @@ import { startIntegrationSync, syncConnector } from '../../services/integrations
 import { INTEGRATION_STATUSES, INTEGRATION_TYPES, Integration, type IntegrationDoc, type IntegrationType } from '../../models/integration';
 import { orgFilter } from '../../models/base';
 import { authorize, principalOf } from '../http/middleware/auth';
-import { AppError, badRequest, conflict, notFound } from '../http/errors';
+import { AppError, badRequest, conflict, notFound } from '../../platform/errors';
 import { operation, registry, timestamp } from '../http/openapi';
 
 const tag = 'Integrations';

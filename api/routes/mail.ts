@@ -12,7 +12,7 @@ import { retryMail } from '../../services/mail/queue';
 import { inOrg } from '../../models/base';
 import { MAIL_KINDS, MAIL_STATUSES, OutgoingMail, mailList, mailView } from '../../models/outgoing-mail';
 import { authorize, principalOf } from '../http/middleware/auth';
-import { conflict, notFound } from '../http/errors';
+import { conflict, notFound } from '../../platform/errors';
 import { idSchema, operation, pageOf, registry, timestamp } from '../http/openapi';
 
 const listQuery = pageQuery.extend({ status: z.enum(MAIL_STATUSES, `must be one of ${MAIL_STATUSES.join(', ')}`).optional() });

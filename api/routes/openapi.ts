@@ -8,7 +8,7 @@ import express, { Router } from 'express';
 import { z } from 'zod';
 import type { Services } from '../../platform/services';
 import { openApiDocument, operation } from '../http/openapi';
-import { notFound } from '../http/errors';
+import { notFound } from '../../platform/errors';
 import '../http/openapi-events';
 
 /** Only for the reference page: Swagger UI styles inline and draws icons from data: URLs. */

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Services } from '../../platform/services';
 import { Organization } from '../../models/organization';
 import { authorize, principalOf } from '../http/middleware/auth';
-import { notFound } from '../http/errors';
+import { notFound } from '../../platform/errors';
 import { idSchema, operation, registry, timestamp } from '../http/openapi';
 
 const updateBody = z.object({

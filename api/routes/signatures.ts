@@ -33,7 +33,7 @@ import { authorize, principalOf } from '../http/middleware/auth';
 import { signerClient } from '../http/middleware/signer-client';
 import { idempotent, type ReplayCodec } from '../http/middleware/idempotency';
 import { idSchema, operation, pageOf, registry } from '../http/openapi';
-import { badRequest, conflict, notFound, unavailable } from '../http/errors';
+import { badRequest, conflict, notFound, unavailable } from '../../platform/errors';
 
 const DAY_MS = 24 * 3600 * 1000;
 

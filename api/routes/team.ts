@@ -21,7 +21,7 @@ import { ApiKey } from '../../models/api-key';
 import { RefreshToken } from '../../models/refresh-token';
 import { mailInvitation } from '../../services/mail/accounts';
 import { authorize, principalOf } from '../http/middleware/auth';
-import { conflict, forbidden, notFound, unavailable } from '../http/errors';
+import { conflict, forbidden, notFound, unavailable } from '../../platform/errors';
 import { idSchema, operation, registry, timestamp } from '../http/openapi';
 
 const role = z.enum(ROLES);

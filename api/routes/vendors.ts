@@ -19,7 +19,7 @@ import { Contract, contractView } from '../../models/contract';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import { emitContractEvent } from './contracts';
-import { notFound } from '../http/errors';
+import { notFound } from '../../platform/errors';
 import { VendorAssessment } from '../../platform/ai/port';
 import { idSchema, operation, pageOf, registry, timestamp } from '../http/openapi';
 import { contractSchema } from './contracts';

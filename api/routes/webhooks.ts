@@ -16,7 +16,7 @@ import { WebhookSubscription, subscriptionView } from '../../models/webhook-subs
 import { DELIVERY_STATUSES, WebhookDelivery, deliveryList, deliveryView } from '../../models/webhook-delivery';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
-import { AppError, badRequest, conflict, notFound } from '../http/errors';
+import { AppError, badRequest, conflict, notFound } from '../../platform/errors';
 import { idSchema, objectId, operation, pageOf, registry, timestamp } from '../http/openapi';
 
 /** Standard Webhooks asks for at least 24 random bytes; 16 characters is the floor we enforce. */

@@ -54,7 +54,8 @@ export const emptyTerms = (): KeyTerms => Object.fromEntries(KEY_TERMS.map((k) =
 export const keyTermSchema = <K extends KeyTermName>(key: K) =>
   z.object({
     value: z.string().min(1).max(2000),
-    normalized: NORMALIZED[key],
+    /** null when a member states a term whose typed form is not given (a correction of `value` only). */
+    normalized: NORMALIZED[key].nullable(),
     quote: z.string().min(1).max(4000),
     page: z.number().int().min(1),
     confidence: z.number().min(0).max(1),

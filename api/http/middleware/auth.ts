@@ -15,7 +15,7 @@ import { isApiKey, verifyToken } from '../../../services/identity/tokens';
 import { isTokenIdRevoked } from '../../../services/identity/revoked-token';
 import { authUser } from '../../../platform/security/auth-user';
 import { ApiKey } from '../../../models/api-key';
-import { forbidden, unauthorized } from '../errors';
+import { forbidden, unauthorized } from '../../../platform/errors';
 
 /** The bearer value of the Authorization header, or undefined. */
 export function bearerOf(req: Request): string | undefined {

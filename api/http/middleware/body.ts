@@ -7,7 +7,7 @@
  */
 import express, { type RequestHandler } from 'express';
 import type { Config } from '../../../platform/config';
-import { AppError, badRequest } from '../errors';
+import { AppError, badRequest } from '../../../platform/errors';
 import { checkJsonBody } from './input';
 
 interface BodyReadError { status?: number; type?: string }

@@ -14,7 +14,7 @@ import { canonicalJson } from '../../../platform/security/canonical-json';
 import type { Logger } from '../../../platform/logger';
 import { IDEMPOTENCY_TTL_SECONDS, IdempotencyKey, type IdempotencyKeyDoc } from '../../../models/idempotency-key';
 import { principalOf } from './auth';
-import { badRequest, conflict } from '../errors';
+import { badRequest, conflict } from '../../../platform/errors';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 

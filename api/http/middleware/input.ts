@@ -9,7 +9,8 @@
  *   other helpers recurse, and a 1 MB body of brackets overflowed their stack.
  */
 import type { RequestHandler } from 'express';
-import { JSON_OBJECT_EXPECTED, badRequest } from '../errors';
+import { JSON_OBJECT_EXPECTED } from '../errors';
+import { badRequest } from '../../../platform/errors';
 
 const MAX_DEPTH = 32;
 

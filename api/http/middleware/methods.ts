@@ -5,7 +5,7 @@
  * falls through to "No route" because of its method.
  */
 import type { RequestHandler } from 'express';
-import { AppError } from '../errors';
+import { AppError } from '../../../platform/errors';
 import { documentedOperations } from '../openapi';
 
 interface PathMethods {

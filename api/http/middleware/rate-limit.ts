@@ -27,7 +27,7 @@ import { sha256Hex } from '../../../platform/security/crypto';
 import { redisKey } from '../../../platform/redis';
 import { isApiKey, verifyToken } from '../../../services/identity/tokens';
 import { ApiKey } from '../../../models/api-key';
-import { AppError } from '../errors';
+import { AppError } from '../../../platform/errors';
 import { bearerOf } from './auth';
 
 interface Window {
