@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { pinoHttp } from 'pino-http';
 import type { Services } from '../platform/services';
 import { redactRequest, redactResponse } from '../platform/logger';
-import { ERROR_CODE_HEADER, errorHandler, notFoundRoute } from './http/errors';
+import { ERROR_CODE_HEADER, errorCodeOf, errorHandler, notFoundRoute } from './http/errors';
 import { healthRouter } from './routes/health';
 import { apiRouter } from './routes';
 import { signingPageRouter } from './routes/signing-page';
@@ -43,8 +43,8 @@ export function createApp(s: Services): express.Express {
       serializers: { req: redactRequest, res: redactResponse },
       // The request's line names the error's code (errorHandler sets the header before it is written).
       customProps: (_req, res) => {
-        const code = res.getHeader(ERROR_CODE_HEADER);
-        return typeof code === 'string' ? { error_code: code } : {};
+        const code = errorCodeOf(res);
+        return code ? { error_code: code } : {};
       },
     }),
   );

@@ -17,6 +17,8 @@ const schema = new Schema({
   state: { type: String, enum: ['in_flight', 'done'], required: true },
   status: { type: Number, default: null },
   body: { type: Schema.Types.Mixed, default: null },
+  /** The X-Error-Code of a stored refusal, replayed with it. */
+  error_code: { type: String, default: null },
   expires_at: { type: Date, required: true },
 });
 schema.index({ scope: 1, key: 1 }, { unique: true });

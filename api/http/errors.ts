@@ -2,6 +2,7 @@
  * One middleware that turns any thrown value into `{ "detail": ... }` with the right status
  * and its stable code (platform/errors.ts) in `X-Error-Code`. Internals never leak.
  */
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import mongoose from 'mongoose';
@@ -10,6 +11,12 @@ import { AppError, badRequest } from '../../platform/errors';
 
 /** The response header that carries the error's code; the request log line carries it as `error_code`. */
 export const ERROR_CODE_HEADER = 'X-Error-Code';
+
+/** The code an answer carries, if it is an error. */
+export function errorCodeOf(res: Pick<ServerResponse, 'getHeader'>): string | null {
+  const code = res.getHeader(ERROR_CODE_HEADER);
+  return typeof code === 'string' ? code : null;
+}
 
 export const JSON_OBJECT_EXPECTED = 'Request body must be a JSON object';
 

@@ -8,6 +8,8 @@ import { z } from 'zod';
 import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi, type ResponseConfig, type RouteConfig, type ZodMediaTypeObject } from '@asteasolutions/zod-to-openapi';
 import { ID_PATTERN } from '../../models/base';
 import { MAX_PAGE_SIZE } from '../../platform/lists/pagination';
+import { ERROR_CODES } from '../../platform/errors';
+import { ERROR_CODE_HEADER } from './errors';
 
 extendZodWithOpenApi(z);
 
@@ -83,12 +85,21 @@ const RATE_LIMIT_HEADERS = {
 /** Login, MFA and reset refusals answer without X-RateLimit-* when a failure counter, not the request limit, refused. */
 const RETRY_ONLY = { 'Retry-After': RATE_LIMIT_HEADERS['Retry-After'] };
 
+/** Every error names its kind in a stable code (platform/errors.ts), for clients to branch on instead of the prose. */
+const ERROR_CODE_HEADERS = {
+  [ERROR_CODE_HEADER]: {
+    description: 'A stable code for the kind of error; `detail` is for people',
+    required: true,
+    schema: { type: 'string' as const, enum: Object.keys(ERROR_CODES) },
+  },
+};
+
 /**
  * The one place an error response is described: every 4xx and 5xx answers the Error body
  * (`{ "detail": ... }`), a 429 with its rate-limit headers.
  */
 export function errorResponse(status: number, description: string, headers: ResponseConfig['headers'] = status === 429 ? RATE_LIMIT_HEADERS : undefined): ResponseConfig {
-  return { description, content: { 'application/json': { schema: errorSchema } }, ...(headers ? { headers } : {}) };
+  return { description, content: { 'application/json': { schema: errorSchema } }, headers: { ...ERROR_CODE_HEADERS, ...headers } };
 }
 
 /** The signer's HTML page (api/routes/signing-page.ts): rate-limited, refusals answered as a page, 5xx as JSON. */

@@ -10,7 +10,7 @@ import { contractTerms, correctContractTerms, extractContractTerms, upcomingRene
 import { scheduleRenewalReminders } from '../../services/contracts/renewal-deadlines';
 import { KEY_TERMS, NORMALIZED, keyTermSchema } from '../../services/contracts/key-terms.shared';
 import { authorize, principalOf } from '../http/middleware/auth';
-import { notFound } from '../http/errors';
+import { notFound } from '../../platform/errors';
 import { idSchema, operation, registry, timestamp } from '../http/openapi';
 import { findContract } from './contracts';
 

@@ -19,7 +19,7 @@ import { SIGNING_PAGE_CSS } from '../views/signing-styles';
 import { STYLESHEET_PATH, messagePage, signPage, statePage, type LinkState, type RequestSummary } from '../views/signing-page';
 import { rateLimits } from '../http/middleware/rate-limit';
 import { signerClient } from '../http/middleware/signer-client';
-import { toAppError } from '../http/errors';
+import { ERROR_CODE_HEADER, toAppError } from '../http/errors';
 import { operation } from '../http/openapi';
 
 /** No script, no third-party asset, no framing; forms post only here. */
@@ -143,7 +143,7 @@ export function signingPageRouter(s: Services): Router {
   const pageErrors: ErrorRequestHandler = (err, req, res, next) => {
     const known = toAppError(err);
     if (!known || known.status >= 500 || !req.path.startsWith('/sign')) return next(err);
-    res.set(known.headers);
+    res.set(known.headers).set(ERROR_CODE_HEADER, known.code);
     html(res, known.status, messagePage('Request refused', known.detail));
   };
   router.use(pageErrors);

@@ -8,7 +8,7 @@ import type { Types } from 'mongoose';
 import { sha256Hex } from '../../platform/security/crypto';
 import { Document } from '../../models/document';
 import type { SignatureRecord } from '../../models/signature';
-import { badRequest } from '../../api/http/errors';
+import { badRequest } from '../../platform/errors';
 
 export class PdfOfRecordChangedError extends Error {}
 

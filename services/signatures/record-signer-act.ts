@@ -14,7 +14,7 @@ import type { EventType } from '../../models/event';
 import { Signature, type AuditEntryInput, type SignatureRecord } from '../../models/signature';
 import { changeWithAudit } from './change-with-audit';
 import { declinedSignal, signedSignal, viewedSignal } from '../../workflows/signature.shared';
-import { AppError, conflict, notFound } from '../../api/http/errors';
+import { AppError, conflict, notFound } from '../../platform/errors';
 
 const TEMPORAL_DEADLINE_MS = 5000;
 

@@ -15,6 +15,7 @@ import type { Logger } from '../../../platform/logger';
 import { IDEMPOTENCY_TTL_SECONDS, IdempotencyKey, type IdempotencyKeyDoc } from '../../../models/idempotency-key';
 import { principalOf } from './auth';
 import { badRequest, conflict } from '../../../platform/errors';
+import { ERROR_CODE_HEADER, errorCodeOf } from '../errors';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -72,6 +73,7 @@ export function idempotent(logger: Logger, codec?: ReplayCodec): RequestHandler 
       if (existing.fingerprint !== fingerprint) throw conflict('Idempotency-Key: already used for a different request');
       if (existing.state === 'in_flight') throw conflict('Idempotency-Key: a request with this key is still in progress');
       const body: unknown = codec ? await codec.replayed(existing.body, req) : existing.body;
+      if (existing.error_code) res.set(ERROR_CODE_HEADER, existing.error_code);
       res.set('Idempotent-Replayed', 'true').status(existing.status ?? 200).json(body);
       return;
     }
@@ -83,7 +85,7 @@ export function idempotent(logger: Logger, codec?: ReplayCodec): RequestHandler 
     res.json = ((body: unknown) => {
       answered = true;
       // A server fault is not an answer to keep: the key is freed so the client can retry.
-      const store = res.statusCode >= 500 ? release() : IdempotencyKey.updateOne({ scope, key }, { $set: { state: 'done', status: res.statusCode, body: codec ? codec.stored(body) : body } });
+      const store = res.statusCode >= 500 ? release() : IdempotencyKey.updateOne({ scope, key }, { $set: { state: 'done', status: res.statusCode, body: codec ? codec.stored(body) : body, error_code: errorCodeOf(res) } });
       store.then(
         () => send(body),
         (err: unknown) => {
