@@ -231,7 +231,7 @@ describe('API reference', () => {
       expect(wrong).to.deep.equal([]);
       expect(Object.keys(doc.paths['/contracts']!.get!.responses)).to.include.members(['400', '401', '403', '429', '503']);
       expect(Object.keys(doc.paths['/contracts']!.post!.responses)).to.include.members(['413', '415']);
-      expect(doc.paths['/contracts']!.get!.responses['429']!.headers).to.have.keys('Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
+      expect(doc.paths['/contracts']!.get!.responses['429']!.headers).to.have.keys('X-Error-Code', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
     });
 
     it('describes every id, in paths, queries and bodies, as 24 lowercase hex characters', async () => {
