@@ -87,7 +87,7 @@ export function createSignatureActivities(s: Services) {
           await recordEvent({
             organizationId: String(sig.organization_id),
             type: 'contract.updated',
-            data: { id: String(contract._id), title: contract.title, type: contract.type, status: contract.status, counterparty: contract.counterparty, signed_at: signedAt.toISOString(), changes: ['status', 'signed_at'] },
+            data: { id: String(contract._id), title: contract.title, type: contract.type, status: contract.status, counterparty: contract.counterparty, signed_at: signedAt.toISOString(), changed_fields: ['status', 'signed_at'] },
             actor: { type: 'system', id: null, name: 'signature completion' },
             resource: { type: 'contract', id: String(contract._id) },
             summary: `Contract "${contract.title}" is active: every signer has signed`,

@@ -115,6 +115,10 @@ describe('signatures', () => {
 
       const contract = await waitForStatus<{ status: string; signed_at: string | null }>(owner, `/contracts/${contractId}`, 'active');
       expect(contract.signed_at).to.match(/Z$/);
+      // What changed is named as in every other contract.updated event.
+      const updates = await Event.find({ type: 'contract.updated' }).lean();
+      const updated = updates.find((e) => (e.data as { id?: string }).id === contractId && 'signed_at' in (e.data as object));
+      expect(updated?.data, JSON.stringify(updates.map((e) => e.data))).to.deep.include({ changed_fields: ['status', 'signed_at'] }).and.not.have.property('changes');
 
       // Webhooks: requested, viewed (once, Alice; Bob never opened the document), completed per signer.
       const received = await receiver.waitFor(4);

@@ -28,8 +28,7 @@ const vendorData = z.looseObject({
 export const EVENT_DATA = {
   'contract.created': contractData.extend({ vendor_id: idSchema.optional().meta({ description: 'When generated as a vendor NDA' }) }),
   'contract.updated': contractData.extend({
-    changed_fields: z.array(z.string()).optional().meta({ description: 'Fields changed by an API update or AI draft' }),
-    changes: z.array(z.string()).optional().meta({ description: 'Fields changed by the signature completion (status, signed_at)' }),
+    changed_fields: z.array(z.string()).optional().meta({ description: 'Fields that changed: by an API update, an AI draft, the signature completion (status, signed_at) or an expiry (status)' }),
     signed_at: timestamp.optional(),
   }),
   'contract.deleted': contractData,
