@@ -118,7 +118,7 @@ describe('signatures', () => {
       // What changed is named as in every other contract.updated event.
       const updates = await Event.find({ type: 'contract.updated' }).lean();
       const updated = updates.find((e) => (e.data as { id?: string }).id === contractId && 'signed_at' in (e.data as object));
-      expect(updated?.data, JSON.stringify(updates.map((e) => e.data))).to.deep.include({ changed_fields: ['status', 'signed_at'] }).and.not.have.property('changes');
+      expect(updated?.data, JSON.stringify(updates.map((e): unknown => e.data))).to.deep.include({ changed_fields: ['status', 'signed_at'] }).and.not.have.property('changes');
 
       // Webhooks: requested, viewed (once, Alice; Bob never opened the document), completed per signer.
       const received = await receiver.waitFor(4);
