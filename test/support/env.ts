@@ -13,7 +13,7 @@ import { createLogger } from '../../platform/logger';
 import { closeServices, createServices, type Services } from '../../platform/services';
 import { createApp } from '../../api/app';
 import { createWorker } from '../../workers/worker';
-import { startRelayLoop } from '../../services/wiring';
+import { relayOnRecord, startRelayLoop } from '../../services/wiring';
 
 export interface TestEnv {
   config: Config;
@@ -99,5 +99,8 @@ export async function withSecondApi(overrides: Partial<Config>, fn: (base: strin
     await fn(`http://127.0.0.1:${(second.address() as AddressInfo).port}/api/v1`);
   } finally {
     await new Promise((resolve) => second.close(resolve));
+    // createApp pointed the process's immediate relay at the second API's settings (one app per
+    // process in production); events recorded later must again start workflows where the test worker polls.
+    relayOnRecord(services);
   }
 }
