@@ -4,11 +4,12 @@
  * is checked (not only the URL's text) and redirects are never followed.
  */
 import { request } from 'undici';
-import { Types, trusted } from 'mongoose';
+import { Types } from 'mongoose';
 import type { Services } from '../platform/services';
 import { decryptSecret } from '../platform/security/crypto';
 import { connectionFailure, createPolicyAgent, urlRefusal } from '../platform/security/url-policy';
 import { deliveryHeaders } from '../services/webhooks/webhook-signature';
+import { WebhookAttemptClaim } from '../models/webhook-attempt-claim';
 import { WebhookDelivery } from '../models/webhook-delivery';
 import { WebhookSubscription } from '../models/webhook-subscription';
 
@@ -50,16 +51,18 @@ export function createWebhookActivities(s: Services) {
   return {
     async attemptWebhookDelivery({ deliveryId, subscriptionId, attempt, retryInMs }: AttemptInput): Promise<Outcome> {
       const _id = new Types.ObjectId(deliveryId);
-      // The claim: this attempt's number is taken once, so an attempt that runs again (its
-      // workflow task retried, a second worker) never posts again. It reads the delivery too.
+      // The claim: this attempt's number is taken once (a unique insert), so an attempt that runs
+      // again (its workflow task retried, a second worker) never posts again.
+      const claimed = await WebhookAttemptClaim.create({ delivery_id: _id, attempt }).then(
+        () => true,
+        (err: unknown) => {
+          if ((err as { code?: number } | null)?.code === 11000) return false;
+          throw err;
+        },
+      );
       const [delivery, known] = await Promise.all([
-        WebhookDelivery.findOneAndUpdate(
-          // null: a delivery made before claims existed.
-          { _id, status: 'pending', claimed_attempt: trusted({ $in: [attempt - 1, null] }) },
-          { $set: { claimed_attempt: attempt } },
-          { returnDocument: 'after' },
-        ),
-        subscriptionId ? WebhookSubscription.findById(subscriptionId) : null,
+        claimed ? WebhookDelivery.findOneAndUpdate({ _id, status: 'pending' }, { $set: { claimed_attempt: attempt } }, { returnDocument: 'after' }) : null,
+        claimed && subscriptionId ? WebhookSubscription.findById(subscriptionId) : null,
       ]);
       if (!delivery) {
         const current = await WebhookDelivery.findById(_id, { status: 1 }).lean();
