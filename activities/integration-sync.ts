@@ -17,6 +17,7 @@ import { Integration } from '../models/integration';
 import { IntegrationLink, linkContractId } from '../models/integration-link';
 import { Contract } from '../models/contract';
 import { orgFilter } from '../models/base';
+import { isDuplicateKey } from '../platform/mongo';
 
 export interface SyncProgress {
   total: number;
@@ -63,7 +64,7 @@ export function createIntegrationSyncActivities(s: Services) {
         { ordered: false },
       ).catch((err: unknown) => {
         // A concurrent run of the same contract stored it first: its id is as good.
-        if ((err as { code?: number }).code !== 11000) throw err;
+        if (!isDuplicateKey(err)) throw err;
       });
     }
     for (const [key, vendorId] of moved) await IntegrationLink.updateOne({ integration_id: integrationId, key }, { $set: { vendor_id: vendorId, synced_at: now } });

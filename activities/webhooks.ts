@@ -12,6 +12,7 @@ import { deliveryHeaders } from '../services/webhooks/webhook-signature';
 import { WebhookAttemptClaim } from '../models/webhook-attempt-claim';
 import { WebhookDelivery } from '../models/webhook-delivery';
 import { WebhookSubscription } from '../models/webhook-subscription';
+import { isDuplicateKey } from '../platform/mongo';
 
 export interface AttemptInput {
   deliveryId: string;
@@ -56,7 +57,7 @@ export function createWebhookActivities(s: Services) {
       const claimed = await WebhookAttemptClaim.create({ delivery_id: _id, attempt }).then(
         () => true,
         (err: unknown) => {
-          if ((err as { code?: number } | null)?.code === 11000) return false;
+          if (isDuplicateKey(err)) return false;
           throw err;
         },
       );

@@ -37,3 +37,6 @@ export function withTimeout(p: Promise<boolean>, ms: number): Promise<boolean> {
   });
   return Promise.race([p.catch(() => false), timeout]).finally(() => clearTimeout(timer));
 }
+
+/** A write refused by a unique index: the record, or the claim it stands for, already exists. */
+export const isDuplicateKey = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 11000;

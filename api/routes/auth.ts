@@ -27,6 +27,7 @@ import type { RateLimits } from '../http/middleware/rate-limit';
 import { AppError, badRequest, conflict, forbidden, unauthorized } from '../../platform/errors';
 import { ROLES } from '../../platform/security/rbac';
 import { idSchema, operation, registry } from '../http/openapi';
+import { isDuplicateKey } from '../../platform/mongo';
 
 const email = z.email().max(254).transform((e) => e.toLowerCase());
 const password = z.string().min(8, 'must be at least 8 characters').max(256);
@@ -96,7 +97,6 @@ operation({
   responses: { 200: { description: 'Enabled, with new recovery codes', schema: z.object({ mfa_enabled: z.literal(true), recovery_codes: recoveryCodes }) } },
 });
 
-const isDuplicateKey = (err: unknown) => (err as { code?: number }).code === 11000;
 
 /** Access token + a new refresh-token family (or the next token of an existing one). */
 export async function issueSession(s: Services, user: UserDoc, family?: { id: string; expiresAt: Date }) {

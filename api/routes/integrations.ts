@@ -19,6 +19,7 @@ import { orgFilter } from '../../models/base';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { AppError, badRequest, conflict, notFound } from '../../platform/errors';
 import { operation, registry, timestamp } from '../http/openapi';
+import { isDuplicateKey } from '../../platform/mongo';
 
 const tag = 'Integrations';
 
@@ -133,7 +134,7 @@ export function integrationsRouter(s: Services): Router {
         { upsert: true, returnDocument: 'after' },
       );
     } catch (err) {
-      if ((err as { code?: number }).code === 11000) throw conflict(`${type} is being connected by another request; try again`);
+      if (isDuplicateKey(err)) throw conflict(`${type} is being connected by another request; try again`);
       throw err;
     }
     res.status(201).json(integrationView(doc));

@@ -18,6 +18,7 @@ import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import { AppError, badRequest, conflict, notFound } from '../../platform/errors';
 import { idSchema, objectId, operation, pageOf, registry, timestamp } from '../http/openapi';
+import { isDuplicateKey } from '../../platform/mongo';
 
 /** Standard Webhooks asks for at least 24 random bytes; 16 characters is the floor we enforce. */
 const SECRET_MIN = 16;
@@ -131,7 +132,7 @@ export function webhooksRouter(s: Services): Router {
     try {
       fresh = await redeliver(s, failed);
     } catch (err) {
-      if ((err as { code?: number }).code === 11000) throw conflict('This delivery was already retried');
+      if (isDuplicateKey(err)) throw conflict('This delivery was already retried');
       s.logger.warn({ err: (err as Error).message, deliveryId: failed.id }, 'redelivery could not start');
       throw new AppError(503, 'The workflow engine is unavailable; try again shortly');
     }

@@ -14,6 +14,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../../platform/config';
 import { redisKey } from '../../platform/redis';
 import { RevokedToken } from '../../models/revoked-token';
+import { isDuplicateKey } from '../../platform/mongo';
 
 type Deps = { redis: Redis; config: Pick<Config, 'REDIS_KEY_PREFIX'> };
 
@@ -33,7 +34,7 @@ export async function revokeTokenId(s: Deps, jti: string, expiresAt: Date, reaso
   try {
     await RevokedToken.create({ jti, expires_at: expiresAt, reason });
   } catch (err) {
-    if ((err as { code?: number }).code !== 11000) throw err;
+    if (!isDuplicateKey(err)) throw err;
     fresh = false;
   }
   const key = setKey(s);

@@ -12,6 +12,7 @@ import { startWorkflow } from '../../platform/temporal/client';
 import { mailDelivery } from '../../workflows/mail-delivery.shared';
 import { OutgoingMail, type MailKind, type OutgoingMailRecord } from '../../models/outgoing-mail';
 import type { RenderedMail } from './messages';
+import { isDuplicateKey } from '../../platform/mongo';
 
 export interface NewMail {
   organizationId: string | Types.ObjectId;
@@ -28,7 +29,6 @@ export type MailContent = Omit<RenderedMail, 'subject'>;
 
 export const mailWorkflowId = (m: Pick<OutgoingMailRecord, 'id' | 'retries'>) => (m.retries ? `mail-${m.id}-retry-${m.retries}` : `mail-${m.id}`);
 
-const isDuplicateKey = (err: unknown) => (err as { code?: number } | null)?.code === 11000;
 
 export async function queueMail(s: Services, m: NewMail): Promise<OutgoingMailRecord> {
   const id = new Types.ObjectId();

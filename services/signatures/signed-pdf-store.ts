@@ -6,7 +6,6 @@
  */
 import { PDFDocument } from 'pdf-lib';
 import { ApplicationFailure } from '@temporalio/common';
-import mongoose from 'mongoose';
 import type { Services } from '../../platform/services';
 import { sha256Hex } from '../../platform/security/crypto';
 import type { Certificate } from './signature-evidence';
@@ -16,6 +15,7 @@ import { appendEvidencePages, renderDocumentPdf } from './render-signed-pdf';
 import { getSealIdentity, sealPdf } from './seal-pdf';
 import { findByToken, goneReason } from './record-signer-act';
 import { PdfOfRecordChangedError, readPdfOfRecord } from './pdf-of-record';
+import { isDuplicateKey } from '../../platform/mongo';
 
 /** A signed PDF must fit in one store record (16 MB) with room to spare. */
 const MAX_PDF_BYTES = 15 * 1024 * 1024;
@@ -74,7 +74,7 @@ export async function renderSignedPdf(signatureId: string): Promise<'rendered' |
     );
   } catch (err) {
     // The upsert met the sealed record (sealed meanwhile): the one file stands.
-    if (err instanceof mongoose.mongo.MongoServerError && err.code === 11000) return 'sealed';
+    if (isDuplicateKey(err)) return 'sealed';
     throw err;
   }
   return 'rendered';

@@ -10,6 +10,7 @@ import { startWorkflow } from '../../platform/temporal/client';
 import { WebhookDelivery } from '../../models/webhook-delivery';
 import { WebhookSubscription } from '../../models/webhook-subscription';
 import { webhookEvent, type DeliveryRef } from '../../workflows/webhook-delivery.shared';
+import { isDuplicateKey } from '../../platform/mongo';
 
 /** The delivered body: the interface document's payload, serialized once and signed as is. */
 export function webhookBody(event: Pick<EventRecord, 'type' | 'occurred_at' | 'data' | 'organization_id'>): string {
@@ -35,7 +36,6 @@ async function startDeliveries(s: Services, workflowId: string, organizationId: 
   });
 }
 
-const isDuplicateKey = (err: unknown) => (err as { code?: number } | null)?.code === 11000;
 
 /**
  * The delivery of `event` to `subscriptionId`: created once (one write), found again on a

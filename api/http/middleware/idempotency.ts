@@ -9,17 +9,17 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import mongoose, { trusted } from 'mongoose';
+import { trusted } from 'mongoose';
 import { canonicalJson } from '../../../platform/security/canonical-json';
 import type { Logger } from '../../../platform/logger';
 import { IDEMPOTENCY_TTL_SECONDS, IdempotencyKey, type IdempotencyKeyDoc } from '../../../models/idempotency-key';
 import { principalOf } from './auth';
 import { badRequest, conflict } from '../../../platform/errors';
 import { ERROR_CODE_HEADER, errorCodeOf } from '../errors';
+import { isDuplicateKey } from '../../../platform/mongo';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
-const isDuplicateKey = (err: unknown) => err instanceof mongoose.mongo.MongoServerError && err.code === 11000;
 
 /** Inserts the in-flight row, or returns the live row someone else holds for this key. */
 async function claim(scope: string, key: string, fingerprint: string): Promise<IdempotencyKeyDoc | null> {
