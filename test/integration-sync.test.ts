@@ -141,12 +141,14 @@ describe('CRM and storage sync (fakes of the vendor APIs)', function () {
       let fake: FakeVendor;
       let view: VendorView;
       let contractIds: string[];
+      let connectBody: Record<string, unknown>;
 
       before(async () => {
         owner = await signUp();
         const started = await c.start();
         fake = started.fake;
         view = started.view;
+        connectBody = started.body;
         contractIds = await seedContracts(owner.organizationId);
         const res = await api('POST', `/integrations/${c.type}/connect`, { token: owner.token, body: started.body });
         expect(res.status, res.text).to.equal(201);
@@ -159,6 +161,16 @@ describe('CRM and storage sync (fakes of the vendor APIs)', function () {
         expect(res.status, res.text).to.equal(200);
         expect(res.body.ok, res.body.detail).to.equal(true);
         expect(fake.requests.at(-1)!.headers.authorization).to.equal(`Bearer ${TOKEN}`);
+      });
+
+      it('refuses at connect an access token an Authorization header cannot carry, keeping the one it has', async () => {
+        for (const access_token of ['jeton-à-accent', 'two words', '東京', `x${'y'.repeat(8192)}`]) {
+          const res = await api('POST', `/integrations/${c.type}/connect`, { token: owner.token, body: { ...connectBody, access_token } });
+          expect(res.status, res.text).to.equal(400);
+          expect(res.body.detail).to.match(/^access_token: /);
+        }
+        const test = await api<{ ok: boolean; detail: string }>('POST', `/integrations/${c.type}/test`, { token: owner.token });
+        expect(test.body.ok, test.body.detail).to.equal(true);
       });
 
       it(`syncs ${CONTRACTS} contracts in ${c.batches} batches, waits out a 429's Retry-After, and upserts each exactly once`, async () => {

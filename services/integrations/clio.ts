@@ -16,11 +16,11 @@
 import { z } from 'zod';
 import type { Connector, ConnectorContext, ContractRecord } from './connector';
 import { vendorError } from './context';
-import { bearer, callVendor, writeEach } from './vendor-http';
+import { accessToken, bearer, callVendor, writeEach } from './vendor-http';
 import { fileFor, storageCopies } from './google-drive';
 
 const connectBody = z.object({
-  access_token: z.string().min(1),
+  access_token: accessToken,
   matter_id: z.number('must be a Clio matter id').int('must be a Clio matter id').positive('must be a Clio matter id'),
   base_url: z.url({ protocol: /^https?$/ }).optional(),
 });

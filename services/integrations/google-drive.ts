@@ -10,10 +10,10 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Connector, ConnectorContext, ContractRecord, UpsertResult } from './connector';
-import { bearer, callVendor, writeEach } from './vendor-http';
+import { accessToken, bearer, callVendor, writeEach } from './vendor-http';
 
 const connectBody = z.object({
-  access_token: z.string().min(1),
+  access_token: accessToken,
   folder_id: z.string().regex(/^[A-Za-z0-9_-]{1,200}$/, 'must be a Drive folder id'),
   base_url: z.url({ protocol: /^https?$/ }).optional(),
 });

@@ -7,10 +7,10 @@
  */
 import { z } from 'zod';
 import type { Connector, ContractRecord, UpsertResult } from './connector';
-import { bearer, callVendor, isoDay } from './vendor-http';
+import { accessToken, bearer, callVendor, isoDay } from './vendor-http';
 
 const connectBody = z.object({
-  access_token: z.string().min(1),
+  access_token: accessToken,
   /** A deal property created with `hasUniqueValue: true`; it holds the contract id. */
   id_property: z.string().regex(/^[a-z][a-z0-9_]{0,99}$/, 'must be a HubSpot property name').default('clm_contract_id'),
   pipeline: z.string().min(1).default('default'),

@@ -9,13 +9,13 @@
 import { z } from 'zod';
 import type { Connector, ConnectorContext, ContractRecord, UpsertResult } from './connector';
 import { VendorError } from './connector';
-import { bearer, callVendor, isoDay } from './vendor-http';
+import { accessToken, bearer, callVendor, isoDay } from './vendor-http';
 
 export const SALESFORCE_API_VERSION = 'v62.0';
 const apiName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,79}$/, 'must be a Salesforce API name');
 
 const connectBody = z.object({
-  access_token: z.string().min(1),
+  access_token: accessToken,
   instance_url: z.url({ protocol: /^https?$/ }),
   /** The sObject contracts become (a custom object by default: the standard Contract needs an Account). */
   object: apiName.default('CLM_Contract__c'),

@@ -1,5 +1,5 @@
 /** Shared by the CRM and storage connectors: one call with a zod-checked answer, and per-file writes. */
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { IntegrationType } from '../../models/integration';
 import type { ConnectorContext, UpsertResult } from './connector';
 import { vendorJson } from './context';
@@ -10,6 +10,17 @@ export async function callVendor<T extends z.ZodType>(vendor: IntegrationType, c
 }
 
 export const bearer = (token: string | undefined) => ({ authorization: `Bearer ${token ?? ''}` });
+
+/**
+ * An OAuth access token as a connect body gives it. It travels in an Authorization header,
+ * which carries only visible ASCII: anything else would be accepted here and then fail in
+ * the worker on every call, so it is refused at the edge. (Salesforce tokens contain "!".)
+ */
+export const accessToken = z
+  .string()
+  .min(1)
+  .max(8192)
+  .regex(/^[\x21-\x7e]+$/, 'must be visible ASCII characters without spaces (an OAuth access token)');
 
 /** YYYY-MM-DD of an ISO timestamp, or null. */
 export const isoDay = (iso: string | null) => (iso ? iso.slice(0, 10) : null);
