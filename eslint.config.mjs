@@ -1,8 +1,15 @@
-// Lint rules: typed TypeScript checks everywhere, plus a determinism guard for workflow
-// code (the Temporal samples' rule: no Node built-ins, no I/O libraries in workflows/).
+// Lint rules: typed TypeScript checks everywhere, the layers' import directions with no
+// circles (issue 17), plus a determinism guard for workflow code (the Temporal samples'
+// rule: no Node built-ins, no I/O libraries in workflows/).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import { builtinModules } from 'node:module';
+
+const FEATURE_LAYERS = ['./services', './api', './workflows', './activities', './workers'];
+// Workflow refs and signal names live in workflows/*.shared.ts, which anyone may import.
+const WORKFLOW_CODE = { from: './workflows/**', except: ['**/*.shared.ts'] };
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.stack/**', 'eslint.config.mjs'] },
@@ -14,6 +21,35 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Layers import downwards only: api → services → platform/models; workers wire it all.
+    files: ['api/**/*.ts', 'services/**/*.ts', 'platform/**/*.ts', 'models/**/*.ts', 'workflows/**/*.ts', 'activities/**/*.ts', 'workers/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+      // no-cycle parses each imported module itself: tell it how to read TypeScript.
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/extensions': ['.ts', '.js'],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            { target: './platform', from: FEATURE_LAYERS, message: 'platform/ is what features stand on: it imports no feature' },
+            { target: './models', from: FEATURE_LAYERS, message: 'models/ holds schemas only: it imports no feature' },
+            { target: './services', from: ['./api', './activities', './workers'], message: 'a use case does not know its caller' },
+            { target: './services', ...WORKFLOW_CODE, message: 'services start workflows through the refs in workflows/*.shared.ts' },
+            { target: './api', from: ['./activities', './workers'], message: 'the API calls use cases, not activities or the worker' },
+            { target: './api', ...WORKFLOW_CODE, message: 'the API starts workflows through the refs in workflows/*.shared.ts' },
+            { target: './activities', from: ['./api', './workers'], message: 'activities are adapters over use cases' },
+            { target: './activities', ...WORKFLOW_CODE, message: 'activities import workflow refs only from workflows/*.shared.ts' },
+          ],
+        },
+      ],
     },
   },
   {
