@@ -11,14 +11,15 @@ import type { Principal } from '../../platform/security/principal';
 import { EMBEDDING_DIM } from '../../platform/ai/port';
 import { MAX_CONTEXT_CHARS, retrieve, type Passage } from '../../services/search/retrieval';
 import { COLLECTIONS, collectionStats, isVectorStoreDown, MIN_RELEVANCE } from '../../services/search/vector-store';
-import { isObjectId, orgFilter } from '../../models/base';
+import { orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
-import { Conversation, messageView, type ConversationDoc } from '../../models/conversation';
+import { Conversation, messageView } from '../../models/conversation';
 import { startWorkflow } from '../../platform/temporal/client';
 import { syncContracts } from '../../workflows/contract-index.shared';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
-import { notFound, unavailable } from '../../platform/errors';
+import { unavailable } from '../../platform/errors';
+import { findOwned } from '../../platform/find-owned';
 import { eventStream, idSchema, operation, registry, timestamp } from '../http/openapi';
 
 const sendBody = z.object({
@@ -114,12 +115,6 @@ async function withVectorStore<T>(work: () => Promise<T>): Promise<T> {
  */
 const ownedBy = (p: Principal) => ({ ...orgFilter(p.organizationId), user_id: p.userId, api_key_id: p.kind === 'api_key' ? p.id : null });
 
-async function conversationOf(p: Principal, id: string): Promise<ConversationDoc> {
-  const found = isObjectId(id) ? await Conversation.findOne({ _id: id, ...ownedBy(p) }) : null;
-  if (!found) throw notFound('Conversation');
-  return found;
-}
-
 function sse(res: Response, event: Record<string, unknown>) {
   res.write(`data: ${JSON.stringify(event)}\n\n`);
 }
@@ -131,7 +126,7 @@ export function chatRouter(s: Services): Router {
     const p = principalOf(req);
     const body = sendBody.parse(req.body);
     const conversation = body.conversation_id
-      ? await conversationOf(p, body.conversation_id)
+      ? await findOwned(Conversation, p, body.conversation_id, 'Conversation', { where: ownedBy(p) })
       : new Conversation({ ...ownedBy(p), title: body.message.slice(0, 80), messages: [] });
     const history = conversation.messages.slice(-HISTORY_TURNS).map((m) => ({ role: m.role, content: m.content }));
 
@@ -191,7 +186,7 @@ export function chatRouter(s: Services): Router {
     const p = principalOf(req);
     const q = historyQuery.parse(req.query);
     if (q.conversation_id !== undefined) {
-      const conversation = await conversationOf(p, q.conversation_id);
+      const conversation = await findOwned(Conversation, p, q.conversation_id, 'Conversation', { where: ownedBy(p) });
       res.json({ conversation_id: conversation.id, messages: conversation.messages.map(messageView) });
       return;
     }

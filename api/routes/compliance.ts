@@ -9,7 +9,7 @@ import type { Services } from '../../platform/services';
 import { pageQuery } from '../../platform/lists/pagination';
 import { listPage } from '../../platform/lists/list-index';
 import { JURISDICTIONS, COMPLIANCE_RULES } from '../../services/compliance/rules';
-import { inOrg, orgFilter } from '../../models/base';
+import { orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { ComplianceScan, SCAN_SCOPES, scanView } from '../../models/compliance-scan';
 import { ComplianceTask, OPEN_STATUSES, taskList, TASK_PRIORITIES, TASK_STATUSES, taskCounts, taskView } from '../../models/compliance-task';
@@ -19,6 +19,7 @@ import { idSchema, objectId, operation, pageOf, timestamp } from '../http/openap
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import { badRequest, conflict, notFound, unavailable } from '../../platform/errors';
+import { findOwned } from '../../platform/find-owned';
 
 const MAX_SCAN_CONTRACTS = 500;
 const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
@@ -136,9 +137,7 @@ export function complianceRouter(s: Services): Router {
   });
 
   router.get('/scans/:id', authorize('compliance:read'), async (req, res) => {
-    const filter = inOrg(principalOf(req).organizationId, req.params.id);
-    const scan = filter && (await ComplianceScan.findOne(filter));
-    if (!scan) throw notFound('Compliance scan');
+    const scan = await findOwned(ComplianceScan, principalOf(req), req.params.id, 'Compliance scan');
     res.json(scanView(scan));
   });
 
@@ -157,9 +156,7 @@ export function complianceRouter(s: Services): Router {
 
   router.put('/tasks/:id', authorize('compliance:write'), async (req, res) => {
     const body = updateBody.parse(req.body);
-    const filter = inOrg(principalOf(req).organizationId, req.params.id);
-    const task = filter && (await ComplianceTask.findOne(filter));
-    if (!task) throw notFound('Compliance task');
+    const task = await findOwned(ComplianceTask, principalOf(req), req.params.id, 'Compliance task');
     if (body.status && body.status !== task.status) {
       // Reopening must not make a second open task for the same contract and rule.
       if (task.status === 'resolved' && await ComplianceTask.exists({

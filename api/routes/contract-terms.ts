@@ -11,8 +11,9 @@ import { scheduleRenewalReminders } from '../../services/contracts/renewal-deadl
 import { KEY_TERMS, NORMALIZED, keyTermSchema } from '../../services/contracts/key-terms.shared';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { notFound } from '../../platform/errors';
+import { findOwned } from '../../platform/find-owned';
+import { Contract } from '../../models/contract';
 import { idSchema, operation, registry, timestamp } from '../http/openapi';
-import { findContract } from './contracts';
 
 const termsSchema = registry.register('KeyTerms', z.object(Object.fromEntries(KEY_TERMS.map((k) => [k, keyTermSchema(k).nullable()]))));
 const termsView = registry.register('ContractKeyTerms', z.object({ contract_id: idSchema, extracted_at: timestamp.nullable(), terms: termsSchema }));
@@ -49,7 +50,7 @@ export function contractTermsRouter(s: Services): Router {
 
   router.post('/:id/extract', authorize('contracts:write'), async (req, res) => {
     const p = principalOf(req);
-    const contract = await findContract(p, req.params.id);
+    const contract = await findOwned(Contract, p, req.params.id, 'Contract');
     const view = await extractContractTerms(s, p.organizationId, contract.id);
     if (!view) throw notFound('Contract');
     await scheduleRenewalReminders(s, p.organizationId, contract.id);
@@ -57,13 +58,13 @@ export function contractTermsRouter(s: Services): Router {
   });
 
   router.get('/:id/terms', authorize('contracts:read'), async (req, res) => {
-    res.json(await contractTerms(await findContract(principalOf(req), req.params.id)));
+    res.json(await contractTerms(await findOwned(Contract, principalOf(req), req.params.id, 'Contract')));
   });
 
   router.put('/:id/terms', authorize('contracts:write'), async (req, res) => {
     const p = principalOf(req);
     const body = updateBody.parse(req.body);
-    const contract = await findContract(p, req.params.id);
+    const contract = await findOwned(Contract, p, req.params.id, 'Contract');
     const view = await correctContractTerms(contract, body.terms);
     await scheduleRenewalReminders(s, p.organizationId, contract.id);
     res.json(view);

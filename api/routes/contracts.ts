@@ -20,7 +20,8 @@ import { CONTRACT_STATUSES, CONTRACT_TYPES, Contract, contractEventData, contrac
 import { Vendor } from '../../models/vendor';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
-import { badRequest, notFound } from '../../platform/errors';
+import { badRequest } from '../../platform/errors';
+import { findOwned } from '../../platform/find-owned';
 import { Document } from '../../models/document';
 import { ContractAnalysis } from '../../platform/ai/port';
 import { RISK_LEVELS } from '../../platform/ai/risk';
@@ -124,21 +125,13 @@ function checkDates(c: { start_date?: Date | null; end_date?: Date | null }) {
 /** A PDF of record must be an uploaded PDF of the same organization. */
 async function checkDocument(p: Principal, documentId: string | null | undefined) {
   if (!documentId) return;
-  const doc = await Document.findOne(inOrg(p.organizationId, documentId)!, { mime_type: 1 }).lean();
-  if (!doc) throw notFound('Document');
+  const doc = await findOwned(Document, p, documentId, 'Document', { projection: { mime_type: 1 } });
   if (doc.mime_type !== 'application/pdf') throw badRequest('document_id: the PDF of record must be a PDF document');
 }
 
 async function checkVendor(p: Principal, vendorId: string | null | undefined) {
   if (!vendorId) return;
   if (!(await Vendor.exists(inOrg(p.organizationId, vendorId)!))) throw badRequest('vendor_id: no such vendor');
-}
-
-export async function findContract(p: Principal, id: unknown): Promise<ContractDoc> {
-  const filter = inOrg(p.organizationId, id);
-  const contract = filter && (await Contract.findOne(filter));
-  if (!contract) throw notFound('Contract');
-  return contract;
 }
 
 export function emitContractEvent(p: Principal, type: EventType, c: ContractDoc, summary: string, extra: Record<string, unknown> = {}) {
@@ -180,13 +173,13 @@ export function contractsRouter(s: Services): Router {
   });
 
   router.get('/:id', authorize('contracts:read'), async (req, res) => {
-    res.json(contractView(await findContract(principalOf(req), req.params.id)));
+    res.json(contractView(await findOwned(Contract, principalOf(req), req.params.id, 'Contract')));
   });
 
   router.put('/:id', authorize('contracts:write'), async (req, res) => {
     const p = principalOf(req);
     const body = updateBody.parse(req.body);
-    const contract = await findContract(p, req.params.id);
+    const contract = await findOwned(Contract, p, req.params.id, 'Contract');
     await checkVendor(p, body.vendor_id);
     await checkDocument(p, body.document_id);
     contract.set(body);
@@ -199,7 +192,7 @@ export function contractsRouter(s: Services): Router {
 
   router.delete('/:id', authorize('contracts:delete'), async (req, res) => {
     const p = principalOf(req);
-    const contract = await findContract(p, req.params.id);
+    const contract = await findOwned(Contract, p, req.params.id, 'Contract');
     // The event first: should this process stop before the records are closed, the relay
     // finishes the deletion from the event (services/contracts/contract-deletion.ts); never the reverse.
     await emitContractEvent(p, 'contract.deleted', contract, `Contract "${contract.title}" deleted`);
@@ -210,7 +203,7 @@ export function contractsRouter(s: Services): Router {
   router.post('/:id/draft-ai', authorize('contracts:write'), async (req, res) => {
     const p = principalOf(req);
     const body = draftBody.parse(req.body ?? {});
-    const contract = await findContract(p, req.params.id);
+    const contract = await findOwned(Contract, p, req.params.id, 'Contract');
     const partyName = body.party_name ?? contract.party_name;
     if (!partyName) throw badRequest('party_name: required, since the contract has none');
     contract.content = await s.ai.draftContract({ type: contract.type, title: contract.title, partyName, counterparty: contract.counterparty, prompt: body.prompt });
@@ -222,7 +215,7 @@ export function contractsRouter(s: Services): Router {
 
   router.post('/:id/analyze', authorize('contracts:write'), async (req, res) => {
     const p = principalOf(req);
-    const contract = await findContract(p, req.params.id);
+    const contract = await findOwned(Contract, p, req.params.id, 'Contract');
     if (!contract.content.trim()) throw badRequest('content: the contract has no text to analyze; add or draft it first');
     const result = await s.ai.analyzeContract({ type: contract.type, title: contract.title, content: contract.content });
     contract.set({ risk_score: result.risk_score, analysis: result.analysis, analyzed_at: new Date() });

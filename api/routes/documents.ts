@@ -20,12 +20,13 @@ import { pageQuery } from '../../platform/lists/pagination';
 import { listPage } from '../../platform/lists/list-index';
 import { ID_PATTERN, inOrg } from '../../models/base';
 import { Contract } from '../../models/contract';
-import { Document, DocumentChunkBatch, documentList, DOCUMENT_CATEGORIES, DOCUMENT_STATUSES, type DocumentDoc } from '../../models/document';
+import { Document, DocumentChunkBatch, documentList, DOCUMENT_CATEGORIES, DOCUMENT_STATUSES } from '../../models/document';
 import { startWorkflow } from '../../platform/temporal/client';
 import { documentIngestion } from '../../workflows/document-ingestion.shared';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import { AppError, badRequest, notFound, unavailable } from '../../platform/errors';
+import { findOwned } from '../../platform/find-owned';
 import { DocumentAnalysis } from '../../platform/ai/port';
 import { idSchema, objectId, operation, pageOf, registry, timestamp } from '../http/openapi';
 
@@ -122,13 +123,6 @@ function receiveFile(s: Services): RequestHandler {
   };
 }
 
-async function documentOf(organizationId: string, id: unknown): Promise<DocumentDoc> {
-  const filter = inOrg(organizationId, id);
-  const doc = filter && (await Document.findOne(filter));
-  if (!doc) throw notFound('Document');
-  return doc;
-}
-
 export function documentsRouter(s: Services): Router {
   const router = Router();
 
@@ -176,13 +170,13 @@ export function documentsRouter(s: Services): Router {
   });
 
   router.get('/documents/:id', authorize('documents:read'), async (req, res) => {
-    res.json((await documentOf(principalOf(req).organizationId, req.params.id)).toJSON());
+    res.json((await findOwned(Document, principalOf(req), req.params.id, 'Document')).toJSON());
   });
 
   // Reading a file costs what an upload costs, so it needs the upload's permission; the
   // file is parsed by a child process within the extraction limits, never in the API.
   router.post('/documents/:id/analyze', authorize('documents:write'), async (req, res) => {
-    const doc = await documentOf(principalOf(req).organizationId, req.params.id);
+    const doc = await findOwned(Document, principalOf(req), req.params.id, 'Document');
     const pages: Page[] = [];
     let kept = 0;
     try {
@@ -204,7 +198,7 @@ export function documentsRouter(s: Services): Router {
 
   router.delete('/documents/:id', authorize('documents:delete'), async (req, res) => {
     const p = principalOf(req);
-    const doc = await documentOf(p.organizationId, req.params.id);
+    const doc = await findOwned(Document, p, req.params.id, 'Document');
     const documentId = doc.id;
     if (doc.status === 'processing' && doc.workflow_id) {
       // Stop writing vectors before removing them.

@@ -12,7 +12,8 @@ import { retryMail } from '../../services/mail/queue';
 import { inOrg } from '../../models/base';
 import { MAIL_KINDS, MAIL_STATUSES, OutgoingMail, mailList, mailView } from '../../models/outgoing-mail';
 import { authorize, principalOf } from '../http/middleware/auth';
-import { conflict, notFound } from '../../platform/errors';
+import { conflict } from '../../platform/errors';
+import { findOwned } from '../../platform/find-owned';
 import { idSchema, operation, pageOf, registry, timestamp } from '../http/openapi';
 
 const listQuery = pageQuery.extend({ status: z.enum(MAIL_STATUSES, `must be one of ${MAIL_STATUSES.join(', ')}`).optional() });
@@ -54,10 +55,8 @@ export function mailRouter(s: Services): Router {
   });
 
   router.post('/settings/mail/:id/retry', manage, async (req, res) => {
-    const filter = inOrg(principalOf(req).organizationId, req.params.id);
-    const found = filter && (await OutgoingMail.findOne(filter, { status: 1 }));
-    if (!found) throw notFound('Message');
-    const mail = await retryMail(s, filter);
+    const found = await findOwned(OutgoingMail, principalOf(req), req.params.id, 'Message', { projection: { status: 1 } });
+    const mail = await retryMail(s, inOrg(principalOf(req).organizationId, found.id)!);
     if (!mail) throw conflict(`Only a failed message can be retried; this one is ${found.status}`);
     res.status(202).json(mailView(mail));
   });

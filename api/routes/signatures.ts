@@ -9,7 +9,6 @@ import { Router, type Request } from 'express';
 import { Types } from 'mongoose';
 import { z } from 'zod';
 import type { Services } from '../../platform/services';
-import type { Principal } from '../../platform/security/principal';
 import { actorOf, recordEvent, type Actor } from '../../platform/outbox/record-event';
 import { pageQuery } from '../../platform/lists/pagination';
 import { listPage } from '../../platform/lists/list-index';
@@ -34,6 +33,7 @@ import { signerClient } from '../http/middleware/signer-client';
 import { idempotent, type ReplayCodec } from '../http/middleware/idempotency';
 import { idSchema, operation, pageOf, registry } from '../http/openapi';
 import { badRequest, conflict, notFound, unavailable } from '../../platform/errors';
+import { findOwned } from '../../platform/find-owned';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -210,13 +210,6 @@ export function signaturesPublicRouter(s: Services): Router {
   return router;
 }
 
-async function findSignature(p: Principal, id: unknown): Promise<SignatureRecord> {
-  const filter = inOrg(p.organizationId, id);
-  const sig = filter && (await Signature.findOne(filter));
-  if (!sig) throw notFound('Signature request');
-  return sig;
-}
-
 export function signaturesRouter(s: Services): Router {
   const router = Router();
   const once = idempotent(s.logger, signingLinksCodec(s));
@@ -292,19 +285,19 @@ export function signaturesRouter(s: Services): Router {
   });
 
   router.get('/:id', authorize('signatures:read'), async (req, res) => {
-    res.json(signatureView(await findSignature(principalOf(req), req.params.id)));
+    res.json(signatureView(await findOwned(Signature, principalOf(req), req.params.id, 'Signature request')));
   });
 
   router.post('/:id/cancel', authorize('signatures:send'), async (req, res) => {
     const p = principalOf(req);
-    const sig = await findSignature(p, req.params.id);
+    const sig = await findOwned(Signature, p, req.params.id, 'Signature request');
     const cancelled = await cancelSignatureRequest(s, sig._id, p.name);
     if (!cancelled) throw conflict(`The signature request is already ${(await Signature.findById(sig._id))?.status ?? sig.status}`);
     res.json(signatureView(cancelled));
   });
 
   router.get('/:id/verify', authorize('signatures:read'), async (req, res) => {
-    const sig = await findSignature(principalOf(req), req.params.id);
+    const sig = await findOwned(Signature, principalOf(req), req.params.id, 'Signature request');
     const reasons: string[] = [];
     const contract = await Contract.findOne({ _id: sig.contract_id, organization_id: sig.organization_id }).lean();
     if (!contract) reasons.push('the contract no longer exists');
@@ -335,14 +328,14 @@ export function signaturesRouter(s: Services): Router {
   });
 
   router.get('/:id/document.pdf', authorize('signatures:read'), async (req, res) => {
-    const sig = await findSignature(principalOf(req), req.params.id);
+    const sig = await findOwned(Signature, principalOf(req), req.params.id, 'Signature request');
     const pdf = await sealedPdfOf(sig.id);
     if (!pdf) throw conflict(sig.sealing_error ? `The signed PDF could not be sealed: ${sig.sealing_error}` : `The signed PDF is not sealed yet (the request is ${sig.status})`);
     res.type('application/pdf').set('Content-Disposition', `attachment; filename="signature-${sig.id}.pdf"`).send(pdf.bytes);
   });
 
   router.post('/:id/seal', authorize('signatures:send'), async (req, res) => {
-    const sig = await findSignature(principalOf(req), req.params.id);
+    const sig = await findOwned(Signature, principalOf(req), req.params.id, 'Signature request');
     if (sig.status !== 'completed' || sig.sealed_at || !sig.sealing_error) throw conflict(sig.sealed_at ? 'The signed PDF is already sealed' : 'Only a completed request whose sealing failed can be retried');
     await s.temporalConnection.withDeadline(Date.now() + 5000, () => s.temporal.workflow.getHandle(`signature-${sig.id}`).signal(retrySealSignal)).catch((err: unknown) => {
       s.logger.error({ err, signatureId: sig.id }, 'could not signal the sealing retry');

@@ -14,14 +14,15 @@ import { LockUnavailableError, withLock } from '../../platform/lock';
 import { redisKey } from '../../platform/redis';
 import { dropRecoveryCodes } from '../../services/identity/mfa';
 import { actorOf, recordEvent } from '../../platform/outbox/record-event';
-import { inOrg, orgFilter } from '../../models/base';
+import { orgFilter } from '../../models/base';
 import { User, teamMember, type UserDoc } from '../../models/user';
 import { Invite, inviteView } from '../../models/invite';
 import { ApiKey } from '../../models/api-key';
 import { RefreshToken } from '../../models/refresh-token';
 import { mailInvitation } from '../../services/mail/accounts';
 import { authorize, principalOf } from '../http/middleware/auth';
-import { conflict, forbidden, notFound, unavailable } from '../../platform/errors';
+import { conflict, forbidden, unavailable } from '../../platform/errors';
+import { findOwned } from '../../platform/find-owned';
 import { idSchema, operation, registry, timestamp } from '../http/openapi';
 
 const role = z.enum(ROLES);
@@ -54,13 +55,6 @@ function assertMayTouchOwner(p: Principal, ...roles: Role[]) {
   if (roles.includes('owner') && p.role !== 'owner') throw forbidden('Only an owner may grant or remove the owner role');
 }
 
-async function memberOf(p: Principal, id: unknown): Promise<UserDoc> {
-  const filter = inOrg(p.organizationId, id);
-  const user = filter && (await User.findOne(filter));
-  if (!user) throw notFound('Member');
-  return user;
-}
-
 /**
  * Runs a change that may take an owner away (a demotion or a removal) on the member as
  * read inside the organization's owner lock, after checking that another owner remains.
@@ -73,7 +67,7 @@ async function changeOwnerSafely<T>(s: Services, p: Principal, id: unknown, chan
   const key = redisKey(s.config, 'team-owner-lock', p.organizationId);
   try {
     return await withLock(s.redis, key, { ttlMs: 10_000, waitMs: 5_000 }, async () => {
-      const target = await memberOf(p, id);
+      const target = await findOwned(User, p, id, 'Member');
       if (target.role === 'owner') {
         const owners = await User.countDocuments({ ...orgFilter(p.organizationId), role: 'owner' });
         if (owners <= 1) throw conflict('The organization must keep at least one owner');
@@ -122,7 +116,7 @@ export function teamRouter(s: Services): Router {
   router.put('/team/members/:id/role', authorize('team:manage'), async (req, res) => {
     const p = principalOf(req);
     const body = roleBody.parse(req.body);
-    const target = await memberOf(p, req.params.id);
+    const target = await findOwned(User, p, req.params.id, 'Member');
     assertMayTouchOwner(p, target.role, body.role);
     const apply = async (member: UserDoc) => {
       assertMayTouchOwner(p, member.role, body.role);
@@ -136,7 +130,7 @@ export function teamRouter(s: Services): Router {
 
   router.delete('/team/members/:id', authorize('team:manage'), async (req, res) => {
     const p = principalOf(req);
-    assertMayTouchOwner(p, (await memberOf(p, req.params.id)).role);
+    assertMayTouchOwner(p, (await findOwned(User, p, req.params.id, 'Member')).role);
     await changeOwnerSafely(s, p, req.params.id, async (target) => {
       assertMayTouchOwner(p, target.role);
       // Their access tokens fail at once (authenticate re-reads the user); sessions, keys and recovery codes go too.
@@ -150,7 +144,7 @@ export function teamRouter(s: Services): Router {
     const p = principalOf(req);
     // A stolen access token must not be able to clear MFA: not an API key, not one's own.
     if (p.kind !== 'user' || p.role !== 'owner') throw forbidden('Only an owner, signed in, may reset a member\'s MFA');
-    const target = await memberOf(p, req.params.id);
+    const target = await findOwned(User, p, req.params.id, 'Member');
     if (target.id === p.userId) throw forbidden('Replace your own MFA with POST /auth/mfa/setup and a current code or your password');
     // The sessions end too: whoever enrolled an authenticator in the member's name is signed out.
     await User.updateOne(

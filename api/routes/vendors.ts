@@ -6,20 +6,19 @@ import { Router } from 'express';
 import { Types } from 'mongoose';
 import { z } from 'zod';
 import type { Services } from '../../platform/services';
-import type { Principal } from '../../platform/security/principal';
 import { actorOf, recordEvent } from '../../platform/outbox/record-event';
 import { pageQuery } from '../../platform/lists/pagination';
 import type { ListFilter } from '../../platform/lists/lists';
 import { listPage } from '../../platform/lists/list-index';
 import { containsText } from '../../platform/text-search';
 import { RISK_LEVELS } from '../../platform/ai/risk';
-import { inOrg, orgFilter } from '../../models/base';
+import { orgFilter } from '../../models/base';
 import { VENDOR_STATUSES, Vendor, vendorList, type VendorDoc } from '../../models/vendor';
 import { Contract, contractView } from '../../models/contract';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import { emitContractEvent } from './contracts';
-import { notFound } from '../../platform/errors';
+import { findOwned } from '../../platform/find-owned';
 import { VendorAssessment } from '../../platform/ai/port';
 import { idSchema, operation, pageOf, registry, timestamp } from '../http/openapi';
 import { contractSchema } from './contracts';
@@ -99,13 +98,6 @@ operation({ path: '/vendors/{id}', method: 'delete', tag, summary: 'Delete a ven
 operation({ path: '/vendors/{id}/risk-assessment', method: 'post', tag, summary: 'AI risk assessment; stores risk_score and risk_level on the vendor', responses: { 200: { description: 'The assessment', schema: VendorAssessment }, 503: 'The AI provider is unavailable' } });
 operation({ path: '/vendors/{id}/generate-nda', method: 'post', tag, summary: 'Generate a draft NDA contract linked to the vendor (honours Idempotency-Key)', body: ndaBody, responses: { 201: { description: 'The new NDA contract', schema: contractSchema }, 503: 'The AI provider is unavailable' } });
 
-async function findVendor(p: Principal, id: unknown): Promise<VendorDoc> {
-  const filter = inOrg(p.organizationId, id);
-  const vendor = filter && (await Vendor.findOne(filter));
-  if (!vendor) throw notFound('Vendor');
-  return vendor;
-}
-
 const vendorEventData = (v: VendorDoc) => ({ id: v.id, name: v.name, category: v.category ?? null, status: v.status, risk_level: v.risk_level ?? null, risk_score: v.risk_score ?? null });
 
 export function vendorsRouter(s: Services): Router {
@@ -131,12 +123,12 @@ export function vendorsRouter(s: Services): Router {
   });
 
   router.get('/:id', authorize('vendors:read'), async (req, res) => {
-    res.json((await findVendor(principalOf(req), req.params.id)).toJSON());
+    res.json((await findOwned(Vendor, principalOf(req), req.params.id, 'Vendor')).toJSON());
   });
 
   router.put('/:id', authorize('vendors:write'), async (req, res) => {
     const body = updateBody.parse(req.body);
-    const vendor = await findVendor(principalOf(req), req.params.id);
+    const vendor = await findOwned(Vendor, principalOf(req), req.params.id, 'Vendor');
     vendor.set(body);
     await vendor.save();
     res.json(vendor.toJSON());
@@ -144,7 +136,7 @@ export function vendorsRouter(s: Services): Router {
 
   router.delete('/:id', authorize('vendors:delete'), async (req, res) => {
     const p = principalOf(req);
-    const vendor = await findVendor(p, req.params.id);
+    const vendor = await findOwned(Vendor, p, req.params.id, 'Vendor');
     await vendor.deleteOne();
     // Contracts outlive their vendor; the dangling link is cleared.
     await Contract.updateMany({ ...orgFilter(p.organizationId), vendor_id: vendor._id }, { $set: { vendor_id: null } });
@@ -153,7 +145,7 @@ export function vendorsRouter(s: Services): Router {
 
   router.post('/:id/risk-assessment', authorize('vendors:write'), async (req, res) => {
     const p = principalOf(req);
-    const vendor = await findVendor(p, req.params.id);
+    const vendor = await findOwned(Vendor, p, req.params.id, 'Vendor');
     const contracts = await Contract.find({ ...orgFilter(p.organizationId), vendor_id: vendor._id }).sort({ created_at: -1 }).limit(20);
     const result = await s.ai.assessVendor({
       name: vendor.name, category: vendor.category, website: vendor.website, notes: vendor.notes,
@@ -171,7 +163,7 @@ export function vendorsRouter(s: Services): Router {
   router.post('/:id/generate-nda', authorize('contracts:write'), once, async (req, res) => {
     const p = principalOf(req);
     const body = ndaBody.parse(req.body ?? {});
-    const vendor = await findVendor(p, req.params.id);
+    const vendor = await findOwned(Vendor, p, req.params.id, 'Vendor');
     const term = `${body.duration_years} year${body.duration_years === 1 ? '' : 's'}`;
     const title = `Mutual NDA with ${vendor.name}`;
     const content = await s.ai.draftContract({ type: 'nda', title, partyName: body.party_name, counterparty: vendor.name, term });

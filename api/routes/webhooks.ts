@@ -17,6 +17,7 @@ import { DELIVERY_STATUSES, WebhookDelivery, deliveryList, deliveryView } from '
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import { AppError, badRequest, conflict, notFound } from '../../platform/errors';
+import { findOwned } from '../../platform/find-owned';
 import { idSchema, objectId, operation, pageOf, registry, timestamp } from '../http/openapi';
 import { isDuplicateKey } from '../../platform/mongo';
 
@@ -120,9 +121,7 @@ export function webhooksRouter(s: Services): Router {
   });
 
   router.post('/deliveries/:id/retry', manage, async (req, res) => {
-    const filter = inOrg(principalOf(req).organizationId, req.params.id);
-    const failed = filter && (await WebhookDelivery.findOne(filter));
-    if (!failed) throw notFound('Delivery');
+    const failed = await findOwned(WebhookDelivery, principalOf(req), req.params.id, 'Delivery');
     if (failed.status !== 'failed') throw conflict(`Only a failed delivery can be retried; this one is ${failed.status}`);
     const previous = await WebhookDelivery.findOne({ redelivery_of: failed._id }, { _id: 1 }).lean();
     if (previous) throw conflict(`This delivery was already retried as ${previous._id.toHexString()}`);
