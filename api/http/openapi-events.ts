@@ -11,7 +11,8 @@ import { VENDOR_STATUSES } from '../../models/vendor';
 import { ROLES } from '../../platform/security/rbac';
 import { RISK_LEVELS } from '../../platform/ai/risk';
 import { MAIL_KINDS } from '../../models/outgoing-mail';
-import { idSchema, registry, timestamp } from './openapi';
+import { registry, timestamp } from './openapi';
+import { idSchema } from '../../platform/ids';
 
 /** contractEventData (models/contract.ts): never the content. */
 const contractData = z.looseObject({ id: idSchema, title: z.string(), type: z.string(), status: z.enum(CONTRACT_STATUSES), counterparty: z.string() });

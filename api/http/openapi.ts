@@ -1,12 +1,13 @@
 /**
  * The OpenAPI 3.1 document, generated from the zod schemas that validate requests.
- * Each route file describes its operations with `operation(...)` next to the schemas it
- * parses with, so the document cannot drift from what the handlers accept; a test walks
+ * Each feature describes its operations with `operation(...)` next to the schemas its route
+ * parses with (api/operations/<feature>.ts, or the route file itself for a small feature),
+ * so the document cannot drift from what the handlers accept; a test walks
  * the Express router and fails when a mounted route has no description here.
  */
 import { z } from 'zod';
 import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi, type ResponseConfig, type RouteConfig, type ZodMediaTypeObject } from '@asteasolutions/zod-to-openapi';
-import { ID_PATTERN } from '../../models/base';
+import { idSchema } from '../../platform/ids';
 import { MAX_PAGE_SIZE } from '../../platform/lists/pagination';
 import { ERROR_CODES } from '../../platform/errors';
 import { ERROR_CODE_HEADER } from './errors';
@@ -61,10 +62,6 @@ export interface OperationDoc {
   responses: Record<number, ResponseDoc>;
 }
 
-/** Ids as the store writes them (models/base.ts isObjectId): 24 lowercase hex characters. */
-export const objectId = (message = 'must be an id') =>
-  z.string().regex(ID_PATTERN, message).meta({ description: 'A 24-character lowercase hex id', example: '665f1c2ab3e4d5f6a7b8c9d0' });
-export const idSchema = objectId();
 export const timestamp = z.iso.datetime();
 
 const DEFAULT_PARAMS: Record<string, z.ZodType> = {

@@ -19,7 +19,8 @@ import { Contract } from '../../models/contract';
 import { EVENT_TYPES, activityList } from '../../models/event';
 import { Signature } from '../../models/signature';
 import { Vendor } from '../../models/vendor';
-import { idSchema, operation, pageOf, timestamp } from '../http/openapi';
+import { operation, pageOf, timestamp } from '../http/openapi';
+import { idSchema } from '../../platform/ids';
 import { authorize, principalOf } from '../http/middleware/auth';
 
 /** `type` is an event name (`contract.created`) or the resource part of one (`contract`). */

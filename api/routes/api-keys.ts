@@ -9,7 +9,8 @@ import { inOrg, orgFilter } from '../../models/base';
 import { ApiKey, apiKeyView } from '../../models/api-key';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { forbidden, notFound } from '../../platform/errors';
-import { idSchema, operation, registry, timestamp } from '../http/openapi';
+import { operation, registry, timestamp } from '../http/openapi';
+import { idSchema } from '../../platform/ids';
 
 const createBody = z.object({ name: z.string().trim().min(1).max(100), role: z.enum(ROLES).default('member') });
 

@@ -26,7 +26,8 @@ import { jsonBody } from '../http/middleware/body';
 import type { RateLimits } from '../http/middleware/rate-limit';
 import { AppError, badRequest, conflict, forbidden, unauthorized } from '../../platform/errors';
 import { ROLES } from '../../platform/security/rbac';
-import { idSchema, operation, registry } from '../http/openapi';
+import { operation, registry } from '../http/openapi';
+import { idSchema } from '../../platform/ids';
 import { isDuplicateKey } from '../../platform/mongo';
 
 const email = z.email().max(254).transform((e) => e.toLowerCase());

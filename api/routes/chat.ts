@@ -20,7 +20,8 @@ import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import { unavailable } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
-import { eventStream, idSchema, operation, registry, timestamp } from '../http/openapi';
+import { eventStream, operation, registry, timestamp } from '../http/openapi';
+import { idSchema } from '../../platform/ids';
 
 const sendBody = z.object({
   message: z.string().trim().min(1).max(8000),

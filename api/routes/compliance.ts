@@ -15,7 +15,8 @@ import { ComplianceScan, SCAN_SCOPES, scanView } from '../../models/compliance-s
 import { ComplianceTask, OPEN_STATUSES, taskList, TASK_PRIORITIES, TASK_STATUSES, taskCounts, taskView } from '../../models/compliance-task';
 import { startWorkflow } from '../../platform/temporal/client';
 import { complianceScan } from '../../workflows/compliance-scan.shared';
-import { idSchema, objectId, operation, pageOf, timestamp } from '../http/openapi';
+import { operation, pageOf, timestamp } from '../http/openapi';
+import { idSchema, objectId } from '../../platform/ids';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import { badRequest, conflict, notFound, unavailable } from '../../platform/errors';

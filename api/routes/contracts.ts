@@ -25,7 +25,8 @@ import { findOwned } from '../../platform/find-owned';
 import { Document } from '../../models/document';
 import { ContractAnalysis } from '../../platform/ai/port';
 import { RISK_LEVELS } from '../../platform/ai/risk';
-import { idSchema, operation, pageOf, registry, timestamp } from '../http/openapi';
+import { operation, pageOf, registry, timestamp } from '../http/openapi';
+import { idSchema } from '../../platform/ids';
 
 const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 const date = z.iso.date('must be a date YYYY-MM-DD').transform((d) => new Date(`${d}T00:00:00Z`));

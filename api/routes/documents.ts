@@ -28,7 +28,8 @@ import { idempotent } from '../http/middleware/idempotency';
 import { AppError, badRequest, notFound, unavailable } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
 import { DocumentAnalysis } from '../../platform/ai/port';
-import { idSchema, objectId, operation, pageOf, registry, timestamp } from '../http/openapi';
+import { operation, pageOf, registry, timestamp } from '../http/openapi';
+import { idSchema, objectId } from '../../platform/ids';
 
 // An unknown or malformed contract id in an upload is 404 (the contract is not found), as in a path.
 const uploadBody = z.object({

@@ -14,7 +14,8 @@ import { MAIL_KINDS, MAIL_STATUSES, OutgoingMail, mailList, mailView } from '../
 import { authorize, principalOf } from '../http/middleware/auth';
 import { conflict } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
-import { idSchema, operation, pageOf, registry, timestamp } from '../http/openapi';
+import { operation, pageOf, registry, timestamp } from '../http/openapi';
+import { idSchema } from '../../platform/ids';
 
 const listQuery = pageQuery.extend({ status: z.enum(MAIL_STATUSES, `must be one of ${MAIL_STATUSES.join(', ')}`).optional() });
 

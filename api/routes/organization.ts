@@ -5,7 +5,8 @@ import type { Services } from '../../platform/services';
 import { Organization } from '../../models/organization';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { notFound } from '../../platform/errors';
-import { idSchema, operation, registry, timestamp } from '../http/openapi';
+import { operation, registry, timestamp } from '../http/openapi';
+import { idSchema } from '../../platform/ids';
 
 const updateBody = z.object({
   name: z.string().trim().min(1).max(200).optional(),

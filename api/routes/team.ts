@@ -23,7 +23,8 @@ import { mailInvitation } from '../../services/mail/accounts';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { conflict, forbidden, unavailable } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
-import { idSchema, operation, registry, timestamp } from '../http/openapi';
+import { operation, registry, timestamp } from '../http/openapi';
+import { idSchema } from '../../platform/ids';
 
 const role = z.enum(ROLES);
 const inviteBody = z.object({ email: z.email().max(254).transform((e) => e.toLowerCase()), role });

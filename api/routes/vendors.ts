@@ -20,7 +20,8 @@ import { idempotent } from '../http/middleware/idempotency';
 import { emitContractEvent } from './contracts';
 import { findOwned } from '../../platform/find-owned';
 import { VendorAssessment } from '../../platform/ai/port';
-import { idSchema, operation, pageOf, registry, timestamp } from '../http/openapi';
+import { operation, pageOf, registry, timestamp } from '../http/openapi';
+import { idSchema } from '../../platform/ids';
 import { contractSchema } from './contracts';
 
 const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullable();

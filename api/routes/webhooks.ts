@@ -18,7 +18,8 @@ import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import { AppError, badRequest, conflict, notFound } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
-import { idSchema, objectId, operation, pageOf, registry, timestamp } from '../http/openapi';
+import { operation, pageOf, registry, timestamp } from '../http/openapi';
+import { idSchema, objectId } from '../../platform/ids';
 import { isDuplicateKey } from '../../platform/mongo';
 
 /** Standard Webhooks asks for at least 24 random bytes; 16 characters is the floor we enforce. */

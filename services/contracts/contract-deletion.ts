@@ -14,7 +14,7 @@ import type { Services } from '../../platform/services';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { startWorkflow } from '../../platform/temporal/client';
 import { contractDeletion, type ContractDeletion } from '../../workflows/contract-deletion.shared';
-import { cancelSignatureRequest } from '../signatures/signature-requests';
+import { cancelSignatureRequest } from '../signatures/signal-signature-request';
 import { Contract } from '../../models/contract';
 import { Signature } from '../../models/signature';
 import { ComplianceTask, OPEN_STATUSES } from '../../models/compliance-task';

@@ -1,9 +1,10 @@
-/** Ending a signature request from the service side (its sender, or the deletion of its contract). */
+/** What the service side asks of a running signature request: to end it, or to seal again. */
 import type { Types } from 'mongoose';
 import type { Services } from '../../platform/services';
 import type { SignatureRecord } from '../../models/signature';
 import { changeWithAudit } from './change-with-audit';
-import { cancelSignal } from '../../workflows/signature.shared';
+import { conflict, unavailable } from '../../platform/errors';
+import { cancelSignal, retrySealSignal } from '../../workflows/signature.shared';
 
 const TEMPORAL_DEADLINE_MS = 5000;
 
@@ -22,4 +23,13 @@ export async function cancelSignatureRequest(s: Services, id: Types.ObjectId | s
     .withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () => s.temporal.workflow.getHandle(`signature-${done.sig.id}`).signal(cancelSignal, { reason: detail ?? `cancelled by ${by}` }))
     .catch((err: unknown) => s.logger.warn({ err, signatureId: done.sig.id }, 'could not signal cancel; the workflow catches up from the store'));
   return done.sig;
+}
+
+/** Asks the workflow to seal again a completed request whose sealing failed. */
+export async function retrySealing(s: Services, sig: SignatureRecord): Promise<void> {
+  if (sig.status !== 'completed' || sig.sealed_at || !sig.sealing_error) throw conflict(sig.sealed_at ? 'The signed PDF is already sealed' : 'Only a completed request whose sealing failed can be retried');
+  await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () => s.temporal.workflow.getHandle(`signature-${sig.id}`).signal(retrySealSignal)).catch((err: unknown) => {
+    s.logger.error({ err, signatureId: sig.id }, 'could not signal the sealing retry');
+    throw unavailable('The workflow engine is unavailable; try again shortly');
+  });
 }

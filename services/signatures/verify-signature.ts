@@ -1,0 +1,41 @@
+/**
+ * Verifying a request's evidence: the contract's current content against the hash frozen
+ * at request time, the audit trail's hash chain, the Ed25519 certificate, and the sealed
+ * PDF's PAdES signature. `valid` holds only for a completed request where all hold.
+ */
+import type { Services } from '../../platform/services';
+import { Contract } from '../../models/contract';
+import { auditOf, type SignatureRecord } from '../../models/signature';
+import { brokenAuditLink, certificateValid, sha256, type Certificate, type CertificatePayload } from './signature-evidence';
+import { getSigningKey } from './signing-key';
+import { sealReport } from './verify-seal';
+
+export async function verifySignature(s: Services, sig: SignatureRecord) {
+  const reasons: string[] = [];
+  const contract = await Contract.findOne({ _id: sig.contract_id, organization_id: sig.organization_id }).lean();
+  if (!contract) reasons.push('the contract no longer exists');
+  else if (sha256(contract.content) !== sig.document_hash) reasons.push('the contract content changed after the signature request');
+  if (sha256(sig.document) !== sig.document_hash) reasons.push('the frozen document does not match its hash');
+  const trail = auditOf(sig);
+  const broken = brokenAuditLink(trail);
+  if (broken !== -1) reasons.push(`the audit trail is broken at entry ${broken}`);
+  const certificate = (sig.certificate ?? null) as Certificate | null;
+  if (sig.status !== 'completed' || !certificate) reasons.push(`the request is ${sig.status}, not completed`);
+  else {
+    const key = await getSigningKey(s.config);
+    if (!certificateValid(key.publicKey, certificate)) reasons.push('the certificate signature does not verify');
+    else {
+      const payload = JSON.parse(certificate.payload) as CertificatePayload;
+      if (payload.signature_id !== sig.id || payload.document_hash !== sig.document_hash) reasons.push('the certificate belongs to other evidence');
+      if (!trail.some((e) => e.type === 'completed' && e.hash === payload.audit_head)) reasons.push('the certificate does not match the audit trail');
+    }
+  }
+  return {
+    valid: reasons.length === 0,
+    document_hash: sig.document_hash,
+    signers: sig.signers.map((x) => ({ name: x.name, email: x.email, signed_at: x.signed_at })),
+    certificate,
+    ...(reasons.length ? { reasons } : {}),
+    seal: await sealReport(s, sig),
+  };
+}
