@@ -1,0 +1,113 @@
+/** MFA enrollment and second factors: TOTP secrets, recovery codes, and the proofs that replace a secret. */
+import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import { z } from 'zod';
+import type { Services } from '../../platform/services';
+import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
+import { verifyPassword } from '../../platform/security/passwords';
+import { checkTotp, newTotpSecret, otpauthUrl } from '../../platform/security/totp';
+import { recordEvent, type Actor } from '../../platform/outbox/record-event';
+import { redisKey } from '../../platform/redis';
+import { AppError, badRequest, forbidden } from '../../platform/errors';
+import type { EventType } from '../../models/event';
+import { User, type UserDoc } from '../../models/user';
+import { issueRecoveryCodes, spendRecoveryCode } from './mfa';
+
+export const mfaCode = z.string().max(32).meta({ description: 'A 6-digit TOTP code, or one of the recovery codes (each works once)' });
+/** Replacing an enrolled secret takes one of these: what a stolen access token does not carry. */
+export const mfaSetupBody = z.object({ code: mfaCode.optional(), password: z.string().min(1).max(256).optional() }).optional();
+export const mfaEnableBody = z.object({ code: z.string().max(16) });
+
+/** A new TOTP secret awaiting its first code (kept sealed until then). */
+export async function startEnrollment(s: Services, user: UserDoc) {
+  const secret = newTotpSecret();
+  user.mfa_pending_secret_encrypted = encryptSecret(s.config, secret);
+  await user.save();
+  return { secret, otpauth_url: otpauthUrl(s.config.JWT_ISSUER, user.email, secret) };
+}
+
+/** An MFA change of a member, in the activity feed (and to webhook subscribers). */
+function recordMfaEvent(user: UserDoc, type: EventType, summary: string, actor: Actor, extra: Record<string, unknown> = {}) {
+  return recordEvent({
+    organizationId: user.organization_id.toHexString(),
+    type,
+    data: { id: user.id, email: user.email, full_name: user.full_name, ...extra },
+    actor,
+    resource: { type: 'user', id: user.id },
+    summary,
+  });
+}
+
+const selfActor = (user: UserDoc): Actor => ({ type: 'user', id: user.id, name: user.full_name });
+
+/** Turns the pending secret into the enrolled one (done by enable, or by the first MFA login); returns new recovery codes. */
+async function completeEnrollment(user: UserDoc, sealed: string, step: number): Promise<string[]> {
+  const replaced = !!user.mfa_secret_encrypted;
+  await User.updateOne({ _id: user._id }, { $set: { mfa_secret_encrypted: sealed, mfa_pending_secret_encrypted: null, mfa_enabled: true, mfa_last_step: step } });
+  const codes = await issueRecoveryCodes(user);
+  await recordMfaEvent(user, 'team.mfa_enabled', replaced ? `${user.full_name} moved MFA to a new authenticator` : `${user.full_name} enabled MFA`, selfActor(user), { replaced });
+  return codes;
+}
+
+type SecondFactor = { kind: 'totp'; recoveryCodes?: string[] } | { kind: 'recovery_code'; left: number };
+
+/**
+ * Checks a second factor: one of the user's recovery codes (spent by this check), or a
+ * TOTP code of the enrolled secret, or else of the pending one (which it then enrolls,
+ * answering the new recovery codes).
+ */
+export async function passSecondFactor(s: Services, user: UserDoc, code: string): Promise<SecondFactor | null> {
+  const left = user.mfa_secret_encrypted ? await spendRecoveryCode(user, code) : null;
+  if (left !== null) {
+    await recordMfaEvent(user, 'team.mfa_recovery_code_used', `${user.full_name} signed in with a recovery code (${left} left)`, selfActor(user), { recovery_codes_left: left });
+    return { kind: 'recovery_code', left };
+  }
+  const sealed = user.mfa_secret_encrypted ?? user.mfa_pending_secret_encrypted;
+  if (!sealed) return null;
+  const step = await checkTotp(decryptSecret(s.config, sealed), code, user.mfa_last_step ?? null);
+  if (step === null) return null;
+  if (!user.mfa_secret_encrypted) return { kind: 'totp', recoveryCodes: await completeEnrollment(user, sealed, step) };
+  // Only a later step is accepted next time. The update is conditional so two requests cannot both use one
+  // code: atomic on MongoDB, not on FerretDB 1.24, which applies it as a read and a separate write (SECURITY.md).
+  const recorded = await User.findOneAndUpdate({ _id: user._id, mfa_last_step: user.mfa_last_step ?? null }, { $set: { mfa_last_step: step } });
+  return recorded ? { kind: 'totp' } : null;
+}
+
+/** Wrong proofs at MFA setup, per user: a stolen token gets a few guesses, not one a second. */
+const PROOF_FAILURES = { points: 5, duration: 900 };
+
+/**
+ * MFA setup for a signed-in user: a new secret awaiting its first code. Replacing an
+ * enrolled secret first takes a current code (TOTP or recovery) or the password.
+ */
+export function mfaSetup(s: Services) {
+  const limiterOptions = { ...PROOF_FAILURES, keyPrefix: redisKey(s.config, 'rl', 'mfa-proof') };
+  const proofFailures = new RateLimiterRedis({ ...limiterOptions, storeClient: s.redis, insuranceLimiter: new RateLimiterMemory(limiterOptions) });
+
+  async function proveMfaOwner(user: UserDoc, proof: z.infer<typeof mfaSetupBody>) {
+    const key = user.id;
+    const spent = await proofFailures.get(key);
+    if (spent && spent.consumedPoints >= PROOF_FAILURES.points) {
+      throw new AppError(429, 'Too many wrong codes or passwords; try again later', { 'Retry-After': String(Math.max(1, Math.ceil(spent.msBeforeNext / 1000))) });
+    }
+    if (!proof?.code && !proof?.password) throw forbidden('MFA is enrolled: send a current code or your password to replace it');
+    const ok = proof.password ? await verifyPassword(proof.password, user.password_hash) : (await passSecondFactor(s, user, proof.code!)) !== null;
+    if (!ok) {
+      await proofFailures.penalty(key);
+      throw forbidden('Wrong code or password');
+    }
+  }
+
+  return async (user: UserDoc, proof: z.infer<typeof mfaSetupBody>) => {
+    if (user.mfa_secret_encrypted) await proveMfaOwner(user, proof);
+    return startEnrollment(s, user);
+  };
+}
+
+/** Enables MFA with the first code of the pending secret; answers new recovery codes. */
+export async function enableMfa(s: Services, user: UserDoc, body: z.infer<typeof mfaEnableBody>) {
+  if (!user.mfa_pending_secret_encrypted) throw badRequest('code: call POST /auth/mfa/setup first');
+  const sealed = user.mfa_pending_secret_encrypted;
+  const step = await checkTotp(decryptSecret(s.config, sealed), body.code, null);
+  if (step === null) throw badRequest('code: invalid');
+  return { mfa_enabled: true as const, recovery_codes: await completeEnrollment(user, sealed, step) };
+}

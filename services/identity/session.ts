@@ -1,0 +1,66 @@
+/** Sessions: an access token with a rotating refresh token, refreshed once each, ended on logout. */
+import { Types } from 'mongoose';
+import { z } from 'zod';
+import type { Services } from '../../platform/services';
+import { sha256Hex } from '../../platform/security/crypto';
+import { unauthorized } from '../../platform/errors';
+import { RefreshToken } from '../../models/refresh-token';
+import { User, type UserDoc } from '../../models/user';
+import { revokeTokenId } from './revoked-token';
+import { opaqueToken, signToken, verifyToken } from './tokens';
+
+export const sessionToken = z.string().min(1).max(2048);
+export const refreshBody = z.object({ refresh_token: sessionToken });
+export const logoutBody = z.object({ refresh_token: sessionToken.optional() }).optional();
+
+/** Access token + a new refresh-token family (or the next token of an existing one). */
+export async function issueSession(s: Services, user: UserDoc, family?: { id: string; expiresAt: Date }) {
+  const access = signToken(s.config, 'access', {
+    userId: user.id,
+    organizationId: user.organization_id.toHexString(),
+    sessionEpoch: user.session_epoch,
+  });
+  const refresh = opaqueToken();
+  const expiresAt = family?.expiresAt ?? new Date(Date.now() + s.config.REFRESH_TOKEN_TTL_SECONDS * 1000);
+  await RefreshToken.create({
+    organization_id: user.organization_id,
+    user_id: user._id,
+    family_id: family?.id ?? new Types.ObjectId().toHexString(),
+    token_hash: sha256Hex(refresh),
+    expires_at: expiresAt,
+  });
+  return {
+    access_token: access.token,
+    refresh_token: refresh,
+    token_type: 'bearer' as const,
+    expires_in: access.expiresIn,
+    refresh_expires_in: Math.max(0, Math.round((expiresAt.getTime() - Date.now()) / 1000)),
+  };
+}
+
+/** Rotates a refresh token; a spent one presented again revokes its whole family. */
+export async function refreshSession(s: Services, body: z.infer<typeof refreshBody>) {
+  const now = new Date();
+  const presented = await RefreshToken.findOne({ token_hash: sha256Hex(body.refresh_token) });
+  if (!presented || presented.expires_at <= now) throw unauthorized('Invalid or expired refresh token');
+  // Atomic claim: of two requests with one token, one wins and the other counts as reuse.
+  const claimed = await RefreshToken.findOneAndUpdate({ _id: presented._id, used_at: null, revoked_at: null }, { $set: { used_at: now } });
+  if (!claimed) {
+    await RefreshToken.updateMany({ family_id: presented.family_id, revoked_at: null }, { $set: { revoked_at: now } });
+    throw unauthorized('Refresh token reuse detected; the session has been revoked');
+  }
+  const user = await User.findOne({ _id: presented.user_id, organization_id: presented.organization_id });
+  if (!user) throw unauthorized('Invalid or expired refresh token');
+  return issueSession(s, user, { id: presented.family_id, expiresAt: presented.expires_at });
+}
+
+/** Revokes the access token, and the refresh token's family when one is given. */
+export async function endSession(s: Services, userId: string, accessToken: string, body: z.infer<typeof logoutBody>) {
+  const claims = verifyToken(s.config, 'access', accessToken);
+  if (!claims) throw unauthorized();
+  await revokeTokenId(s, claims.jti, new Date(claims.exp * 1000), 'logout');
+  if (body?.refresh_token) {
+    const presented = await RefreshToken.findOne({ token_hash: sha256Hex(body.refresh_token), user_id: userId });
+    if (presented) await RefreshToken.updateMany({ family_id: presented.family_id, revoked_at: null }, { $set: { revoked_at: new Date() } });
+  }
+}
