@@ -15,7 +15,7 @@ import express from 'express';
 import { Types } from 'mongoose';
 import autocannon from 'autocannon';
 import { containsText } from '../platform/text-search';
-import { emitContractEvent } from '../api/routes/contracts';
+import { emitContractEvent } from '../services/contracts/contract-events';
 import type { Principal } from '../platform/security/principal';
 import { startRelayLoop } from '../services/wiring';
 import { CONTRACT_STATUSES, Contract, contractListItem, contractView } from '../models/contract';

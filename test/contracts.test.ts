@@ -8,7 +8,7 @@ import { Types } from 'mongoose';
 import { Event } from '../models/event';
 import { Contract } from '../models/contract';
 import { IntegrationLink } from '../models/integration-link';
-import { emitContractEvent } from '../api/routes/contracts';
+import { emitContractEvent } from '../services/contracts/contract-events';
 import { contractDeletionWorkflowId } from '../services/contracts/contract-deletion';
 
 interface ContractBody {

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import mongoose, { Types } from 'mongoose';
 import { listQueries, type ListFilter, type ListSpec } from '../platform/lists/lists';
-import { contractListFilter } from '../api/routes/contracts';
+import { contractListFilter } from '../services/contracts/list-contracts';
 import { vendorListFilter } from '../api/routes/vendors';
 import { activityFilter } from '../api/routes/analytics';
 import { contractList } from '../models/contract';

@@ -12,7 +12,7 @@ import { ROLES } from '../../platform/security/rbac';
 import { RISK_LEVELS } from '../../platform/ai/risk';
 import { MAIL_KINDS } from '../../models/outgoing-mail';
 import { registry, timestamp } from './openapi';
-import { idSchema } from '../../platform/ids';
+import { idSchema } from '../../platform/input';
 
 /** contractEventData (models/contract.ts): never the content. */
 const contractData = z.looseObject({ id: idSchema, title: z.string(), type: z.string(), status: z.enum(CONTRACT_STATUSES), counterparty: z.string() });

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi, type ResponseConfig, type RouteConfig, type ZodMediaTypeObject } from '@asteasolutions/zod-to-openapi';
-import { idSchema } from '../../platform/ids';
+import { idSchema } from '../../platform/input';
 import { MAX_PAGE_SIZE } from '../../platform/lists/pagination';
 import { ERROR_CODES } from '../../platform/errors';
 import { ERROR_CODE_HEADER } from './errors';

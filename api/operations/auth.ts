@@ -1,6 +1,6 @@
 /** The OpenAPI description of the auth operations (api/routes/auth.ts serves them). */
 import { z } from 'zod';
-import { idSchema } from '../../platform/ids';
+import { idSchema } from '../../platform/input';
 import { ROLES } from '../../platform/security/rbac';
 import { mfaEnableBody, mfaSetupBody } from '../../services/identity/enroll-mfa';
 import { loginBody, mfaVerifyBody } from '../../services/identity/log-in';

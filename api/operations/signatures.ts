@@ -4,9 +4,9 @@
  */
 import { z } from 'zod';
 import { pageQuery } from '../../platform/lists/pagination';
-import { idSchema } from '../../platform/ids';
+import { idSchema, requiredText as text } from '../../platform/input';
 import { SIGNATURE_STATUSES, SIGNER_STATUSES } from '../../models/signature';
-import { requiredText as text, signatureRequestBody } from '../../services/signatures/send-signature-request';
+import { signatureRequestBody } from '../../services/signatures/send-signature-request';
 import { operation, pageOf, registry } from '../http/openapi';
 
 export const listQuery = pageQuery.extend({

@@ -20,7 +20,7 @@ import { EVENT_TYPES, activityList } from '../../models/event';
 import { Signature } from '../../models/signature';
 import { Vendor } from '../../models/vendor';
 import { operation, pageOf, timestamp } from '../http/openapi';
-import { idSchema } from '../../platform/ids';
+import { idSchema } from '../../platform/input';
 import { authorize, principalOf } from '../http/middleware/auth';
 
 /** `type` is an event name (`contract.created`) or the resource part of one (`contract`). */

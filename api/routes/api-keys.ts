@@ -10,7 +10,7 @@ import { ApiKey, apiKeyView } from '../../models/api-key';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { forbidden, notFound } from '../../platform/errors';
 import { operation, registry, timestamp } from '../http/openapi';
-import { idSchema } from '../../platform/ids';
+import { idSchema } from '../../platform/input';
 
 const createBody = z.object({ name: z.string().trim().min(1).max(100), role: z.enum(ROLES).default('member') });
 

@@ -21,7 +21,7 @@ import { idempotent } from '../http/middleware/idempotency';
 import { unavailable } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
 import { eventStream, operation, registry, timestamp } from '../http/openapi';
-import { idSchema } from '../../platform/ids';
+import { idSchema } from '../../platform/input';
 
 const sendBody = z.object({
   message: z.string().trim().min(1).max(8000),

@@ -16,7 +16,7 @@ import { ComplianceTask, OPEN_STATUSES, taskList, TASK_PRIORITIES, TASK_STATUSES
 import { startWorkflow } from '../../platform/temporal/client';
 import { complianceScan } from '../../workflows/compliance-scan.shared';
 import { operation, pageOf, timestamp } from '../http/openapi';
-import { idSchema, objectId } from '../../platform/ids';
+import { idSchema, objectId } from '../../platform/input';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import { badRequest, conflict, notFound, unavailable } from '../../platform/errors';

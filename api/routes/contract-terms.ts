@@ -14,7 +14,7 @@ import { notFound } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
 import { Contract } from '../../models/contract';
 import { operation, registry, timestamp } from '../http/openapi';
-import { idSchema } from '../../platform/ids';
+import { idSchema } from '../../platform/input';
 
 const termsSchema = registry.register('KeyTerms', z.object(Object.fromEntries(KEY_TERMS.map((k) => [k, keyTermSchema(k).nullable()]))));
 const termsView = registry.register('ContractKeyTerms', z.object({ contract_id: idSchema, extracted_at: timestamp.nullable(), terms: termsSchema }));

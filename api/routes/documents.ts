@@ -29,7 +29,7 @@ import { AppError, badRequest, notFound, unavailable } from '../../platform/erro
 import { findOwned } from '../../platform/find-owned';
 import { DocumentAnalysis } from '../../platform/ai/port';
 import { operation, pageOf, registry, timestamp } from '../http/openapi';
-import { idSchema, objectId } from '../../platform/ids';
+import { idSchema, objectId } from '../../platform/input';
 
 // An unknown or malformed contract id in an upload is 404 (the contract is not found), as in a path.
 const uploadBody = z.object({

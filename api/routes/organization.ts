@@ -6,7 +6,7 @@ import { Organization } from '../../models/organization';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { notFound } from '../../platform/errors';
 import { operation, registry, timestamp } from '../http/openapi';
-import { idSchema } from '../../platform/ids';
+import { idSchema } from '../../platform/input';
 
 const updateBody = z.object({
   name: z.string().trim().min(1).max(200).optional(),

@@ -24,7 +24,7 @@ import { authorize, principalOf } from '../http/middleware/auth';
 import { conflict, forbidden, unavailable } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
 import { operation, registry, timestamp } from '../http/openapi';
-import { idSchema } from '../../platform/ids';
+import { idSchema } from '../../platform/input';
 
 const role = z.enum(ROLES);
 const inviteBody = z.object({ email: z.email().max(254).transform((e) => e.toLowerCase()), role });

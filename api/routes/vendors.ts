@@ -17,17 +17,17 @@ import { VENDOR_STATUSES, Vendor, vendorList, type VendorDoc } from '../../model
 import { Contract, contractView } from '../../models/contract';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
-import { emitContractEvent } from './contracts';
+import { emitContractEvent } from '../../services/contracts/contract-events';
 import { findOwned } from '../../platform/find-owned';
 import { VendorAssessment } from '../../platform/ai/port';
 import { operation, pageOf, registry, timestamp } from '../http/openapi';
-import { idSchema } from '../../platform/ids';
-import { contractSchema } from './contracts';
+import { idSchema, requiredText } from '../../platform/input';
+import { contractSchema } from '../operations/contracts';
 
 const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullable();
 
 const fields = {
-  name: z.string().trim().min(1, 'must not be empty').max(300, 'must be at most 300 characters'),
+  name: requiredText(300),
   contact_name: optionalText(300),
   contact_email: z.email('must be an email address').max(254).nullable(),
   contact_phone: z
@@ -60,7 +60,7 @@ export function vendorListFilter(q: Pick<z.infer<typeof listQuery>, 'status' | '
 }
 
 const ndaBody = z.object({
-  party_name: z.string().trim().min(1, 'must not be empty').max(300, 'must be at most 300 characters'),
+  party_name: requiredText(300),
   duration_years: z.number('must be a number').int('must be a whole number of years').min(1, 'must be at least 1').max(20, 'must be at most 20').default(2),
 });
 

@@ -19,7 +19,7 @@ import { idempotent } from '../http/middleware/idempotency';
 import { AppError, badRequest, conflict, notFound } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
 import { operation, pageOf, registry, timestamp } from '../http/openapi';
-import { idSchema, objectId } from '../../platform/ids';
+import { idSchema, objectId } from '../../platform/input';
 import { isDuplicateKey } from '../../platform/mongo';
 
 /** Standard Webhooks asks for at least 24 random bytes; 16 characters is the floor we enforce. */

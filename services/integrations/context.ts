@@ -6,6 +6,7 @@
  */
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import { z } from 'zod';
+import { requiredText } from '../../platform/input';
 import type { Services } from '../../platform/services';
 import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
 import { createPolicyAgent, urlRefusal, UrlPolicyError } from '../../platform/security/url-policy';
@@ -102,7 +103,7 @@ export async function postWebhook(vendor: IntegrationType, ctx: ConnectorContext
 /** The connect-body fields of both chat kinds (the incoming-webhook URL is the endpoint and the secret). */
 export const chatConnectBody = z.object({
   webhook_url: z.string().trim().max(2048, 'must be at most 2048 characters').meta({ format: 'uri' }),
-  channel: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+  channel: requiredText(200),
   notify_on: z
     .array(z.enum(NOTIFY_EVENTS, `must be one of ${NOTIFY_EVENTS.join(', ')}`))
     .default([])

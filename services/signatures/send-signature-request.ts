@@ -12,7 +12,7 @@ import { derivedSecret, encryptSecret, sha256Hex } from '../../platform/security
 import { startWorkflow } from '../../platform/temporal/client';
 import { badRequest, notFound, unavailable } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
-import { idSchema } from '../../platform/ids';
+import { idSchema, requiredText } from '../../platform/input';
 import { Contract } from '../../models/contract';
 import { Signature, type AuditEntryInput, type SignatureRecord } from '../../models/signature';
 import { signatureRequest, type SignatureWorkflowInput } from '../../workflows/signature.shared';
@@ -21,8 +21,6 @@ import { appendAudit, sha256 } from './signature-evidence';
 
 const DAY_MS = 24 * 3600 * 1000;
 
-/** Text a person types: trimmed, not empty, bounded. */
-export const requiredText = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
 export const signatureRequestBody = z
   .object({

@@ -1,0 +1,36 @@
+/** The AI on a contract: drafting its text, and analyzing its risks (the score is stored on it). */
+import { z } from 'zod';
+import type { Services } from '../../platform/services';
+import type { Principal } from '../../platform/security/principal';
+import { badRequest } from '../../platform/errors';
+import { requiredText } from '../../platform/input';
+import type { ContractDoc } from '../../models/contract';
+import { emitContractEvent } from './contract-events';
+
+
+export const draftBody = z.object({
+  prompt: z.string().max(4000, 'must be at most 4000 characters').optional(),
+  party_name: requiredText(300).optional(),
+});
+
+export async function draftContractText(s: Services, p: Principal, contract: ContractDoc, body: z.infer<typeof draftBody>): Promise<ContractDoc> {
+  const partyName = body.party_name ?? contract.party_name;
+  if (!partyName) throw badRequest('party_name: required, since the contract has none');
+  contract.content = await s.ai.draftContract({ type: contract.type, title: contract.title, partyName, counterparty: contract.counterparty, prompt: body.prompt });
+  contract.party_name = partyName;
+  await contract.save();
+  await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" drafted with AI`, { changed_fields: ['content', 'party_name'] });
+  return contract;
+}
+
+export async function analyzeContract(s: Services, p: Principal, contract: ContractDoc) {
+  if (!contract.content.trim()) throw badRequest('content: the contract has no text to analyze; add or draft it first');
+  const result = await s.ai.analyzeContract({ type: contract.type, title: contract.title, content: contract.content });
+  contract.set({ risk_score: result.risk_score, analysis: result.analysis, analyzed_at: new Date() });
+  await contract.save();
+  await emitContractEvent(p, 'contract.analyzed', contract, `Contract "${contract.title}" analyzed: risk ${result.risk_score}/100`, {
+    risk_score: result.risk_score,
+    risk_level: result.analysis.risk_level,
+  });
+  return result;
+}

@@ -1,0 +1,93 @@
+/**
+ * Writing contracts: create and update from allow-listed bodies (organization, score,
+ * author and signing time never come from input), checks that references stay inside
+ * the organization, and delete, which closes what refers to the contract.
+ */
+import { Types } from 'mongoose';
+import { z } from 'zod';
+import type { Services } from '../../platform/services';
+import type { Principal } from '../../platform/security/principal';
+import { badRequest } from '../../platform/errors';
+import { findOwned } from '../../platform/find-owned';
+import { idSchema, requiredText } from '../../platform/input';
+import { inOrg } from '../../models/base';
+import { CONTRACT_STATUSES, CONTRACT_TYPES, Contract, type ContractDoc } from '../../models/contract';
+import { Document } from '../../models/document';
+import { Vendor } from '../../models/vendor';
+import { closeContract } from './contract-deletion';
+import { emitContractEvent } from './contract-events';
+
+const date = z.iso.date('must be a date YYYY-MM-DD').transform((d) => new Date(`${d}T00:00:00Z`));
+
+const editable = {
+  title: requiredText(300),
+  counterparty: requiredText(300),
+  party_name: requiredText(300),
+  content: z.string().max(500_000, 'must be at most 500000 characters'),
+  vendor_id: idSchema.nullable(),
+  document_id: idSchema.nullable(),
+  value: z.number('must be a number').min(0, 'must not be negative').nullable(),
+  currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD'),
+  start_date: date.nullable(),
+  end_date: date.nullable(),
+};
+
+export const createContractBody = z.object({
+  ...editable,
+  type: z.enum(CONTRACT_TYPES, `must be one of ${CONTRACT_TYPES.join(', ')}`),
+}).partial().required({ title: true, type: true, counterparty: true });
+
+export const updateContractBody = z.object({
+  ...editable,
+  type: z.enum(CONTRACT_TYPES, `must be one of ${CONTRACT_TYPES.join(', ')}`),
+  status: z.enum(CONTRACT_STATUSES, `must be one of ${CONTRACT_STATUSES.join(', ')}`),
+}).partial();
+
+function checkDates(c: { start_date?: Date | null; end_date?: Date | null }) {
+  if (c.start_date && c.end_date && c.end_date < c.start_date) throw badRequest('end_date: must not be before start_date');
+}
+
+/** A PDF of record must be an uploaded PDF of the same organization. */
+async function checkDocument(p: Principal, documentId: string | null | undefined) {
+  if (!documentId) return;
+  const doc = await findOwned(Document, p, documentId, 'Document', { projection: { mime_type: 1 } });
+  if (doc.mime_type !== 'application/pdf') throw badRequest('document_id: the PDF of record must be a PDF document');
+}
+
+async function checkVendor(p: Principal, vendorId: string | null | undefined) {
+  if (!vendorId) return;
+  if (!(await Vendor.exists(inOrg(p.organizationId, vendorId)!))) throw badRequest('vendor_id: no such vendor');
+}
+
+export async function createContract(p: Principal, body: z.infer<typeof createContractBody>): Promise<ContractDoc> {
+  checkDates(body);
+  await checkVendor(p, body.vendor_id);
+  await checkDocument(p, body.document_id);
+  const contract = await Contract.create({
+    ...body,
+    organization_id: new Types.ObjectId(p.organizationId),
+    status: 'draft',
+    created_by: new Types.ObjectId(p.userId),
+  });
+  await emitContractEvent(p, 'contract.created', contract, `Contract "${contract.title}" created`);
+  return contract;
+}
+
+/** Applies the changes; `contract.updated` names the fields that really changed, and none is sent for none. */
+export async function updateContract(p: Principal, contract: ContractDoc, body: z.infer<typeof updateContractBody>): Promise<ContractDoc> {
+  await checkVendor(p, body.vendor_id);
+  await checkDocument(p, body.document_id);
+  contract.set(body);
+  checkDates(contract);
+  const changed = contract.modifiedPaths();
+  await contract.save();
+  if (changed.length) await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" updated`, { changed_fields: changed });
+  return contract;
+}
+
+export async function deleteContract(s: Services, p: Principal, contract: ContractDoc): Promise<void> {
+  // The event first: should this process stop before the records are closed, the relay
+  // finishes the deletion from the event (contract-deletion.ts); never the reverse.
+  await emitContractEvent(p, 'contract.deleted', contract, `Contract "${contract.title}" deleted`);
+  await closeContract(s, { organizationId: p.organizationId, contractId: contract.id, by: p.name });
+}
