@@ -1,0 +1,20 @@
+/** Re-indexing every contract of an organization for the chat, as one workflow. */
+import { randomBytes } from 'node:crypto';
+import type { Services } from '../../platform/services';
+import { unavailable } from '../../platform/errors';
+import { startWorkflow } from '../../platform/temporal/client';
+import { orgFilter } from '../../models/base';
+import { Contract } from '../../models/contract';
+import { syncContracts } from '../../workflows/contract-index.shared';
+
+export async function reindexContracts(s: Services, organizationId: string): Promise<{ workflow_id: string; contracts: number }> {
+  const contracts = await Contract.countDocuments(orgFilter(organizationId));
+  const workflowId = `sync-contracts-${organizationId}-${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  try {
+    await startWorkflow(s, syncContracts, { workflowId, args: [{ organizationId }], organizationId, recordId: organizationId });
+  } catch (err) {
+    s.logger.error({ err }, 'could not start the contract sync');
+    throw unavailable('The workflow engine is unavailable; try again shortly');
+  }
+  return { workflow_id: workflowId, contracts };
+}
