@@ -1,0 +1,30 @@
+/** AI analysis of an uploaded document, its file read again by a child process within the extraction limits. */
+import type { Services } from '../../platform/services';
+import { AppError, badRequest } from '../../platform/errors';
+import type { DocumentDoc } from '../../models/document';
+import { fullText, type Page } from './chunking';
+import { extractTextInChild } from './extract-text-in-child';
+import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from './extraction';
+
+/** Text an analysis reads (as much as the Gemini adapter sends the model). */
+const ANALYSIS_CHARS = 100_000;
+
+export async function analyzeDocument(s: Services, doc: DocumentDoc) {
+  const pages: Page[] = [];
+  let kept = 0;
+  try {
+    for await (const { page, text } of extractTextInChild(doc.storage_path, doc.mime_type as SupportedMime, s.config)) {
+      // Every page is counted; the analysis reads the first ANALYSIS_CHARS of text.
+      const part = text.slice(0, Math.max(0, ANALYSIS_CHARS - kept));
+      kept += part.length;
+      const last = pages.at(-1);
+      if (last?.page === page) last.text += part;
+      else pages.push({ page, text: part });
+    }
+  } catch (err) {
+    if (err instanceof UnreadableDocumentError) throw badRequest(`document: ${err.message}`);
+    if (err instanceof ExtractionLimitError) throw new AppError(422, `document: ${err.message}`);
+    throw err;
+  }
+  return s.ai.analyzeDocument({ filename: doc.filename, text: fullText(pages), pageCount: pages.length });
+}

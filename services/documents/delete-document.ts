@@ -1,0 +1,26 @@
+/** Deleting a document: its ingestion stopped, its vectors, record, chunk batches and file removed. */
+import { rm } from 'node:fs/promises';
+import { Types } from 'mongoose';
+import type { Services } from '../../platform/services';
+import { unavailable } from '../../platform/errors';
+import { Document, DocumentChunkBatch, type DocumentDoc } from '../../models/document';
+import { deleteSource, isVectorStoreDown } from '../search/vector-store';
+
+export async function deleteDocument(s: Services, organizationId: string, doc: DocumentDoc): Promise<void> {
+  const documentId = doc.id;
+  if (doc.status === 'processing' && doc.workflow_id) {
+    // Stop writing vectors before removing them.
+    await s.temporal.workflow.getHandle(doc.workflow_id).terminate('document deleted').catch(() => undefined);
+  }
+  try {
+    await deleteSource(s, organizationId, documentId);
+  } catch (err) {
+    if (isVectorStoreDown(err)) throw unavailable('The vector store is unavailable; the document was not deleted, try again shortly');
+    throw err;
+  }
+  await Promise.all([
+    Document.deleteOne({ _id: doc._id }),
+    DocumentChunkBatch.deleteMany({ document_id: new Types.ObjectId(documentId) }),
+    rm(doc.storage_path, { force: true }),
+  ]);
+}

@@ -1,0 +1,70 @@
+/**
+ * Taking an upload in: the file is checked by content, recorded as `processing`, and the
+ * ingestion workflow `ingest-<id>` makes it `ready` (searchable by the chat) or `failed`.
+ */
+import { z } from 'zod';
+import type { Services } from '../../platform/services';
+import type { Principal } from '../../platform/security/principal';
+import { badRequest, notFound, unavailable } from '../../platform/errors';
+import { startWorkflow } from '../../platform/temporal/client';
+import { ID_PATTERN, inOrg } from '../../models/base';
+import { Contract } from '../../models/contract';
+import { Document, DOCUMENT_CATEGORIES, type DocumentDoc } from '../../models/document';
+import { documentIngestion } from '../../workflows/document-ingestion.shared';
+import { detectFileType } from './extraction';
+
+// An unknown or malformed contract id in an upload is 404 (the contract is not found), as in a path.
+export const uploadBody = z.object({
+  category: z.enum(DOCUMENT_CATEGORIES),
+  contract_id: z.string().max(100).meta({ pattern: ID_PATTERN.source, description: 'A contract of the organization; any other value answers 404' }).optional(),
+});
+/** The client's name reduced to a plain file name: no directories, control or reserved characters. */
+export function sanitizeFilename(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  const clean = base
+    .normalize('NFC')
+    .replace(/[\p{Cc}\p{Cf}<>:"|?*]/gu, '')
+    .replace(/^[.\s]+/, '')
+    .trim()
+    .slice(0, 200);
+  return clean || 'upload';
+}
+
+/** The file as the multipart middleware stored it. */
+export interface ReceivedFile {
+  path: string;
+  size: number;
+  originalname: string;
+}
+
+export async function uploadDocument(s: Services, p: Principal, file: ReceivedFile, body: z.infer<typeof uploadBody>): Promise<DocumentDoc> {
+  const { category, contract_id } = body;
+  const owner = contract_id === undefined ? null : inOrg(p.organizationId, contract_id);
+  if (contract_id !== undefined && !(owner && (await Contract.exists(owner)))) throw notFound('Contract');
+  if (file.size === 0) throw badRequest('file: is empty');
+  const mime = await detectFileType(file.path);
+  if (!mime) throw badRequest('file: content is not a PDF, DOCX or UTF-8 text file');
+
+  const doc = await Document.create({
+    organization_id: p.organizationId,
+    filename: sanitizeFilename(file.originalname),
+    size_bytes: file.size,
+    mime_type: mime,
+    category,
+    status: 'processing',
+    uploaded_by: p.userId,
+    storage_path: file.path,
+    contract_id: contract_id ?? null,
+  });
+  const documentId = doc.id;
+  doc.workflow_id = `ingest-${documentId}`;
+  await doc.save();
+  try {
+    await startWorkflow(s, documentIngestion, { workflowId: doc.workflow_id, args: [{ documentId }], organizationId: p.organizationId, recordId: documentId });
+  } catch (err) {
+    await Document.deleteOne({ _id: doc._id });
+    s.logger.error({ err, documentId }, 'could not start document ingestion');
+    throw unavailable('The workflow engine is unavailable; the upload was not kept, try again shortly');
+  }
+  return doc;
+}
