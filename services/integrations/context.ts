@@ -112,9 +112,41 @@ export const chatConnectBody = z.object({
 
 export const channelOf = (ctx: ConnectorContext) => (typeof ctx.config.channel === 'string' ? ctx.config.channel : '');
 
+/** A notification as a chat message shows it. */
+export type ChatMessage = Omit<Notification, 'event'>;
+
 /** What `test` of a chat kind posts. */
-export const testMessage = (ctx: ConnectorContext): Omit<Notification, 'event'> => ({
+const testMessage = (ctx: ConnectorContext): ChatMessage => ({
   title: 'Test message',
   text: `Contract notifications for ${channelOf(ctx)} are connected.`,
   facts: [],
 });
+
+/**
+ * A chat connector: an incoming webhook that takes one rendered message per notification.
+ * The kinds differ only in how a message renders, what answer means success, and their names.
+ */
+export function webhookChatConnector(spec: {
+  type: 'slack' | 'teams';
+  name: string;
+  defaultBaseUrl: string;
+  render: (m: ChatMessage) => unknown;
+  /** Throws a VendorError for a 2xx answer that still reports a failure. */
+  checkAnswer: (answer: string) => void;
+  /** What the test call sent, for its detail ("a test message"). */
+  testSent: string;
+}): Connector<typeof chatConnectBody> {
+  const post = async (ctx: ConnectorContext, m: ChatMessage) => spec.checkAnswer(await postWebhook(spec.type, ctx, spec.render(m)));
+  return {
+    type: spec.type,
+    kind: 'chat',
+    defaultBaseUrl: spec.defaultBaseUrl,
+    connectBody: chatConnectBody,
+    secretFields: ['webhook_url'],
+    async test(ctx) {
+      await post(ctx, testMessage(ctx));
+      return { ok: true, detail: `${spec.name} accepted ${spec.testSent} for ${channelOf(ctx)}` };
+    },
+    notify: post,
+  };
+}

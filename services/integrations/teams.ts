@@ -6,15 +6,12 @@
  * content: AdaptiveCard }] }`. Connectors answer 200 `1`, Workflows 202; throttling comes as
  * 429 with Retry-After, or from connectors as a 200 whose text reports "HTTP error 429".
  */
-import type { Connector, ConnectorContext, Notification } from './connector';
 import { VendorError } from './connector';
-import { channelOf, chatConnectBody, postWebhook, testMessage } from './context';
-
-type Message = Omit<Notification, 'event'>;
+import { webhookChatConnector, type ChatMessage } from './context';
 
 export const ADAPTIVE_CARD = 'application/vnd.microsoft.card.adaptive';
 
-export function teamsMessage(m: Message) {
+export function teamsMessage(m: ChatMessage) {
   const body: Array<Record<string, unknown>> = [
     { type: 'TextBlock', text: m.title, size: 'Large', weight: 'Bolder', wrap: true },
     { type: 'TextBlock', text: m.text, wrap: true },
@@ -32,21 +29,14 @@ export function teamsMessage(m: Message) {
   };
 }
 
-async function post(ctx: ConnectorContext, m: Message): Promise<void> {
-  const answer = await postWebhook('teams', ctx, teamsMessage(m));
-  // Office 365 connectors report throttling inside a 200 instead of answering 429.
-  if (answer.includes('HTTP error 429')) throw new VendorError('teams', 429, answer.slice(0, 200));
-}
-
-export const teamsConnector: Connector<typeof chatConnectBody> = {
+export const teamsConnector = webhookChatConnector({
   type: 'teams',
-  kind: 'chat',
+  name: 'Teams',
   defaultBaseUrl: 'https://outlook.office.com',
-  connectBody: chatConnectBody,
-  secretFields: ['webhook_url'],
-  async test(ctx) {
-    await post(ctx, testMessage(ctx));
-    return { ok: true, detail: `Teams accepted a test card for ${channelOf(ctx)}` };
+  render: teamsMessage,
+  // Office 365 connectors report throttling inside a 200 instead of answering 429.
+  checkAnswer: (answer) => {
+    if (answer.includes('HTTP error 429')) throw new VendorError('teams', 429, answer.slice(0, 200));
   },
-  notify: post,
-};
+  testSent: 'a test card',
+});

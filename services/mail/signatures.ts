@@ -14,7 +14,7 @@ import { User } from '../../models/user';
 import { queueMail } from './queue';
 import { COPY_LINK_DAYS, copyToken } from '../signatures/signed-copy-link';
 import {
-  signatureCompletedMail, signatureDeclinedMail, signatureExpiredMail, signatureReminderMail, signatureRequestMail, type SignerMailValues,
+  signatureCompletedMail, signatureDeclinedMail, signatureExpiredMail, signatureReminderMail, signatureRequestMail, type RenderedMail, type SignerMailValues,
 } from './messages';
 
 type Signer = SignatureRecord['signers'][number];
@@ -42,37 +42,28 @@ function signerValues(s: Services, sig: SignatureRecord, signer: Signer): Signer
   };
 }
 
-/** Each due signer's request (with their link), once per signer. */
-export async function mailSignersDue(s: Services, sig: SignatureRecord): Promise<void> {
-  for (const signer of signersDue(sig)) {
-    const values = signerValues(s, sig, signer);
-    if (!values) continue;
-    await queueMail(s, {
-      organizationId: sig.organization_id,
-      kind: 'signature_request',
-      to: signer.email,
-      dedupeKey: `signature-request:${sig.id}:${String(signer._id)}`,
-      ref: { signature_id: sig.id, signer_id: String(signer._id) },
-      message: signatureRequestMail(s.config.publicBaseUrl, values),
-    });
-  }
-}
-
-/** One reminder round (`round` names it, so a retried activity queues nothing twice). */
-export async function mailSignatureReminders(s: Services, sig: SignatureRecord, signers: Signer[], round: string): Promise<void> {
+/** A mail to each signer whose link still acts; `round` tells a reminder round's apart. */
+async function mailSigners(s: Services, sig: SignatureRecord, signers: Signer[], kind: 'signature_request' | 'signature_reminder', render: (base: string, values: SignerMailValues) => RenderedMail, round = '') {
   for (const signer of signers) {
     const values = signerValues(s, sig, signer);
     if (!values) continue;
     await queueMail(s, {
       organizationId: sig.organization_id,
-      kind: 'signature_reminder',
+      kind,
       to: signer.email,
-      dedupeKey: `signature-reminder:${sig.id}:${String(signer._id)}:${round}`,
+      dedupeKey: `${kind.replace('_', '-')}:${sig.id}:${String(signer._id)}${round ? `:${round}` : ''}`,
       ref: { signature_id: sig.id, signer_id: String(signer._id) },
-      message: signatureReminderMail(s.config.publicBaseUrl, values),
+      message: render(s.config.publicBaseUrl, values),
     });
   }
 }
+
+/** Each due signer's request (with their link), once per signer. */
+export const mailSignersDue = (s: Services, sig: SignatureRecord) => mailSigners(s, sig, signersDue(sig), 'signature_request', signatureRequestMail);
+
+/** One reminder round (`round` names it, so a retried activity queues nothing twice). */
+export const mailSignatureReminders = (s: Services, sig: SignatureRecord, signers: Signer[], round: string) =>
+  mailSigners(s, sig, signers, 'signature_reminder', signatureReminderMail, round);
 
 async function requesterEmail(sig: SignatureRecord): Promise<string | null> {
   if (!sig.requested_by) return null;
@@ -80,34 +71,21 @@ async function requesterEmail(sig: SignatureRecord): Promise<string | null> {
   return user?.email ?? null;
 }
 
-export async function mailSignatureDeclined(s: Services, sig: SignatureRecord, by: { name: string; email: string; reason: string | null }): Promise<void> {
+/** A notice to whoever sent the request, once per request and kind (none when they are gone). */
+async function mailRequester(s: Services, sig: SignatureRecord, kind: 'signature_declined' | 'signature_expired', message: RenderedMail): Promise<void> {
   const to = await requesterEmail(sig);
   if (!to) return;
-  await queueMail(s, {
-    organizationId: sig.organization_id,
-    kind: 'signature_declined',
-    to,
-    dedupeKey: `signature-declined:${sig.id}`,
-    ref: { signature_id: sig.id },
-    message: signatureDeclinedMail(s.config.publicBaseUrl, { signatureId: sig.id, contractTitle: sig.contract_title, signerName: by.name, signerEmail: by.email, reason: by.reason }),
-  });
+  await queueMail(s, { organizationId: sig.organization_id, kind, to, dedupeKey: `${kind.replace('_', '-')}:${sig.id}`, ref: { signature_id: sig.id }, message });
 }
 
-export async function mailSignatureExpired(s: Services, sig: SignatureRecord): Promise<void> {
-  const to = await requesterEmail(sig);
-  if (!to) return;
-  await queueMail(s, {
-    organizationId: sig.organization_id,
-    kind: 'signature_expired',
-    to,
-    dedupeKey: `signature-expired:${sig.id}`,
-    ref: { signature_id: sig.id },
-    message: signatureExpiredMail(s.config.publicBaseUrl, {
-      signatureId: sig.id, contractTitle: sig.contract_title, expiresAt: sig.expires_at,
-      signed: sig.signers.filter((x) => x.status === 'signed').length, total: sig.signers.length,
-    }),
-  });
-}
+export const mailSignatureDeclined = (s: Services, sig: SignatureRecord, by: { name: string; email: string; reason: string | null }) =>
+  mailRequester(s, sig, 'signature_declined', signatureDeclinedMail(s.config.publicBaseUrl, { signatureId: sig.id, contractTitle: sig.contract_title, signerName: by.name, signerEmail: by.email, reason: by.reason }));
+
+export const mailSignatureExpired = (s: Services, sig: SignatureRecord) =>
+  mailRequester(s, sig, 'signature_expired', signatureExpiredMail(s.config.publicBaseUrl, {
+    signatureId: sig.id, contractTitle: sig.contract_title, expiresAt: sig.expires_at,
+    signed: sig.signers.filter((x) => x.status === 'signed').length, total: sig.signers.length,
+  }));
 
 /** The completion notice with the certificate: to the requester and to every signer. */
 export async function mailSignatureCompleted(s: Services, sig: SignatureRecord): Promise<void> {
