@@ -33,7 +33,7 @@ EXPORT_PACKAGES=(onnx==1.23.2 numpy==2.4.6 safetensors==0.8.0)
 # pyHanko's CLI validates sealed PDFs in the tests and the README's offline check.
 PYHANKO_PACKAGES=(pyHanko==0.38.0 pyhanko-cli==0.6.0)
 PYHANKO_VENV="$STACK/venv-pyhanko"
-# The API fuzzer test/openapi-tools.test.ts runs against the generated OpenAPI document, in a venv of its own.
+# The API fuzzer test/component/platform/openapi-tools.test.ts runs against the generated OpenAPI document, in a venv of its own.
 SCHEMATHESIS_VERSION=4.32.5
 GREENMAIL_VERSION=2.1.13            # Maven Central com.icegreen:greenmail-standalone
 GREENMAIL_JAR="$DL/greenmail-standalone-$GREENMAIL_VERSION.jar"

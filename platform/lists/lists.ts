@@ -5,7 +5,7 @@
  *
  * Each list's model declares a compound index for every query this builds:
  * (organization_id, [one equality filter], sort field, _id), so on MongoDB a page is an
- * index walk (test/list-queries.test.ts checks the cover). FerretDB 1.24 pushes only the
+ * index walk (test/component/platform/list-queries.test.ts checks the cover). FerretDB 1.24 pushes only the
  * equality filters down to PostgreSQL (where scripts/ferretdb/pushdown-indexes.sql gives
  * them an index); it sorts, skips and counts itself.
  */

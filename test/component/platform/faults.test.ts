@@ -1,0 +1,332 @@
+/**
+ * Fault tests (`npm run test:faults`; minutes, so outside `npm test`): a worker killed
+ * mid-ingestion and mid-CRM-sync, Temporal down for 30 s while contracts change,
+ * Elasticsearch cut off from an API process, and the SMTP server down for 2 minutes. Each breaks engines or processes of its own,
+ * never the shared ones.
+ * Also covered elsewhere: a short Temporal outage (test/component/webhooks/webhooks.test.ts, "when Temporal is
+ * down"), the store down and back (test/component/platform/health.test.ts).
+ */
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Types } from 'mongoose';
+import { api } from '../../support/http';
+import { testEnv, testEnvironment } from '../../support/env';
+import { signUp, type TestUser } from '../../support/auth';
+import { upload, type UploadedDocument } from '../../support/documents';
+import { startReceiver } from '../../support/receiver';
+import { startOutageStack, type OutageStack } from '../../support/outage';
+import { startSalesforceFake } from '../../support/vendors/salesforce';
+import { startApiProcess, startGreenMail, startTcpProxy, startWorkerProcess, waitFor, type EngineProcess } from '../../support/processes';
+import { mailbox, uniqueAddress } from '../../support/mailbox';
+import { indexName } from '../../../services/search/vector-store';
+import { Contract } from '../../../models/contract';
+import type { SyncProgress } from '../../../activities/integration-sync';
+
+/**
+ * An HTTP relay to a vendor fake that holds the nth matching request: it arrives, the test
+ * acts (kills the worker that sent it), then it is released to the vendor, which applies it
+ * and answers a caller that is gone, like a crash right after the vendor's write.
+ */
+async function startGate(target: string, matches: (method: string, url: string) => boolean, holdNth: number) {
+  let seen = 0;
+  let arrived = () => {};
+  let release = () => {};
+  const arrival = new Promise<void>((r) => (arrived = r));
+  const gate = new Promise<void>((r) => (release = r));
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        if (matches(req.method ?? '', req.url ?? '') && ++seen === holdNth) {
+          arrived();
+          await gate;
+        }
+        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)).map(([k, v]) => [k, String(v)]));
+        const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      })().catch(() => res.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** Resolves when the held request has arrived. */
+    held: () => arrival,
+    release,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+describe('faults', function () {
+  let owner: TestUser;
+  before(async () => {
+    owner = await signUp();
+  });
+
+  describe('a worker killed with SIGKILL mid-ingestion', function () {
+    this.timeout(900000);
+    // An API and workers on a task queue of their own, so only these workers run this ingestion.
+    const env = { ...testEnvironment(), TEMPORAL_TASK_QUEUE: `faults-${randomBytes(4).toString('hex')}` };
+    let apiProc: EngineProcess;
+    const workers: Array<ReturnType<typeof startWorkerProcess>> = [];
+    before(async () => {
+      apiProc = await startApiProcess(env);
+    });
+    after(async () => {
+      await Promise.all(workers.map((w) => w.stop()));
+      await apiProc?.stop();
+    });
+
+    it('is resumed by a new worker: ready, with exactly chunk_count chunks indexed', async () => {
+      const { services } = testEnv();
+      // ~2,000 chunks of 1,200 characters: twenty embedding and indexing batches.
+      const text = Array.from({ length: 20000 }, (_, i) => `Clause ${i}: the supplier keeps record ${i} for seven years. `).join('\n');
+      const res = await upload(owner.token, { name: 'archive.txt', bytes: Buffer.from(text) }, 'other', { base: `${apiProc.url}/api/v1` });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      const handle = services.temporal.workflow.getHandle(res.body.workflow_id);
+      const batchesDone = async () =>
+        (await handle.fetchHistory()).events?.filter((e) => e.activityTaskCompletedEventAttributes).length ?? 0;
+
+      workers.push(startWorkerProcess(env));
+      // Extraction plus two indexing batches done: the worker is in the middle of the document.
+      await waitFor(async () => (await batchesDone()) >= 3, 180000, 'two indexed batches');
+      const killedAt = Date.now();
+      await workers[0]!.kill();
+      const doneBeforeKill = await batchesDone();
+
+      workers.push(startWorkerProcess(env));
+      expect(await handle.result()).to.equal('ready');
+      const resumedMs = Date.now() - killedAt;
+
+      const doc = (await api<UploadedDocument>('GET', `/documents/${res.body.id}`, { token: owner.token })).body;
+      expect(doc.status).to.equal('ready');
+      expect(doc.chunk_count).to.be.greaterThan(1000);
+      const index = indexName(services, 'user_documents');
+      await services.es.indices.refresh({ index });
+      const query = { term: { source_id: res.body.id } };
+      expect((await services.es.count({ index, query })).count).to.equal(doc.chunk_count);
+      const distinct = await services.es.search({ index, size: 0, query, aggs: { chunks: { cardinality: { field: 'chunk_index', precision_threshold: 40000 } } } });
+      expect((distinct.aggregations?.chunks as { value: number }).value).to.equal(doc.chunk_count);
+      console.log(`      ${doc.chunk_count} chunks; killed after ${doneBeforeKill} activities; ready ${resumedMs} ms after the kill`);
+    });
+  });
+
+  describe('a worker killed with SIGKILL mid-CRM-sync', function () {
+    this.timeout(600000);
+    const CONTRACTS = 1000; // five Salesforce batches of 200
+    const TOKEN = 'vendor-token-faults-0123';
+    const env = { ...testEnvironment(), TEMPORAL_TASK_QUEUE: `faults-sync-${randomBytes(4).toString('hex')}` };
+    let apiProc: EngineProcess;
+    const workers: Array<ReturnType<typeof startWorkerProcess>> = [];
+    let fake: Awaited<ReturnType<typeof startSalesforceFake>>;
+    let gate: Awaited<ReturnType<typeof startGate>>;
+    before(async () => {
+      apiProc = await startApiProcess(env);
+      fake = await startSalesforceFake({ token: TOKEN, object: 'CLM_Contract__c', externalIdField: 'CLM_Contract_Id__c' });
+      // The third batch reaches the vendor only after the worker that sent it is dead.
+      gate = await startGate(fake.url, (method, url) => method === 'PATCH' && url.includes('/composite/sobjects/'), 3);
+    });
+    after(async () => {
+      gate?.release();
+      await Promise.all(workers.map((w) => w.stop()));
+      await apiProc?.stop();
+      await gate?.close();
+      await fake?.close();
+    });
+
+    it('is resumed by a new worker: every contract upserted, one vendor record each', async () => {
+      const base = `${apiProc.url}/api/v1`;
+      const owner = await signUp();
+      // Seeded straight into the store: no contract events, so only the sync writes to the vendor.
+      const seeded = await Contract.insertMany(Array.from({ length: CONTRACTS }, (_, i) => ({
+        organization_id: new Types.ObjectId(owner.organizationId), title: `Synced ${i}`, type: 'service_agreement', status: 'active', counterparty: `Party ${i % 9}`, content: `Terms ${i}.`,
+      })));
+      const ids = seeded.map((c) => c.id);
+      const connect = await api('POST', '/integrations/salesforce/connect', { base, token: owner.token, body: { access_token: TOKEN, instance_url: gate.url } });
+      expect(connect.status, connect.text).to.equal(201);
+
+      workers.push(startWorkerProcess(env));
+      const sync = await api<{ workflow_id: string }>('POST', '/integrations/salesforce/sync', { base, token: owner.token });
+      expect(sync.status, sync.text).to.equal(202);
+      await gate.held();
+      const killedAt = Date.now();
+      await workers[0]!.kill();
+      gate.release(); // the vendor applies the batch; its answer goes nowhere
+      await waitFor(() => Promise.resolve(fake.upsertCalls().length === 3), 10000, 'the held batch at the vendor');
+
+      workers.push(startWorkerProcess(env));
+      const handle = testEnv().services.temporal.workflow.getHandle(sync.body.workflow_id);
+      const result = (await handle.result()) as SyncProgress;
+      const resumedMs = Date.now() - killedAt;
+      expect(result).to.deep.include({ total: CONTRACTS, synced: CONTRACTS, failed: 0, batches: CONTRACTS / 200 });
+
+      // Upserts per contract id, from what the vendor received.
+      const writes = new Map<string, number>();
+      for (const call of fake.upsertCalls()) {
+        for (const rec of (JSON.parse(call.body) as { records: Array<{ CLM_Contract_Id__c: string }> }).records) {
+          writes.set(rec.CLM_Contract_Id__c, (writes.get(rec.CLM_Contract_Id__c) ?? 0) + 1);
+        }
+      }
+      expect([...writes.keys()].sort()).to.deep.equal([...ids].sort()); // no loss, nothing foreign
+      const twice = [...writes.values()].filter((n) => n === 2).length;
+      expect([...writes.values()].every((n) => n === 1 || n === 2)).to.equal(true);
+      expect(twice).to.equal(200); // only the batch in flight at the kill was sent again
+      // No duplicate: one vendor record per contract, created once (the resend updated it).
+      expect(fake.records.size).to.equal(CONTRACTS);
+      expect(new Set([...fake.records.values()].map((r) => r.id)).size).to.equal(CONTRACTS);
+      console.log(`      ${CONTRACTS} contracts in ${fake.upsertCalls().length} upsert calls; ${twice} upserted twice (the batch in flight at the kill); done ${resumedMs} ms after the kill`);
+    });
+  });
+
+  describe('Temporal unavailable for 30 s', function () {
+    this.timeout(600000);
+    const OUTAGE_MS = 30000;
+    let stack: OutageStack;
+    before(async () => {
+      stack = await startOutageStack('faults-outage');
+    });
+    after(() => stack?.stop());
+
+    it('loses no event: every contract change of the outage is delivered exactly once after it', async () => {
+      const { base, token } = stack;
+      const receiver = await startReceiver(() => 200);
+      const sub = await api('POST', '/webhooks/subscribe', { base, token, body: { url: receiver.url, events: ['contract.created', 'contract.updated'], secret: 'whsec-faults-outage-0123456789' } });
+      expect(sub.status, sub.text).to.equal(201);
+      const create = async (title: string) => {
+        const res = await api<{ id: string }>('POST', '/contracts', { base, token, body: { title, type: 'nda', counterparty: 'Outage Co' } });
+        expect(res.status, res.text).to.equal(201);
+        return res.body.id;
+      };
+      const expected: string[] = []; // "<event> <contract id>"
+      for (let i = 0; i < 3; i++) expected.push(`contract.created ${await create(`Before ${i}`)}`);
+      await receiver.waitFor(3, 60000); // the worker is polling
+
+      await stack.stopTemporal();
+      const downAt = Date.now();
+      const slowest = { ms: 0 };
+      // Changes keep being accepted during the outage, one a second: creates and updates.
+      while (Date.now() - downAt < OUTAGE_MS) {
+        const started = Date.now();
+        const id = await create(`During ${expected.length}`);
+        expected.push(`contract.created ${id}`);
+        if (expected.length % 3 === 0) {
+          const upd = await api('PUT', `/contracts/${id}`, { base, token, body: { status: 'active' } });
+          expect(upd.status, upd.text).to.equal(200);
+          expected.push(`contract.updated ${id}`);
+        }
+        slowest.ms = Math.max(slowest.ms, Date.now() - started);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      expect(receiver.received).to.have.length(3); // nothing could be delivered meanwhile
+      expect(stack.worker.running()).to.equal(true);
+
+      await stack.startTemporal();
+      const upAt = Date.now();
+      const received = await receiver.waitFor(expected.length, 240000);
+      const allInMs = Date.now() - upAt;
+      await new Promise((r) => setTimeout(r, 10000)); // nothing more arrives: no second delivery
+      const got = received.map((r) => {
+        const payload = JSON.parse(r.body) as { event: string; data: { id: string } };
+        return `${payload.event} ${payload.data.id}`;
+      });
+      expect([...got].sort()).to.deep.equal([...expected].sort());
+      expect(new Set(received.map((r) => r.headers['x-service-delivery'])).size).to.equal(expected.length);
+      expect(stack.worker.running()).to.equal(true);
+      await receiver.close();
+      console.log(`      ${expected.length - 3} events during a ${OUTAGE_MS / 1000} s outage (slowest write ${slowest.ms} ms); all ${expected.length} delivered once, the last ${allInMs} ms after Temporal was back`);
+    });
+  });
+
+  describe('the SMTP server stopped for 2 minutes', function () {
+    this.timeout(900000);
+    const OUTAGE_MS = 120000;
+    const MESSAGES = 20;
+    let greenmail: Awaited<ReturnType<typeof startGreenMail>>;
+    let stack: OutageStack;
+    before(async () => {
+      greenmail = await startGreenMail();
+      stack = await startOutageStack('faults-mail', { sharedTemporal: true, env: { SMTP_URL: greenmail.url } });
+    });
+    after(async () => {
+      await stack?.stop();
+      await greenmail?.stop();
+    });
+
+    it('loses no message queued meanwhile: all 20 arrive once after it returns, and the list shows them sent', async () => {
+      const { base, token } = stack;
+      type Listed = { messages: Array<{ to: string; status: string; attempts: number }>; total: number };
+      const listed = async () => (await api<Listed>('GET', '/settings/mail?page_size=100', { base, token })).body.messages;
+      const invite = async (email: string) => {
+        const res = await api('POST', '/team/invite', { base, token, body: { email, role: 'viewer' } });
+        expect(res.status, res.text).to.equal(201);
+      };
+      // The worker is polling: a first message goes through.
+      const probe = uniqueAddress('probe');
+      await invite(probe);
+      await waitFor(async () => (await mailbox(probe, greenmail.apiUrl)).length === 1, 180000, 'the probe message');
+
+      const { smtpPort, apiPort } = greenmail;
+      await greenmail.stop();
+      const downAt = Date.now();
+      const addresses = Array.from({ length: MESSAGES }, (_, i) => uniqueAddress(`outage-${i}`));
+      for (const email of addresses) await invite(email); // the API answers as before
+      await new Promise((r) => setTimeout(r, OUTAGE_MS - (Date.now() - downAt)));
+      const during = (await listed()).filter((m) => addresses.includes(m.to));
+      expect(during).to.have.length(MESSAGES);
+      expect(during.filter((m) => m.status === 'sent')).to.have.length(0);
+      expect(Math.max(...during.map((m) => m.attempts))).to.be.greaterThan(1); // retried meanwhile
+
+      greenmail = await startGreenMail({ smtpPort, apiPort });
+      const upAt = Date.now();
+      await waitFor(async () => (await listed()).filter((m) => addresses.includes(m.to) && m.status === 'sent').length === MESSAGES, 300000, 'all messages sent');
+      const allSentMs = Date.now() - upAt;
+      await new Promise((r) => setTimeout(r, 10000)); // nothing more arrives: no second copy
+      const boxes = await Promise.all(addresses.map((a) => mailbox(a, greenmail.apiUrl)));
+      expect(boxes.map((b) => b.length)).to.deep.equal(addresses.map(() => 1));
+      expect(new Set(boxes.map((b) => b[0]!.messageId)).size).to.equal(MESSAGES);
+      const attempts = (await listed()).filter((m) => addresses.includes(m.to)).map((m) => m.attempts);
+      console.log(`      ${MESSAGES} messages queued during a ${OUTAGE_MS / 1000} s SMTP outage, tried up to ${Math.max(...attempts)} times; all sent ${allSentMs} ms after it returned, once each`);
+    });
+  });
+
+  describe('Elasticsearch unreachable', function () {
+    this.timeout(120000);
+    let apiProc: EngineProcess;
+    let esLink: Awaited<ReturnType<typeof startTcpProxy>>;
+    before(async () => {
+      const es = new URL(testEnv().config.ELASTICSEARCH_URL);
+      esLink = await startTcpProxy({ host: es.hostname, port: Number(es.port) });
+      apiProc = await startApiProcess({ ...testEnvironment(), ELASTICSEARCH_URL: `http://127.0.0.1:${esLink.port}` });
+    });
+    after(async () => {
+      await apiProc?.stop();
+      await esLink?.close();
+    });
+
+    it('makes chat answer 503 with a clear detail while contracts keep working, and chat returns with it', async () => {
+      const base = `${apiProc.url}/api/v1`;
+      const ask = () => api<{ detail?: string }>('POST', '/chat/send', { base, token: owner.token, body: { message: 'What is the notice period?', stream: false } });
+      expect((await ask()).status).to.equal(200);
+
+      esLink.cut();
+      const down = await ask();
+      expect(down.status).to.equal(503);
+      expect(down.body.detail).to.equal('The vector store (Elasticsearch) is unavailable, so questions cannot be answered now; try again shortly');
+      const created = await api<{ id: string }>('POST', '/contracts', { base, token: owner.token, body: { title: 'Made during the search outage', type: 'nda', counterparty: 'Cutoff Ltd' } });
+      expect(created.status).to.equal(201);
+      const list = await api<{ contracts: Array<{ id: string }> }>('GET', '/contracts?page_size=20', { base, token: owner.token });
+      expect(list.status).to.equal(200);
+      expect(list.body.contracts.map((c) => c.id)).to.include(created.body.id);
+
+      esLink.restore();
+      expect((await ask()).status).to.equal(200);
+    });
+  });
+});

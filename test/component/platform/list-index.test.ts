@@ -1,0 +1,121 @@
+/**
+ * The list index (platform/lists/list-index.ts): pages and totals from Redis equal what the store
+ * answers, after writes from routes, activities and bulk inserts, and after repairs.
+ */
+import { expect } from 'chai';
+import { Types } from 'mongoose';
+import { api } from '../../support/http';
+import { signUp, type TestUser } from '../../support/auth';
+import { testEnv } from '../../support/env';
+import { INDEXED_LISTS, dropListIndex, listPage } from '../../../platform/lists/list-index';
+import { storePage, type ListFilter, type ListSpec } from '../../../platform/lists/lists';
+import { Contract, contractList } from '../../../models/contract';
+import { activityList } from '../../../models/event';
+import { activityFilter } from '../../../api/routes/analytics';
+
+interface Item { id: string; status: string; vendor_id: string | null; title: string }
+interface Page { contracts: Item[]; total: number }
+
+const PAGES = [{ page: 1, page_size: 7 }, { page: 2, page_size: 7 }, { page: 3, page_size: 20 }, { page: 9, page_size: 7 }];
+
+/** The index's answer and the store's, side by side, for the same page. */
+async function bothAnswers(spec: ListSpec, organizationId: string, filter: ListFilter, page: { page: number; page_size: number }) {
+  const [indexed, stored] = await Promise.all([listPage(testEnv().services, spec, organizationId, filter, page), storePage(spec, organizationId, filter, page)]);
+  // Through JSON, as the route answers (dates become strings).
+  return { indexed: JSON.parse(JSON.stringify(indexed)) as unknown, stored: JSON.parse(JSON.stringify(stored)) as unknown };
+}
+
+async function expectSameAsStore(spec: ListSpec, organizationId: string, filters: ListFilter[]) {
+  for (const filter of filters) {
+    for (const page of PAGES) {
+      const { indexed, stored } = await bothAnswers(spec, organizationId, filter, page);
+      expect(indexed, `${spec.name} ${JSON.stringify(filter.equal ?? filter.derived ?? {})} page ${page.page}`).to.deep.equal(stored);
+    }
+  }
+}
+
+const CONTRACT_FILTERS: ListFilter[] = [
+  {}, { equal: { status: 'draft' } }, { equal: { status: 'active' } }, { equal: { type: 'nda' } }, { equal: { status: 'completed', type: 'service_agreement' } },
+];
+
+describe('list index', function () {
+  this.timeout(120000);
+  let owner: TestUser;
+  const list = (query = '') => api<Page>('GET', `/contracts${query}`, { token: owner.token });
+
+  before(async () => {
+    owner = await signUp();
+    // Built while the organization is empty; every later write is followed.
+    expect((await list()).body.total).to.equal(0);
+    const statuses = ['draft', 'active', 'completed', 'expired'] as const;
+    await Contract.insertMany(Array.from({ length: 24 }, (_, i) => ({
+      organization_id: new Types.ObjectId(owner.organizationId), title: `Imported ${i}`, type: i % 3 ? 'service_agreement' : 'nda', counterparty: `Party ${i % 5}`, status: statuses[i % 4],
+    })));
+    // Through the API at once (the rate limit allows 60 requests a minute per user).
+    await Promise.all(Array.from({ length: 8 }, async (_, i) => {
+      const { body } = await api<Item>('POST', '/contracts', { token: owner.token, body: { title: `Contract ${i}`, type: i % 2 ? 'service_agreement' : 'nda', counterparty: `Party ${i}` } });
+      if (i < 6) await api('PUT', `/contracts/${body.id}`, { token: owner.token, body: { status: i % 2 ? 'active' : 'completed' } });
+    }));
+  });
+
+  it('answers every filter and page of contracts as the store does, concurrent writes included', async () => {
+    await expectSameAsStore(contractList, owner.organizationId, CONTRACT_FILTERS);
+    expect((await list('?status=active')).body.total).to.equal(6 + 3);
+  });
+
+  it('follows status changes and deletes', async () => {
+    const { body: page } = await list('?status=draft&page_size=100');
+    await Promise.all(page.contracts.slice(0, 3).map((c) => api('PUT', `/contracts/${c.id}`, { token: owner.token, body: { status: 'active' } })));
+    await api('DELETE', `/contracts/${page.contracts[3]!.id}`, { token: owner.token });
+    expect((await list('?status=draft')).body.total).to.equal(page.total - 4);
+    expect((await list('?status=active')).body.total).to.equal(9 + 3);
+    await expectSameAsStore(contractList, owner.organizationId, CONTRACT_FILTERS);
+  });
+
+  it('follows writes that are not saves: a vendor delete clears vendor_id on its contracts (updateMany)', async () => {
+    const { body: vendor } = await api<{ id: string }>('POST', '/vendors', { token: owner.token, body: { name: 'Short-lived Ltd' } });
+    const { body: linked } = await api<Item>('POST', '/contracts', { token: owner.token, body: { title: 'Linked', type: 'nda', counterparty: 'Short-lived Ltd', vendor_id: vendor.id } });
+    expect((await list()).body.contracts.find((c) => c.id === linked.id)!.vendor_id).to.equal(vendor.id);
+    expect((await api('DELETE', `/vendors/${vendor.id}`, { token: owner.token })).status).to.equal(204);
+    expect((await list()).body.contracts.find((c) => c.id === linked.id)!.vendor_id).to.equal(null);
+  });
+
+  it('orders records with the same creation time by id, as the store does (bulk inserts are followed too)', async () => {
+    const at = new Date();
+    await Contract.insertMany(Array.from({ length: 6 }, (_, i) => ({
+      organization_id: new Types.ObjectId(owner.organizationId), title: `Same instant ${i}`, type: 'nda', counterparty: 'Tie Ltd', created_at: at,
+    })));
+    const { body } = await list('?page_size=6');
+    expect(body.contracts.map((c) => c.title).every((t) => t.startsWith('Same instant'))).to.equal(true);
+    await expectSameAsStore(contractList, owner.organizationId, CONTRACT_FILTERS);
+  });
+
+  it('answers from Redis, and a dropped index is built again from the store', async () => {
+    const { body: before } = await list('?page_size=1');
+    // Removed behind the index's back (no write announcement): the index still lists it.
+    await Contract.collection.deleteOne({ _id: new Types.ObjectId(before.contracts[0]!.id) });
+    expect((await list('?page_size=1')).body.contracts[0]!.id).to.equal(before.contracts[0]!.id);
+    await dropListIndex(testEnv().services, contractList, owner.organizationId);
+    const { body: after } = await list('?page_size=1');
+    expect(after.total).to.equal(before.total - 1);
+    expect(after.contracts[0]!.id).to.not.equal(before.contracts[0]!.id);
+    await expectSameAsStore(contractList, owner.organizationId, CONTRACT_FILTERS);
+  });
+
+  it('answers the activity feed, by type and by category of types, as the store does', async () => {
+    const filters = [{}, activityFilter('contract.created'), activityFilter('contract'), activityFilter('vendor')];
+    await expectSameAsStore(activityList, owner.organizationId, filters);
+    const { indexed } = await bothAnswers(activityList, owner.organizationId, activityFilter('contract'), { page: 1, page_size: 100 });
+    expect((indexed as { total: number }).total).to.be.greaterThan(8);
+  });
+
+  it('answers every indexed list as the store does, and keeps organizations apart', async () => {
+    const other = await signUp();
+    await api('POST', '/contracts', { token: other.token, body: { title: 'Elsewhere', type: 'nda', counterparty: 'Other Ltd' } });
+    for (const spec of INDEXED_LISTS) {
+      await expectSameAsStore(spec, owner.organizationId, [{}]);
+      await expectSameAsStore(spec, other.organizationId, [{}]);
+    }
+    expect((await api<Page>('GET', '/contracts', { token: other.token })).body.contracts.map((c) => c.title)).to.deep.equal(['Elsewhere']);
+  });
+});

@@ -1,0 +1,25 @@
+import { expect } from 'chai';
+import * as workflows from '../../../workflows';
+import { complianceScan } from '../../../workflows/compliance-scan.shared';
+import { contractDeletion } from '../../../workflows/contract-deletion.shared';
+import { contractIndex, syncContracts } from '../../../workflows/contract-index.shared';
+import { contractExpirySweep, renewalReminders } from '../../../workflows/contract-schedules.shared';
+import { documentIngestion } from '../../../workflows/document-ingestion.shared';
+import { integrationNotification } from '../../../workflows/integration-notification.shared';
+import { integrationSync } from '../../../workflows/integration-sync.shared';
+import { mailDelivery } from '../../../workflows/mail-delivery.shared';
+import { reembed } from '../../../workflows/reembed.shared';
+import { contractTerms, renewalDeadline } from '../../../workflows/renewal-deadline.shared';
+import { signatureRequest } from '../../../workflows/signature.shared';
+import { webhookEvent } from '../../../workflows/webhook-delivery.shared';
+
+/** Starters name workflows through refs (startWorkflow); each must name a workflow the worker registers. */
+describe('workflow refs', () => {
+  const refs = [complianceScan, contractDeletion, contractIndex, syncContracts, contractExpirySweep, renewalReminders, documentIngestion, integrationNotification, integrationSync, mailDelivery, reembed, signatureRequest, webhookEvent, contractTerms, renewalDeadline];
+
+  it('name registered workflows, each with a kind of its own', () => {
+    const registered = Object.entries(workflows).filter(([, v]) => typeof v === 'function').map(([k]) => k);
+    expect(registered).to.include.members(refs.map((r) => r.type));
+    expect(new Set(refs.map((r) => r.kind)).size).to.equal(refs.length);
+  });
+});
