@@ -9,7 +9,7 @@ cd "$ROOT"
 # shellcheck source=scripts/stack-session.sh
 source scripts/stack-session.sh
 
-echo "[test] lint"; npx eslint .
+echo "[test] lint"; npx eslint .; npx prettier --check .
 echo "[test] type-check"; npx tsc --noEmit -p .
 # Given files run on the engines as they are; with none, the engine-free unit tests first,
 # then the component tests (.mocharc.json's root hook connects them to the engines once).
