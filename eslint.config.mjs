@@ -25,7 +25,15 @@ export default tseslint.config(
   },
   {
     // Layers import downwards only: api → services → platform/models; workers wire it all.
-    files: ['api/**/*.ts', 'services/**/*.ts', 'platform/**/*.ts', 'models/**/*.ts', 'workflows/**/*.ts', 'activities/**/*.ts', 'workers/**/*.ts'],
+    files: [
+      'api/**/*.ts',
+      'services/**/*.ts',
+      'platform/**/*.ts',
+      'models/**/*.ts',
+      'workflows/**/*.ts',
+      'activities/**/*.ts',
+      'workers/**/*.ts',
+    ],
     plugins: { 'import-x': importX },
     settings: {
       'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
@@ -60,10 +68,31 @@ export default tseslint.config(
         {
           paths: [
             ...builtinModules.filter((m) => !['assert', 'url', 'util'].includes(m)).flatMap((m) => [m, `node:${m}`]),
-            'mongoose', 'ioredis', 'undici', '@elastic/elasticsearch', '@google/genai',
-            '@temporalio/activity', '@temporalio/client', '@temporalio/worker',
+            'mongoose',
+            'ioredis',
+            'undici',
+            '@elastic/elasticsearch',
+            '@google/genai',
+            '@temporalio/activity',
+            '@temporalio/client',
+            '@temporalio/worker',
           ],
-          patterns: [{ group: ['../platform/*', '!../platform/temporal', '../platform/temporal/*', '!../platform/temporal/workflow-ref', '../services/*', '../models/*', '../api/*', '../activities/*'], allowTypeImports: true, message: 'workflows may import types only from I/O modules' }],
+          patterns: [
+            {
+              group: [
+                '../platform/*',
+                '!../platform/temporal',
+                '../platform/temporal/*',
+                '!../platform/temporal/workflow-ref',
+                '../services/*',
+                '../models/*',
+                '../api/*',
+                '../activities/*',
+              ],
+              allowTypeImports: true,
+              message: 'workflows may import types only from I/O modules',
+            },
+          ],
         },
       ],
     },

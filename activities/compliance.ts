@@ -32,7 +32,12 @@ async function loadScan(scanId: string): Promise<ComplianceScanDoc> {
  * serializes the check-and-insert across them. It expires by itself if a worker dies.
  */
 function withContractLock<T>(s: Services, contractId: string, fn: () => Promise<T>): Promise<T> {
-  return withLock(s.redis, redisKey(s.config, 'compliance-scan-lock', contractId), { ttlMs: 60_000, sleep: (ms) => Context.current().sleep(ms) }, fn);
+  return withLock(
+    s.redis,
+    redisKey(s.config, 'compliance-scan-lock', contractId),
+    { ttlMs: 60_000, sleep: (ms) => Context.current().sleep(ms) },
+    fn,
+  );
 }
 
 /** The open task for this contract and rule, created by this scan when there was none. */
@@ -43,19 +48,23 @@ async function upsertTask(scan: ComplianceScanDoc, contract: ContractDoc, f: Fin
     rule_id: f.rule_id,
     status: trusted({ $in: OPEN_STATUSES }),
   };
-  const task = await ComplianceTask.findOneAndUpdate(filter, {
-    $setOnInsert: {
-      title: f.title,
-      description: f.description,
-      priority: f.priority,
-      status: 'pending',
-      due_date: new Date(Date.now() + f.due_in_days * DAY_MS),
-      contract_title: contract.title,
-      regulation_type: f.regulation_type,
-      jurisdiction: f.jurisdiction,
-      scan_id: scan._id,
+  const task = await ComplianceTask.findOneAndUpdate(
+    filter,
+    {
+      $setOnInsert: {
+        title: f.title,
+        description: f.description,
+        priority: f.priority,
+        status: 'pending',
+        due_date: new Date(Date.now() + f.due_in_days * DAY_MS),
+        contract_title: contract.title,
+        regulation_type: f.regulation_type,
+        jurisdiction: f.jurisdiction,
+        scan_id: scan._id,
+      },
     },
-  }, { upsert: true, returnDocument: 'after' });
+    { upsert: true, returnDocument: 'after' },
+  );
   return task;
 }
 
@@ -65,9 +74,17 @@ async function alert(task: ComplianceTaskDoc): Promise<void> {
     organizationId: task.organization_id.toHexString(),
     type: 'compliance.alert',
     data: {
-      id: task.id, task_id: task.id, title: task.title, priority: task.priority, status: task.status,
-      regulation_type: task.regulation_type, jurisdiction: task.jurisdiction, rule_id: task.rule_id,
-      contract_id: task.contract_id.toHexString(), contract_title: task.contract_title, due_date: dueDate,
+      id: task.id,
+      task_id: task.id,
+      title: task.title,
+      priority: task.priority,
+      status: task.status,
+      regulation_type: task.regulation_type,
+      jurisdiction: task.jurisdiction,
+      rule_id: task.rule_id,
+      contract_id: task.contract_id.toHexString(),
+      contract_title: task.contract_title,
+      due_date: dueDate,
       scan_id: task.scan_id?.toHexString() ?? null,
     },
     actor: { type: 'system', id: null, name: 'compliance scan' },
@@ -84,7 +101,17 @@ export function createComplianceActivities(s: Services) {
      * `done` when the page was the last. Listing and scanning in one step halves the
      * round trips of a small scan.
      */
-    async scanBatch({ scanId, afterId, scannedBefore, limit }: { scanId: string; afterId: string | null; scannedBefore: number; limit: number }): Promise<{ afterId: string | null; scanned: number; done: boolean }> {
+    async scanBatch({
+      scanId,
+      afterId,
+      scannedBefore,
+      limit,
+    }: {
+      scanId: string;
+      afterId: string | null;
+      scannedBefore: number;
+      limit: number;
+    }): Promise<{ afterId: string | null; scanned: number; done: boolean }> {
       const scan = await loadScan(scanId);
       const idCondition = {
         ...(afterId ? { $gt: new Types.ObjectId(afterId) } : {}),

@@ -14,7 +14,15 @@ import { orgFilter } from '../models/base';
 
 export function createChatActivities(s: Services) {
   return {
-    async listContractIds({ organizationId, afterId, limit }: { organizationId: string; afterId: string | null; limit: number }): Promise<string[]> {
+    async listContractIds({
+      organizationId,
+      afterId,
+      limit,
+    }: {
+      organizationId: string;
+      afterId: string | null;
+      limit: number;
+    }): Promise<string[]> {
       const filter = { ...orgFilter(organizationId), ...(afterId ? { _id: trusted({ $gt: new Types.ObjectId(afterId) }) } : {}) };
       const rows = await Contract.find(filter, { _id: 1 }).sort({ _id: 1 }).limit(limit).lean();
       return rows.map((r) => r._id.toHexString());

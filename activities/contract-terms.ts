@@ -13,7 +13,8 @@ export function createContractTermsActivities(s: Services) {
       let target: { organizationId: string; contractId: string } | null = null;
       if ('documentId' in input) {
         const doc = await Document.findById(input.documentId);
-        if (doc?.category === 'contract' && doc.contract_id) target = { organizationId: doc.organization_id.toHexString(), contractId: doc.contract_id.toHexString() };
+        if (doc?.category === 'contract' && doc.contract_id)
+          target = { organizationId: doc.organization_id.toHexString(), contractId: doc.contract_id.toHexString() };
       } else if (await Contract.exists({ _id: input.contractId, organization_id: input.organizationId })) {
         target = input;
       }

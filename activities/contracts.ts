@@ -46,11 +46,17 @@ export function createContractActivities(s: Services) {
     /** One page of active contracts whose end date has passed (the end date itself still counts as in force). */
     async expireEndedContracts({ asOf, limit, afterId }: SweepPage): Promise<SweepResult> {
       const today = dayStart(asOf);
-      const due = await Contract.find({ status: 'active', end_date: trusted({ $lt: today }), ...after(afterId) }).sort({ _id: 1 }).limit(limit);
+      const due = await Contract.find({ status: 'active', end_date: trusted({ $lt: today }), ...after(afterId) })
+        .sort({ _id: 1 })
+        .limit(limit);
       let done = 0;
       for (const c of due) {
         // Conditional on still being active: a concurrent edit or an earlier attempt wins, and no second event follows.
-        const expired = await Contract.findOneAndUpdate({ _id: c._id, status: 'active' }, { $set: { status: 'expired' } }, { returnDocument: 'after' });
+        const expired = await Contract.findOneAndUpdate(
+          { _id: c._id, status: 'active' },
+          { $set: { status: 'expired' } },
+          { returnDocument: 'after' },
+        );
         if (!expired) continue;
         await recordEvent({
           organizationId: expired.organization_id.toHexString(),
@@ -77,12 +83,19 @@ export function createContractActivities(s: Services) {
         status: 'active',
         end_date: trusted({ $gte: today, $lte: until }),
         ...after(afterId),
-      }).sort({ _id: 1 }).limit(limit);
+      })
+        .sort({ _id: 1 })
+        .limit(limit);
       let done = 0;
       for (const c of page) {
         const endDate = dayOf(c.end_date!);
         // Once per contract and end date: an extended contract is reminded again for its new end.
-        const reminded = await Event.exists({ organization_id: c.organization_id, type: 'contract.renewal_due', resource_id: c.id, 'data.end_date': endDate });
+        const reminded = await Event.exists({
+          organization_id: c.organization_id,
+          type: 'contract.renewal_due',
+          resource_id: c.id,
+          'data.end_date': endDate,
+        });
         if (reminded) continue;
         const days = Math.round((c.end_date!.getTime() - today.getTime()) / DAY_MS);
         await recordEvent({

@@ -29,7 +29,9 @@ export function createDocumentActivities(s: Services) {
   /** Extraction, chunking and staging, a batch at a time, heartbeating with the progress so far. */
   async function prepare(doc: DocumentDoc, documentId: string, progress: Record<string, number>): Promise<PreparedDocument> {
     const chunker = new Chunker();
-    const pieces = extractTextInChild(doc.storage_path, doc.mime_type as SupportedMime, s.config, (page, of) => Object.assign(progress, { page, of }));
+    const pieces = extractTextInChild(doc.storage_path, doc.mime_type as SupportedMime, s.config, (page, of) =>
+      Object.assign(progress, { page, of }),
+    );
     let batch = 0;
     try {
       for await (const chunks of chunkBatches(pieces, INGEST_BATCH, chunker)) {
@@ -45,7 +47,8 @@ export function createDocumentActivities(s: Services) {
       if (err instanceof UnreadableDocumentError) throw ApplicationFailure.nonRetryable(err.message, 'UnreadableDocument');
       // The same file would be over the same limit on every try.
       if (err instanceof ExtractionLimitError) throw ApplicationFailure.nonRetryable(err.message, 'DocumentOverLimit');
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw ApplicationFailure.nonRetryable('the uploaded file is missing', 'MissingFile');
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+        throw ApplicationFailure.nonRetryable('the uploaded file is missing', 'MissingFile');
       throw err;
     }
     return { chunkCount: chunker.chunkCount, pageCount: chunker.pageCount };
@@ -57,7 +60,10 @@ export function createDocumentActivities(s: Services) {
       const doc = await Document.findById(documentId);
       if (!doc) return null;
       const progress: Record<string, number> = {};
-      return whileBeating(() => progress, () => prepare(doc, documentId, progress));
+      return whileBeating(
+        () => progress,
+        () => prepare(doc, documentId, progress),
+      );
     },
 
     /** Embeds the staged batch of chunks from `from` (a multiple of INGEST_BATCH) on and writes them to the document's collection. */
@@ -65,32 +71,38 @@ export function createDocumentActivities(s: Services) {
       const doc = await Document.findById(documentId);
       if (!doc) return 0;
       const stage = { from, step: 'reading' };
-      return whileBeating(() => stage, async () => {
-        const chunks = (await DocumentChunkBatch.findById(stagedBatchId(documentId, from / INGEST_BATCH)).lean())?.chunks ?? [];
-        stage.step = 'embedding';
-        const vectors = await s.ai.embed(chunks.map((c) => embeddingText({ title: doc.filename, section: c.section ?? '', text: c.text })), 'document');
-        stage.step = 'indexing';
-        await indexChunks(
-          s,
-          collectionForCategory(doc.category),
-          chunks.map((c, i) => ({
-            organizationId: doc.organization_id.toHexString(),
-            sourceType: 'document',
-            sourceId: documentId,
-            title: doc.filename,
-            page: c.page,
-            section: c.section ?? '',
-            startOffset: c.start,
-            endOffset: c.end,
-            text: c.text,
-            chunkIndex: c.index,
-            vector: vectors[i]!,
-          })),
-        );
-        // Deleted while this batch ran: take back what it wrote.
-        if (!(await Document.exists({ _id: doc._id }))) await deleteSource(s, doc.organization_id.toHexString(), documentId);
-        return chunks.length;
-      });
+      return whileBeating(
+        () => stage,
+        async () => {
+          const chunks = (await DocumentChunkBatch.findById(stagedBatchId(documentId, from / INGEST_BATCH)).lean())?.chunks ?? [];
+          stage.step = 'embedding';
+          const vectors = await s.ai.embed(
+            chunks.map((c) => embeddingText({ title: doc.filename, section: c.section ?? '', text: c.text })),
+            'document',
+          );
+          stage.step = 'indexing';
+          await indexChunks(
+            s,
+            collectionForCategory(doc.category),
+            chunks.map((c, i) => ({
+              organizationId: doc.organization_id.toHexString(),
+              sourceType: 'document',
+              sourceId: documentId,
+              title: doc.filename,
+              page: c.page,
+              section: c.section ?? '',
+              startOffset: c.start,
+              endOffset: c.end,
+              text: c.text,
+              chunkIndex: c.index,
+              vector: vectors[i]!,
+            })),
+          );
+          // Deleted while this batch ran: take back what it wrote.
+          if (!(await Document.exists({ _id: doc._id }))) await deleteSource(s, doc.organization_id.toHexString(), documentId);
+          return chunks.length;
+        },
+      );
     },
 
     /** Marks the document ready (and searchable), dropping vectors an earlier, longer version left behind. */

@@ -39,7 +39,9 @@ function asFailure(err: unknown): unknown {
     return ApplicationFailure.create({ message: err.message, type: 'VendorRateLimited', nextRetryDelay: err.retryAfterMs ?? undefined });
   }
   if (err.status === 401 || err.status === 403) return ApplicationFailure.nonRetryable(err.message, 'VendorAuth');
-  return err.retryable ? ApplicationFailure.retryable(err.message, 'VendorError') : ApplicationFailure.nonRetryable(err.message, 'VendorRejected');
+  return err.retryable
+    ? ApplicationFailure.retryable(err.message, 'VendorError')
+    : ApplicationFailure.nonRetryable(err.message, 'VendorRejected');
 }
 
 export function createIntegrationSyncActivities(s: Services) {
@@ -60,14 +62,22 @@ export function createIntegrationSyncActivities(s: Services) {
     const integrationId = new Types.ObjectId(ref.integrationId);
     if (fresh.length) {
       await IntegrationLink.insertMany(
-        fresh.map(([key, vendorId]) => ({ organization_id: new Types.ObjectId(ref.organizationId), integration_id: integrationId, contract_id: linkContractId(key), key, vendor_id: vendorId, synced_at: now })),
+        fresh.map(([key, vendorId]) => ({
+          organization_id: new Types.ObjectId(ref.organizationId),
+          integration_id: integrationId,
+          contract_id: linkContractId(key),
+          key,
+          vendor_id: vendorId,
+          synced_at: now,
+        })),
         { ordered: false },
       ).catch((err: unknown) => {
         // A concurrent run of the same contract stored it first: its id is as good.
         if (!isDuplicateKey(err)) throw err;
       });
     }
-    for (const [key, vendorId] of moved) await IntegrationLink.updateOne({ integration_id: integrationId, key }, { $set: { vendor_id: vendorId, synced_at: now } });
+    for (const [key, vendorId] of moved)
+      await IntegrationLink.updateOne({ integration_id: integrationId, key }, { $set: { vendor_id: vendorId, synced_at: now } });
   }
 
   return {
@@ -76,23 +86,34 @@ export function createIntegrationSyncActivities(s: Services) {
       return { batchSize: connector.batchSize ?? 1, total: await Contract.countDocuments(orgFilter(ref.organizationId)) };
     },
 
-    async upsertIntegrationBatch(input: IntegrationRef & { contractIds: string[] }): Promise<{ synced: number; failed: number; error: string | null }> {
+    async upsertIntegrationBatch(
+      input: IntegrationRef & { contractIds: string[] },
+    ): Promise<{ synced: number; failed: number; error: string | null }> {
       const { integration, connector, upsert } = await load(input);
-      const contracts = await Contract.find({ ...orgFilter(input.organizationId), _id: trusted({ $in: input.contractIds.map((id) => new Types.ObjectId(id)) }) });
+      const contracts = await Contract.find({
+        ...orgFilter(input.organizationId),
+        _id: trusted({ $in: input.contractIds.map((id) => new Types.ObjectId(id)) }),
+      });
       // Contracts deleted since they were listed have nothing left to send.
       if (!contracts.length) return { synced: 0, failed: 0, error: null };
       // CRM vendors upsert by the contract id themselves; storage needs the file ids written before.
       const keepsLinks = connector.kind === 'storage';
       const known: UpsertResult = {};
       if (keepsLinks) {
-        const links = await IntegrationLink.find({ integration_id: integration._id, contract_id: trusted({ $in: input.contractIds }) }, { key: 1, vendor_id: 1 }).lean();
+        const links = await IntegrationLink.find(
+          { integration_id: integration._id, contract_id: trusted({ $in: input.contractIds }) },
+          { key: 1, vendor_id: 1 },
+        ).lean();
         for (const l of links) known[l.key] = l.vendor_id;
       }
       const ctx = connectorContext(s, integration, connector);
       let done: UpsertResult;
       try {
         // Beating while the vendor works: a worker killed mid-batch is noticed in seconds (the workflow's heartbeat timeout).
-        done = await whileBeating(() => ({ contracts: contracts.length }), () => upsert(ctx, contracts.map(contractRecord), known));
+        done = await whileBeating(
+          () => ({ contracts: contracts.length }),
+          () => upsert(ctx, contracts.map(contractRecord), known),
+        );
       } catch (err) {
         if (err instanceof PartialUpsertError) {
           if (keepsLinks) await keepLinks(input, err.done, known);
@@ -106,12 +127,19 @@ export function createIntegrationSyncActivities(s: Services) {
       return { synced, failed, error: failed ? `${connector.type} rejected ${failed} of ${contracts.length} records` : null };
     },
 
-    async recordIntegrationSync({ organizationId, integrationId, summary, full }: IntegrationRef & { summary: SyncProgress; full: boolean }): Promise<void> {
+    async recordIntegrationSync({
+      organizationId,
+      integrationId,
+      summary,
+      full,
+    }: IntegrationRef & { summary: SyncProgress; full: boolean }): Promise<void> {
       const now = new Date();
       // A one-contract sync from an event only reports an error; the stored summary is the last full run's.
       const set = full
         ? { last_sync: { ...summary, finished_at: now.toISOString() }, last_sync_at: now, last_error: summary.last_error }
-        : summary.last_error ? { last_error: summary.last_error } : {};
+        : summary.last_error
+          ? { last_error: summary.last_error }
+          : {};
       if (Object.keys(set).length) await Integration.updateOne({ _id: integrationId, ...orgFilter(organizationId) }, { $set: set });
     },
   };

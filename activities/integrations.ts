@@ -35,7 +35,8 @@ export function createIntegrationActivities(s: Services) {
       const notification = event && notificationFor(event);
       // Disconnected or unsubscribed since the event: nothing to send.
       const wanted = notification && integration && wantsNotification(integration.config, notification.event);
-      if (!event || !integration || integration.status === 'disconnected' || !connector?.notify || !notification || !wanted) return 'skipped';
+      if (!event || !integration || integration.status === 'disconnected' || !connector?.notify || !notification || !wanted)
+        return 'skipped';
       if (!integration.organization_id.equals(event.organization_id)) return 'skipped';
 
       const live = { _id: integration._id, status: LIVE };

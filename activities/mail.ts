@@ -40,14 +40,27 @@ export function createMailActivities(s: Services) {
         });
         await OutgoingMail.updateOne(
           { _id: mail._id },
-          { $set: { status: 'sent', sent_at: new Date(), smtp_response: String(info.response ?? ''), last_error: null, content_sealed: null } },
+          {
+            $set: {
+              status: 'sent',
+              sent_at: new Date(),
+              smtp_response: String(info.response ?? ''),
+              last_error: null,
+              content_sealed: null,
+            },
+          },
         );
         return 'sent';
       } catch (err) {
         const refusal = classifySmtpError(err);
-        await OutgoingMail.updateOne({ _id: mail._id, status: 'sending' }, { $set: { last_error: refusal.reason, ...(refusal.permanent ? {} : { status: 'queued' }) } });
+        await OutgoingMail.updateOne(
+          { _id: mail._id, status: 'sending' },
+          { $set: { last_error: refusal.reason, ...(refusal.permanent ? {} : { status: 'queued' }) } },
+        );
         s.logger.warn({ mailId, kind: mail.kind, permanent: refusal.permanent, reason: refusal.reason }, 'SMTP did not take a message');
-        throw refusal.permanent ? ApplicationFailure.nonRetryable(refusal.reason, 'SmtpPermanent') : ApplicationFailure.retryable(refusal.reason, 'SmtpTransient');
+        throw refusal.permanent
+          ? ApplicationFailure.nonRetryable(refusal.reason, 'SmtpPermanent')
+          : ApplicationFailure.retryable(refusal.reason, 'SmtpTransient');
       }
     },
 
@@ -58,10 +71,18 @@ export function createMailActivities(s: Services) {
       const lastError = reason ?? current.last_error ?? 'not sent';
       const error = gaveUp ? `gave up after trying for 24 hours: ${lastError}` : lastError;
       const mail =
-        (await OutgoingMail.findOneAndUpdate({ _id: mailId, status: unsent() }, { $set: { status: 'failed', failed_at: new Date(), last_error: error } }, { returnDocument: 'after' })) ??
-        (current.status === 'failed' ? current : null);
+        (await OutgoingMail.findOneAndUpdate(
+          { _id: mailId, status: unsent() },
+          { $set: { status: 'failed', failed_at: new Date(), last_error: error } },
+          { returnDocument: 'after' },
+        )) ?? (current.status === 'failed' ? current : null);
       if (!mail?.failed_at) return;
-      const reported = await Event.exists({ resource_type: 'mail', resource_id: mail.id, type: 'mail.failed', occurred_at: trusted({ $gte: mail.failed_at }) });
+      const reported = await Event.exists({
+        resource_type: 'mail',
+        resource_id: mail.id,
+        type: 'mail.failed',
+        occurred_at: trusted({ $gte: mail.failed_at }),
+      });
       if (reported) return;
       await recordEvent({
         organizationId: String(mail.organization_id),

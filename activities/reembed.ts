@@ -7,7 +7,10 @@ export function createReembedActivities(s: Services) {
   return {
     /** Re-embeds a page of chunks made by another model; 0 when none is left. */
     async reembedStaleChunks({ limit }: { limit: number }): Promise<number> {
-      return whileBeating(() => ({ limit }), () => reembedStaleChunks(s, limit));
+      return whileBeating(
+        () => ({ limit }),
+        () => reembedStaleChunks(s, limit),
+      );
     },
   };
 }

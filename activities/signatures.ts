@@ -23,7 +23,10 @@ export function createSignatureActivities(s: Services) {
     async sendSignatureReminders({ signatureId }: { signatureId: string }): Promise<StoredSignatureState | null> {
       const stored = await Signature.findById(signatureId);
       if (!stored) return null;
-      const state: StoredSignatureState = { status: stored.status, signers: stored.signers.map((x) => ({ id: String(x._id), status: x.status })) };
+      const state: StoredSignatureState = {
+        status: stored.status,
+        signers: stored.signers.map((x) => ({ id: String(x._id), status: x.status })),
+      };
       const sig = stored.status === 'pending' ? stored : null;
       if (!sig) return state;
       // In an ordered request only the signer whose turn it is is reminded.
@@ -32,18 +35,28 @@ export function createSignatureActivities(s: Services) {
       // The scheduled activity's id names the round: a retry of it queues nothing twice.
       const { workflowExecution, activityId } = Context.current().info;
       await mailSignatureReminders(s, sig, due, `${workflowExecution?.runId ?? ''}:${activityId}`);
-      await changeWithAudit(sig._id, pending, () => ({ entry: { type: 'reminded', at: new Date().toISOString(), detail: due.map((d) => d.email).join(', ') } }));
+      await changeWithAudit(sig._id, pending, () => ({
+        entry: { type: 'reminded', at: new Date().toISOString(), detail: due.map((d) => d.email).join(', ') },
+      }));
       return state;
     },
 
     async expireSignatureRequest({ signatureId }: { signatureId: string }): Promise<void> {
-      const closed = await changeWithAudit(signatureId, pending, () => ({ entry: { type: 'expired', at: new Date().toISOString() }, set: () => ({ status: 'expired' }) }));
+      const closed = await changeWithAudit(signatureId, pending, () => ({
+        entry: { type: 'expired', at: new Date().toISOString() },
+        set: () => ({ status: 'expired' }),
+      }));
       if (!closed) return;
       const { sig } = closed;
       await recordEvent({
         organizationId: String(sig.organization_id),
         type: 'signature.expired',
-        data: { signature_id: signatureId, contract_id: String(sig.contract_id), contract_title: sig.contract_title, expires_at: sig.expires_at.toISOString() },
+        data: {
+          signature_id: signatureId,
+          contract_id: String(sig.contract_id),
+          contract_title: sig.contract_title,
+          expires_at: sig.expires_at.toISOString(),
+        },
         actor: { type: 'system', id: null, name: 'signature deadline' },
         resource: { type: 'signature', id: signatureId },
         summary: `Signature request for "${sig.contract_title}" expired`,
@@ -87,7 +100,15 @@ export function createSignatureActivities(s: Services) {
           await recordEvent({
             organizationId: String(sig.organization_id),
             type: 'contract.updated',
-            data: { id: String(contract._id), title: contract.title, type: contract.type, status: contract.status, counterparty: contract.counterparty, signed_at: signedAt.toISOString(), changed_fields: ['status', 'signed_at'] },
+            data: {
+              id: String(contract._id),
+              title: contract.title,
+              type: contract.type,
+              status: contract.status,
+              counterparty: contract.counterparty,
+              signed_at: signedAt.toISOString(),
+              changed_fields: ['status', 'signed_at'],
+            },
             actor: { type: 'system', id: null, name: 'signature completion' },
             resource: { type: 'contract', id: String(contract._id) },
             summary: `Contract "${contract.title}" is active: every signer has signed`,

@@ -44,7 +44,8 @@ export function createWebhookActivities(s: Services) {
       await res.body.dump(); // the receiver's body is not needed; free the socket
       return { statusCode: res.statusCode, error: null, durationMs: Date.now() - started };
     } catch (err) {
-      const error = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${s.config.WEBHOOK_TIMEOUT_MS} ms` : connectionFailure(err);
+      const error =
+        err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${s.config.WEBHOOK_TIMEOUT_MS} ms` : connectionFailure(err);
       return { statusCode: null, error, durationMs: Date.now() - started };
     }
   }
@@ -62,7 +63,13 @@ export function createWebhookActivities(s: Services) {
         },
       );
       const [delivery, known] = await Promise.all([
-        claimed ? WebhookDelivery.findOneAndUpdate({ _id, status: 'pending' }, { $set: { claimed_attempt: attempt } }, { returnDocument: 'after' }) : null,
+        claimed
+          ? WebhookDelivery.findOneAndUpdate(
+              { _id, status: 'pending' },
+              { $set: { claimed_attempt: attempt } },
+              { returnDocument: 'after' },
+            )
+          : null,
         claimed && subscriptionId ? WebhookSubscription.findById(subscriptionId) : null,
       ]);
       if (!delivery) {
@@ -73,7 +80,10 @@ export function createWebhookActivities(s: Services) {
       }
       const subscription = subscriptionId ? known : await WebhookSubscription.findById(delivery.subscription_id);
       if (!subscription || !subscription.active) {
-        await WebhookDelivery.updateOne({ _id }, { status: 'failed', last_error: 'subscription removed or disabled', next_attempt_at: null });
+        await WebhookDelivery.updateOne(
+          { _id },
+          { status: 'failed', last_error: 'subscription removed or disabled', next_attempt_at: null },
+        );
         return 'failed';
       }
 
@@ -112,7 +122,10 @@ export function createWebhookActivities(s: Services) {
     },
 
     async failWebhookDelivery({ deliveryId }: { deliveryId: string }): Promise<void> {
-      await WebhookDelivery.updateOne({ _id: new Types.ObjectId(deliveryId), status: 'pending' }, { status: 'failed', next_attempt_at: null });
+      await WebhookDelivery.updateOne(
+        { _id: new Types.ObjectId(deliveryId), status: 'pending' },
+        { status: 'failed', next_attempt_at: null },
+      );
     },
   };
 }

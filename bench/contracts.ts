@@ -60,7 +60,15 @@ function bareApp(principal: Principal): express.Express {
 async function load(url: string, connections: number, opts: { method?: 'GET' | 'POST'; token?: string; body?: string }) {
   const method = opts.method ?? 'GET';
   const headers = { 'content-type': 'application/json', ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) };
-  const result = await autocannon({ url, connections, duration: SECONDS, timeout: 60, method, headers, ...(opts.body ? { body: opts.body } : {}) });
+  const result = await autocannon({
+    url,
+    connections,
+    duration: SECONDS,
+    timeout: 60,
+    method,
+    headers,
+    ...(opts.body ? { body: opts.body } : {}),
+  });
   const bad = result.non2xx + result.errors + result.timeouts;
   if (bad > 0) throw new Error(`${url}: ${bad} failed requests of ${result.requests.total}`);
   // Requests the window cut off still run on the server; the next run must not start
@@ -81,14 +89,28 @@ async function main() {
     const user = await registerUser(`${api.url}/api/v1`);
     const orgId = new Types.ObjectId(user.organizationId);
     const userId = new Types.ObjectId(user.userId);
-    const principal: Principal = { kind: 'user', id: user.userId, userId: user.userId, organizationId: user.organizationId, role: 'owner', name: 'Bench' };
+    const principal: Principal = {
+      kind: 'user',
+      id: user.userId,
+      userId: user.userId,
+      organizationId: user.organizationId,
+      role: 'owner',
+      name: 'Bench',
+    };
     // 1,000 contracts of the organization and 1,000 of another one, in four statuses.
     const statuses = ['draft', 'active', 'completed', 'expired'];
     for (const org of [orgId, new Types.ObjectId()]) {
-      await Contract.insertMany(Array.from({ length: 1000 }, (_, i) => ({
-        organization_id: org, title: `${i % 10 === 0 ? 'Harbour crane' : 'Supply'} agreement ${i}`, type: 'service_agreement',
-        status: statuses[i % 4], counterparty: `Counterparty ${i % 50}`, content: 'Terms.', created_by: userId,
-      })));
+      await Contract.insertMany(
+        Array.from({ length: 1000 }, (_, i) => ({
+          organization_id: org,
+          title: `${i % 10 === 0 ? 'Harbour crane' : 'Supply'} agreement ${i}`,
+          type: 'service_agreement',
+          status: statuses[i % 4],
+          counterparty: `Counterparty ${i % 50}`,
+          content: 'Terms.',
+          created_by: userId,
+        })),
+      );
     }
     const bare = await listen(bareApp(principal));
     const createBody = JSON.stringify({ title: 'Bench contract', type: 'nda', counterparty: 'Bench Ltd' });
@@ -96,7 +118,14 @@ async function main() {
       { name: 'list page of 20', path: '/contracts' },
       { name: 'list filter + search', path: '/contracts?status=active&search=harbour' },
       { name: 'create', path: '/contracts', method: 'POST' as const, body: createBody },
-      { name: 'create vs a bare insert without outbox event', path: '/contracts', barePath: '/contracts-insert-only', method: 'POST' as const, body: createBody, reportOnly: true },
+      {
+        name: 'create vs a bare insert without outbox event',
+        path: '/contracts',
+        barePath: '/contracts-insert-only',
+        method: 'POST' as const,
+        body: createBody,
+        reportOnly: true,
+      },
     ];
     const rows: BenchRow[] = [];
     for (const sc of scenarios) {
@@ -106,7 +135,12 @@ async function main() {
         const before = await load(`${bare.url}${sc.barePath ?? sc.path}`, connections, sc);
         const a = await load(`${api.url}/api/v1${sc.path}`, connections, { ...sc, token: user.token });
         const after = await load(`${bare.url}${sc.barePath ?? sc.path}`, connections, sc);
-        const b = { rps: (before.rps + after.rps) / 2, p50: (before.p50 + after.p50) / 2, p99: (before.p99 + after.p99) / 2, done: before.done + after.done };
+        const b = {
+          rps: (before.rps + after.rps) / 2,
+          p50: (before.p50 + after.p50) / 2,
+          p99: (before.p99 + after.p99) / 2,
+          done: before.done + after.done,
+        };
         rows.push({
           name: `${sc.name} @${connections}`,
           baseline: `${b.rps.toFixed(1)} req/s (${before.rps.toFixed(1)} before, ${after.rps.toFixed(1)} after), p50 ${b.p50} ms, p99 ${b.p99} ms (${b.done} done)`,

@@ -6,9 +6,11 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 
-export const WORDS = ('agreement supplier customer invoice payment term termination notice liability indemnity confidential ' +
+export const WORDS = (
+  'agreement supplier customer invoice payment term termination notice liability indemnity confidential ' +
   'warranty insurance audit renewal price service level availability data breach subcontractor assignment law court ' +
-  'deliverable license fee schedule harbour crane deposit escrow tenant landlord employee consultant milestone').split(' ');
+  'deliverable license fee schedule harbour crane deposit escrow tenant landlord employee consultant milestone'
+).split(' ');
 
 /** The n-th sentence: 12 to 20 words, the same for the same n. */
 export function sentence(n: number): string {

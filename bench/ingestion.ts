@@ -117,7 +117,8 @@ async function main() {
       rows.push({
         name: `ingest ${s.label}`,
         baseline: `extract + chunk in process: ${rate(s.units, raw.seconds, s.unit)} (${raw.seconds.toFixed(2)} s, ${raw.chunks} chunks)`,
-        measured: `upload → ready: ${rate(s.units, got.seconds, s.unit)} (${got.seconds.toFixed(1)} s, ${got.chunks} chunks, ${(got.chunks / got.seconds).toFixed(0)} chunks/s); ` +
+        measured:
+          `upload → ready: ${rate(s.units, got.seconds, s.unit)} (${got.seconds.toFixed(1)} s, ${got.chunks} chunks, ${(got.chunks / got.seconds).toFixed(0)} chunks/s); ` +
           `worker peak ${got.peakMiB.toFixed(0)} MiB (fresh worker, settled at ${got.beforeMiB.toFixed(0)} MiB: +${(got.peakMiB - got.beforeMiB).toFixed(0)} MiB)`,
         ratio: raw.seconds / got.seconds,
         target: 'reported (throughput)',

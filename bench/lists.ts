@@ -39,13 +39,19 @@ async function barePage(filter: Record<string, unknown>, runs: number): Promise<
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
-    await Promise.all([Contract.find(filter, { content: 0 }).sort({ created_at: -1, _id: -1 }).limit(20).lean(), Contract.countDocuments(filter)]);
+    await Promise.all([
+      Contract.find(filter, { content: 0 }).sort({ created_at: -1, _id: -1 }).limit(20).lean(),
+      Contract.countDocuments(filter),
+    ]);
     times.push(performance.now() - t0);
   }
   return times;
 }
 
-const loadNow = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const loadNow = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 async function main() {
   const b = await openBench('lists');
@@ -58,27 +64,59 @@ async function main() {
     const statuses = ['draft', 'active', 'completed', 'expired'];
     for (const org of [orgId, new Types.ObjectId()]) {
       for (let i = 0; i < CONTRACTS; i += 1000) {
-        await Contract.insertMany(Array.from({ length: 1000 }, (_, j) => ({
-          organization_id: org, title: `${(i + j) % 40 === 0 ? 'Harbour crane' : 'Supply'} agreement ${i + j}`, type: 'service_agreement',
-          status: statuses[(i + j) % 4], counterparty: `Counterparty ${(i + j) % 50}`, content: 'Terms. '.repeat(200), created_by: userId,
-        })));
+        await Contract.insertMany(
+          Array.from({ length: 1000 }, (_, j) => ({
+            organization_id: org,
+            title: `${(i + j) % 40 === 0 ? 'Harbour crane' : 'Supply'} agreement ${i + j}`,
+            type: 'service_agreement',
+            status: statuses[(i + j) % 4],
+            counterparty: `Counterparty ${(i + j) % 50}`,
+            content: 'Terms. '.repeat(200),
+            created_by: userId,
+          })),
+        );
       }
     }
     for (let i = 0; i < 10_000; i += 1000) {
-      await Event.insertMany(Array.from({ length: 1000 }, (_, j) => ({
-        organization_id: orgId, type: 'contract.updated', data: { n: i + j }, actor: { type: 'user', id: user.userId }, resource_type: 'contract',
-        resource_id: new Types.ObjectId().toHexString(), summary: `Contract ${i + j} updated`, occurred_at: new Date(Date.now() - (i + j) * 1000), relayed_at: new Date(),
-      })));
+      await Event.insertMany(
+        Array.from({ length: 1000 }, (_, j) => ({
+          organization_id: orgId,
+          type: 'contract.updated',
+          data: { n: i + j },
+          actor: { type: 'user', id: user.userId },
+          resource_type: 'contract',
+          resource_id: new Types.ObjectId().toHexString(),
+          summary: `Contract ${i + j} updated`,
+          occurred_at: new Date(Date.now() - (i + j) * 1000),
+          relayed_at: new Date(),
+        })),
+      );
     }
-    await WebhookDelivery.insertMany(Array.from({ length: 1000 }, (_, i) => ({
-      organization_id: orgId, subscription_id: new Types.ObjectId(), event_id: new Types.ObjectId(), event: 'contract.created', body: '{}', status: i % 3 ? 'delivered' : 'failed',
-    })));
+    await WebhookDelivery.insertMany(
+      Array.from({ length: 1000 }, (_, i) => ({
+        organization_id: orgId,
+        subscription_id: new Types.ObjectId(),
+        event_id: new Types.ObjectId(),
+        event: 'contract.created',
+        body: '{}',
+        status: i % 3 ? 'delivered' : 'failed',
+      })),
+    );
     await Vendor.insertMany(Array.from({ length: 300 }, (_, i) => ({ organization_id: orgId, name: `Vendor ${i}` })));
 
     const page = '/contracts?page=1&page_size=20';
     const search = '/contracts?status=active&search=harbour';
     // The first read of each list builds its index; that is not what is measured.
-    const lists = [page, search, '/vendors', '/documents', '/signatures', '/compliance/tasks', '/webhooks/deliveries', '/analytics/activity'];
+    const lists = [
+      page,
+      search,
+      '/vendors',
+      '/documents',
+      '/signatures',
+      '/compliance/tasks',
+      '/webhooks/deliveries',
+      '/analytics/activity',
+    ];
     for (const path of lists) {
       const res = await fetch(`${apiUrl}${path}`, { headers: { authorization: `Bearer ${user.token}` } });
       if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
@@ -86,8 +124,12 @@ async function main() {
     await new Promise((r) => setTimeout(r, 2000));
 
     const bareAll = await barePage({ organization_id: orgId }, 5);
-    const bareSearch = await barePage({ organization_id: orgId, status: 'active', $or: [{ title: containsText('harbour') }, { counterparty: containsText('harbour') }] }, 5);
-    const bareLine = (t: number[]) => `bare query, 1 connection: p50 ${percentile(t, 50).toFixed(0)} ms (${(1000 / percentile(t, 50)).toFixed(1)} req/s)`;
+    const bareSearch = await barePage(
+      { organization_id: orgId, status: 'active', $or: [{ title: containsText('harbour') }, { counterparty: containsText('harbour') }] },
+      5,
+    );
+    const bareLine = (t: number[]) =>
+      `bare query, 1 connection: p50 ${percentile(t, 50).toFixed(0)} ms (${(1000 / percentile(t, 50)).toFixed(1)} req/s)`;
     const rows: BenchRow[] = [];
 
     const at10 = await load(`${apiUrl}${page}`, 10, user.token);

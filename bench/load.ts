@@ -45,8 +45,20 @@ const run = randomBytes(3).toString('hex');
 // ---------------------------------------------------------------- requests and what came back
 
 type Kind =
-  | 'setup' | 'list' | 'list_filter' | 'list_search' | 'get' | 'get_foreign' | 'update_foreign' | 'create' | 'update'
-  | 'chat' | 'chat_sse' | 'upload' | 'documents' | 'document_foreign';
+  | 'setup'
+  | 'list'
+  | 'list_filter'
+  | 'list_search'
+  | 'get'
+  | 'get_foreign'
+  | 'update_foreign'
+  | 'create'
+  | 'update'
+  | 'chat'
+  | 'chat_sse'
+  | 'upload'
+  | 'documents'
+  | 'document_foreign';
 
 interface Sample {
   user: number;
@@ -94,7 +106,13 @@ const headerInt = (h: Headers, name: string) => {
 };
 
 /** One request as `user`, recorded with its status, latency and rate-limit headers; null when it failed outright. */
-async function call<T>(user: User, kind: Kind, method: string, url: string, body?: unknown): Promise<{ status: number; body: T | undefined; text: string } | null> {
+async function call<T>(
+  user: User,
+  kind: Kind,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<{ status: number; body: T | undefined; text: string } | null> {
   const headers: Record<string, string> = { authorization: `Bearer ${user.token}`, ...fromIp(user.ip) };
   let payload: string | FormData | undefined;
   if (body instanceof FormData) payload = body;
@@ -108,9 +126,15 @@ async function call<T>(user: User, kind: Kind, method: string, url: string, body
     const text = await res.text();
     const ms = performance.now() - started;
     samples.push({
-      user: user.index, kind, status: res.status, ms,
-      limit: headerInt(res.headers, 'x-ratelimit-limit'), remaining: headerInt(res.headers, 'x-ratelimit-remaining'),
-      reset: headerInt(res.headers, 'x-ratelimit-reset'), retryAfter: res.headers.get('retry-after'), at: Date.now(),
+      user: user.index,
+      kind,
+      status: res.status,
+      ms,
+      limit: headerInt(res.headers, 'x-ratelimit-limit'),
+      remaining: headerInt(res.headers, 'x-ratelimit-remaining'),
+      reset: headerInt(res.headers, 'x-ratelimit-reset'),
+      retryAfter: res.headers.get('retry-after'),
+      at: Date.now(),
     });
     if (res.status >= 500) violation(`${kind} ${method} ${url}: ${res.status} ${text.slice(0, 200)}`);
     let parsed: T | undefined;
@@ -127,7 +151,11 @@ async function call<T>(user: User, kind: Kind, method: string, url: string, body
 
 async function register(ip: string, body: Record<string, unknown>): Promise<{ token: string; organizationId: string }> {
   // Registration has its own per-address limit: each user comes from an address of its own.
-  const res = await fetch(`${base}/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json', ...fromIp(ip) }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...fromIp(ip) },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${text}`);
   const login = JSON.parse(text) as { access_token: string; user: { organization_id: string } };
@@ -141,16 +169,29 @@ async function setUp(): Promise<{ users: User[]; orgs: Org[] }> {
   for (const [o, size] of ORGS.entries()) {
     const tag = `Orgtag${o}x${run}`;
     const ownerIp = uniqueIp();
-    const registered = await register(ownerIp, { email: `load-${run}-o${o}@example.test`, password: `pw-${run}-owner`, full_name: 'Load Owner', organization_name: tag });
+    const registered = await register(ownerIp, {
+      email: `load-${run}-o${o}@example.test`,
+      password: `pw-${run}-owner`,
+      full_name: 'Load Owner',
+      organization_name: tag,
+    });
     orgs.push({ id: registered.organizationId, tag, contracts: new Set(), documents: new Set() });
     const owner: User = { index: users.length, org: o, ip: ownerIp, token: registered.token };
     users.push(owner);
     for (let m = 1; m < size; m++) {
       const email = `load-${run}-o${o}-m${m}@example.test`;
-      const invite = await call<{ invite_token: string }>(owner, 'setup', 'POST', '/team/invite', { email, role: m % 3 === 0 ? 'admin' : 'member' });
+      const invite = await call<{ invite_token: string }>(owner, 'setup', 'POST', '/team/invite', {
+        email,
+        role: m % 3 === 0 ? 'admin' : 'member',
+      });
       if (invite?.status !== 201 || !invite.body) throw new Error(`invite failed: ${invite?.status} ${invite?.text}`);
       const ip = uniqueIp();
-      const member = await register(ip, { email, password: `pw-${run}-member`, full_name: `Load Member ${m}`, invite_token: invite.body.invite_token });
+      const member = await register(ip, {
+        email,
+        password: `pw-${run}-member`,
+        full_name: `Load Member ${m}`,
+        invite_token: invite.body.invite_token,
+      });
       users.push({ index: users.length, org: o, ip, token: member.token });
     }
   }
@@ -163,8 +204,19 @@ const WORDS = ['harbour', 'supply', 'licence', 'catering', 'freight', 'audit'];
 const TYPES = ['nda', 'service_agreement', 'employment', 'consulting', 'lease'];
 const STATUSES = ['draft', 'active', 'completed', 'expired'];
 const MIX: Array<[Kind, number]> = [
-  ['list', 20], ['list_filter', 10], ['list_search', 10], ['get', 10], ['get_foreign', 4], ['update_foreign', 2],
-  ['create', 15], ['update', 10], ['chat', 5], ['chat_sse', 3], ['upload', 5], ['documents', 4], ['document_foreign', 2],
+  ['list', 20],
+  ['list_filter', 10],
+  ['list_search', 10],
+  ['get', 10],
+  ['get_foreign', 4],
+  ['update_foreign', 2],
+  ['create', 15],
+  ['update', 10],
+  ['chat', 5],
+  ['chat_sse', 3],
+  ['upload', 5],
+  ['documents', 4],
+  ['document_foreign', 2],
 ];
 const MIX_TOTAL = MIX.reduce((a, [, w]) => a + w, 0);
 
@@ -175,11 +227,17 @@ const pickKind = (): Kind => {
   return 'list';
 };
 
-interface ListItem { id: string; title?: string }
+interface ListItem {
+  id: string;
+  title?: string;
+}
 
 class Traffic {
   private seq = 0;
-  constructor(private readonly orgs: Org[], private readonly files: Array<{ name: string; type: string; bytes: Buffer }[]>) {}
+  constructor(
+    private readonly orgs: Org[],
+    private readonly files: Array<{ name: string; type: string; bytes: Buffer }[]>,
+  ) {}
 
   private foreignOrg(user: User): Org {
     return pick(this.orgs.filter((_, i) => i !== user.org));
@@ -189,7 +247,8 @@ class Traffic {
   private checkIds(user: User, kind: 'contract' | 'document', items: ListItem[] | undefined) {
     const own = this.orgs[user.org]!;
     for (const item of items ?? []) {
-      if (!(kind === 'contract' ? own.contracts : own.documents).has(item.id)) pendingIds.push({ org: user.org, kind, id: item.id, user: user.index });
+      if (!(kind === 'contract' ? own.contracts : own.documents).has(item.id))
+        pendingIds.push({ org: user.org, kind, id: item.id, user: user.index });
       this.checkText(user, `${kind} ${item.id} title`, item.title);
     }
   }
@@ -198,7 +257,8 @@ class Traffic {
   private checkText(user: User, where: string, text: string | undefined) {
     if (!text) return;
     for (const [i, org] of this.orgs.entries()) {
-      if (i !== user.org && text.includes(org.tag)) violation(`leak: user ${user.index} (org ${user.org}) saw org ${i}'s ${org.tag} in ${where}`);
+      if (i !== user.org && text.includes(org.tag))
+        violation(`leak: user ${user.index} (org ${user.org}) saw org ${i}'s ${org.tag} in ${where}`);
     }
   }
 
@@ -223,13 +283,16 @@ class Traffic {
       case 'list_search': {
         const foreignSearch = kind === 'list_search' && n % 2 === 0;
         const query =
-          kind === 'list' ? `page=${1 + (n % 3)}&page_size=20`
-          : kind === 'list_filter' ? `status=${pick(STATUSES)}&type=${pick(TYPES)}`
-          : `search=${encodeURIComponent(foreignSearch ? this.foreignOrg(user).tag : pick(WORDS))}`;
+          kind === 'list'
+            ? `page=${1 + (n % 3)}&page_size=20`
+            : kind === 'list_filter'
+              ? `status=${pick(STATUSES)}&type=${pick(TYPES)}`
+              : `search=${encodeURIComponent(foreignSearch ? this.foreignOrg(user).tag : pick(WORDS))}`;
         const res = await call<{ contracts: ListItem[]; total: number }>(user, kind, 'GET', `/contracts?${query}`);
         if (!this.expect(user, kind, res, 200)) return;
         this.checkIds(user, 'contract', res!.body?.contracts);
-        if (foreignSearch && res!.body?.total !== 0) violation(`leak: user ${user.index} searching another organization's tag got total ${res!.body?.total}`);
+        if (foreignSearch && res!.body?.total !== 0)
+          violation(`leak: user ${user.index} searching another organization's tag got total ${res!.body?.total}`);
         return;
       }
       case 'get': {
@@ -240,37 +303,62 @@ class Traffic {
       }
       case 'get_foreign': {
         const res = await call(user, kind, 'GET', `/contracts/${pick([...this.foreignOrg(user).contracts])}`);
-        if (res && res.status !== 404 && res.status !== 429) violation(`leak: user ${user.index} read another organization's contract: ${res.status}`);
+        if (res && res.status !== 404 && res.status !== 429)
+          violation(`leak: user ${user.index} read another organization's contract: ${res.status}`);
         return;
       }
       case 'update_foreign': {
-        const res = await call(user, kind, 'PUT', `/contracts/${pick([...this.foreignOrg(user).contracts])}`, { title: `${own.tag} took this` });
-        if (res && res.status !== 404 && res.status !== 429) violation(`leak: user ${user.index} updated another organization's contract: ${res.status}`);
+        const res = await call(user, kind, 'PUT', `/contracts/${pick([...this.foreignOrg(user).contracts])}`, {
+          title: `${own.tag} took this`,
+        });
+        if (res && res.status !== 404 && res.status !== 429)
+          violation(`leak: user ${user.index} updated another organization's contract: ${res.status}`);
         return;
       }
       case 'create': {
         const word = pick(WORDS);
-        const res = await call<ListItem>(user, kind, 'POST', '/contracts', { title: `${own.tag} ${word} agreement ${n}`, type: pick(TYPES), counterparty: `${own.tag} Counterparty ${n % 10}`, content: `The ${word} services renew yearly; either party may end them with 60 days' notice.` });
+        const res = await call<ListItem>(user, kind, 'POST', '/contracts', {
+          title: `${own.tag} ${word} agreement ${n}`,
+          type: pick(TYPES),
+          counterparty: `${own.tag} Counterparty ${n % 10}`,
+          content: `The ${word} services renew yearly; either party may end them with 60 days' notice.`,
+        });
         if (this.expect(user, kind, res, 201) && res!.body?.id) own.contracts.add(res!.body.id);
         return;
       }
       case 'update': {
-        const res = await call(user, kind, 'PUT', `/contracts/${pick([...own.contracts])}`, n % 2 ? { status: pick(STATUSES) } : { title: `${own.tag} ${pick(WORDS)} agreement ${n} (revised)` });
+        const res = await call(
+          user,
+          kind,
+          'PUT',
+          `/contracts/${pick([...own.contracts])}`,
+          n % 2 ? { status: pick(STATUSES) } : { title: `${own.tag} ${pick(WORDS)} agreement ${n} (revised)` },
+        );
         this.expect(user, kind, res, 200);
         return;
       }
       case 'chat': {
-        const res = await call<{ message: { content: string; citations: Array<{ title: string }> } }>(user, kind, 'POST', '/chat/send', { message: `What notice period applies to the ${pick(WORDS)} services?`, stream: false });
+        const res = await call<{ message: { content: string; citations: Array<{ title: string }> } }>(user, kind, 'POST', '/chat/send', {
+          message: `What notice period applies to the ${pick(WORDS)} services?`,
+          stream: false,
+        });
         if (!this.expect(user, kind, res, 200)) return;
         this.checkText(user, 'chat answer', res!.body?.message.content);
         for (const c of res!.body?.message.citations ?? []) this.checkText(user, 'chat citation', c.title);
         return;
       }
       case 'chat_sse': {
-        const res = await call<never>(user, kind, 'POST', '/chat/send', { message: `Which ${pick(WORDS)} agreements can be ended, and how?`, stream: true });
+        const res = await call<never>(user, kind, 'POST', '/chat/send', {
+          message: `Which ${pick(WORDS)} agreements can be ended, and how?`,
+          stream: true,
+        });
         if (!this.expect(user, kind, res, 200)) return;
-        const events = res!.text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as { type: string; content?: string; sources?: Array<{ title: string }> });
-        if (events.at(-1)?.type !== 'done') violation(`chat_sse by user ${user.index}: the stream did not end with done (${events.at(-1)?.type})`);
+        const events = res!.text
+          .split('\n')
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => JSON.parse(l.slice(6)) as { type: string; content?: string; sources?: Array<{ title: string }> });
+        if (events.at(-1)?.type !== 'done')
+          violation(`chat_sse by user ${user.index}: the stream did not end with done (${events.at(-1)?.type})`);
         this.checkText(user, 'streamed answer', events.map((e) => e.content ?? '').join(''));
         for (const e of events) for (const c of e.sources ?? []) this.checkText(user, 'streamed citation', c.title);
         return;
@@ -287,12 +375,17 @@ class Traffic {
       case 'documents': {
         const res = await call<{ documents: Array<ListItem & { filename: string }> }>(user, kind, 'GET', '/documents?page_size=20');
         if (!this.expect(user, kind, res, 200)) return;
-        this.checkIds(user, 'document', res!.body?.documents.map((d) => ({ id: d.id, title: d.filename })));
+        this.checkIds(
+          user,
+          'document',
+          res!.body?.documents.map((d) => ({ id: d.id, title: d.filename })),
+        );
         return;
       }
       case 'document_foreign': {
         const res = await call(user, kind, 'GET', `/documents/${pick([...this.foreignOrg(user).documents])}`);
-        if (res && res.status !== 404 && res.status !== 429) violation(`leak: user ${user.index} read another organization's document: ${res.status}`);
+        if (res && res.status !== 404 && res.status !== 429)
+          violation(`leak: user ${user.index} read another organization's document: ${res.status}`);
         return;
       }
       case 'setup':
@@ -311,7 +404,10 @@ async function drive(user: User, traffic: Traffic, until: number): Promise<void>
     const wait = next - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     if (inFlight.size >= MAX_IN_FLIGHT_PER_USER) await Promise.race(inFlight);
-    const p: Promise<void> = traffic.act(user).catch((err: unknown) => violation(`load client error: ${(err as Error).stack}`)).finally(() => inFlight.delete(p));
+    const p: Promise<void> = traffic
+      .act(user)
+      .catch((err: unknown) => violation(`load client error: ${(err as Error).stack}`))
+      .finally(() => inFlight.delete(p));
     inFlight.add(p);
     next += interval;
   }
@@ -328,11 +424,14 @@ function checkRateLimits(users: User[]): { windows: number; fullWindows: number;
   for (const user of users) {
     const mine = samples.filter((s) => s.user === user.index).sort((a, b) => (a.reset ?? 0) - (b.reset ?? 0));
     for (const s of mine) {
-      if (s.limit !== LIMIT || s.remaining === null || s.reset === null) violation(`user ${user.index} ${s.kind} ${s.status}: X-RateLimit headers missing or wrong (limit ${s.limit})`);
+      if (s.limit !== LIMIT || s.remaining === null || s.reset === null)
+        violation(`user ${user.index} ${s.kind} ${s.status}: X-RateLimit headers missing or wrong (limit ${s.limit})`);
       if (s.status === 429) {
         const retry = Number(s.retryAfter);
-        if (!Number.isInteger(retry) || retry < 1 || retry > LIMIT) violation(`user ${user.index}: a 429 without a valid Retry-After (${s.retryAfter})`);
-        else if (s.reset !== null && Math.abs(s.at / 1000 + retry - s.reset) > 2) violation(`user ${user.index}: Retry-After ${retry} s does not match X-RateLimit-Reset`);
+        if (!Number.isInteger(retry) || retry < 1 || retry > LIMIT)
+          violation(`user ${user.index}: a 429 without a valid Retry-After (${s.retryAfter})`);
+        else if (s.reset !== null && Math.abs(s.at / 1000 + retry - s.reset) > 2)
+          violation(`user ${user.index}: Retry-After ${retry} s does not match X-RateLimit-Reset`);
       }
     }
     // A window's reset is one instant; the header rounds it up to a second, so one second apart is the same window.
@@ -351,7 +450,10 @@ function checkRateLimits(users: User[]): { windows: number; fullWindows: number;
       if (refused && passed.length < LIMIT) violation(`user ${user.index}: refused after only ${passed.length} of ${LIMIT} in a window`);
       if (refused) fullWindows++;
       const remaining = new Set(passed.map((s) => s.remaining));
-      if (remaining.size !== passed.length) violation(`user ${user.index}: X-RateLimit-Remaining repeats within a window (${passed.length} passed, ${remaining.size} distinct)`);
+      if (remaining.size !== passed.length)
+        violation(
+          `user ${user.index}: X-RateLimit-Remaining repeats within a window (${passed.length} passed, ${remaining.size} distinct)`,
+        );
     }
   }
   return { windows, fullWindows, maxPassed };
@@ -363,15 +465,25 @@ async function checkPendingIds(orgs: Org[]) {
     const own = p.kind === 'contract' ? orgs[p.org]!.contracts : orgs[p.org]!.documents;
     if (own.has(p.id)) continue;
     // A create whose answer was lost (timed out) is still the organization's own record.
-    const found = p.kind === 'contract' ? await Contract.findById(p.id, { organization_id: 1 }).lean() : await Document.findById(p.id, { organization_id: 1 }).lean();
+    const found =
+      p.kind === 'contract'
+        ? await Contract.findById(p.id, { organization_id: 1 }).lean()
+        : await Document.findById(p.id, { organization_id: 1 }).lean();
     const owner = found?.organization_id.toHexString();
-    if (owner !== orgs[p.org]!.id) violation(`leak: user ${p.user} (org ${p.org}) was shown ${p.kind} ${p.id} of ${owner ? `organization ${owner}` : 'no organization'}`);
+    if (owner !== orgs[p.org]!.id)
+      violation(
+        `leak: user ${p.user} (org ${p.org}) was shown ${p.kind} ${p.id} of ${owner ? `organization ${owner}` : 'no organization'}`,
+      );
   }
 }
 
 // ---------------------------------------------------------------- memory
 
-interface MemorySample { t: number; api: number; worker: number }
+interface MemorySample {
+  t: number;
+  api: number;
+  worker: number;
+}
 
 /** Least-squares slope in MB per minute. */
 function slope(points: Array<{ t: number; v: number }>): number {
@@ -398,47 +510,81 @@ function memoryReport(series: MemorySample[], which: 'api' | 'worker') {
   // Too few samples to judge a trend on a short (development) run.
   const firstHalfPeak = Math.max(...values.slice(0, values.length - secondHalf.length).map((v) => v.v));
   if (secondHalf.length >= 6 && r.secondHalfSlope > MAX_SLOPE_MB_PER_MIN && r.end > firstHalfPeak * (1 + MAX_GROWTH_OVER_FIRST_PEAK)) {
-    violation(`${which} memory grows ${r.secondHalfSlope.toFixed(1)} MB/min over the second half (limit ${MAX_SLOPE_MB_PER_MIN}) and ends at ${r.end.toFixed(0)} MB, above the first half's peak ${firstHalfPeak.toFixed(0)} MB by more than ${MAX_GROWTH_OVER_FIRST_PEAK * 100} %`);
+    violation(
+      `${which} memory grows ${r.secondHalfSlope.toFixed(1)} MB/min over the second half (limit ${MAX_SLOPE_MB_PER_MIN}) and ends at ${r.end.toFixed(0)} MB, above the first half's peak ${firstHalfPeak.toFixed(0)} MB by more than ${MAX_GROWTH_OVER_FIRST_PEAK * 100} %`,
+    );
   }
   return r;
 }
 
 // ---------------------------------------------------------------- report
 
-function printSummary(seconds: number, users: User[], limits: ReturnType<typeof checkRateLimits>, series: MemorySample[], docs: Record<string, number>) {
+function printSummary(
+  seconds: number,
+  users: User[],
+  limits: ReturnType<typeof checkRateLimits>,
+  series: MemorySample[],
+  docs: Record<string, number>,
+) {
   const traffic = samples.filter((s) => s.kind !== 'setup');
-  console.log(`\n# Load test: ${seconds} s, ${users.length} users in ${ORGS.length} organizations, ${traffic.length} requests (${(traffic.length / seconds).toFixed(1)} req/s)`);
+  console.log(
+    `\n# Load test: ${seconds} s, ${users.length} users in ${ORGS.length} organizations, ${traffic.length} requests (${(traffic.length / seconds).toFixed(1)} req/s)`,
+  );
   console.log('\n| kind | requests | statuses | p50 ms | p99 ms |\n|---|---|---|---|---|');
   for (const [kind] of MIX) {
     const mine = traffic.filter((s) => s.kind === kind);
     const statuses = new Map<number, number>();
     for (const s of mine) statuses.set(s.status, (statuses.get(s.status) ?? 0) + 1);
     const served = mine.filter((s) => s.status !== 429).map((s) => s.ms);
-    const st = [...statuses].sort((a, b) => a[0] - b[0]).map(([k, v]) => `${k}: ${v}`).join(', ');
+    const st = [...statuses]
+      .sort((a, b) => a[0] - b[0])
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ');
     console.log(`| ${kind} | ${mine.length} | ${st} | ${percentile(served, 50).toFixed(0)} | ${percentile(served, 99).toFixed(0)} |`);
   }
   const limited = traffic.filter((s) => s.status === 429);
   const over = users.filter((u) => rateOf(u.index) > LIMIT).map((u) => u.index);
   const fiveXx = traffic.filter((s) => s.status >= 500).length;
   console.log(`\n5xx: ${fiveXx}; transport errors: ${transportErrors}`);
-  console.log(`429: ${limited.length} (${limited.filter((s) => over.includes(s.user)).length} to the ${over.length} users driven at ${rateOf(2)}/min, ${limited.filter((s) => !over.includes(s.user)).length} to the others at ${rateOf(0)}/min)`);
-  console.log(`rate-limit windows: ${limits.windows} (${limits.fullWindows} used up), most requests passed in one window: ${limits.maxPassed} (limit ${LIMIT})`);
-  console.log(`documents uploaded: ${Object.entries(docs).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  console.log(`cross-organization probes: ${traffic.filter((s) => s.kind.endsWith('_foreign')).length} reads/updates of another organization's ids, ${traffic.filter((s) => s.kind === 'list_search').length} searches (half for another organization's tag)`);
+  console.log(
+    `429: ${limited.length} (${limited.filter((s) => over.includes(s.user)).length} to the ${over.length} users driven at ${rateOf(2)}/min, ${limited.filter((s) => !over.includes(s.user)).length} to the others at ${rateOf(0)}/min)`,
+  );
+  console.log(
+    `rate-limit windows: ${limits.windows} (${limits.fullWindows} used up), most requests passed in one window: ${limits.maxPassed} (limit ${LIMIT})`,
+  );
+  console.log(
+    `documents uploaded: ${Object.entries(docs)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
+  console.log(
+    `cross-organization probes: ${traffic.filter((s) => s.kind.endsWith('_foreign')).length} reads/updates of another organization's ids, ${traffic.filter((s) => s.kind === 'list_search').length} searches (half for another organization's tag)`,
+  );
   const api = memoryReport(series, 'api');
   const worker = memoryReport(series, 'worker');
-  const fmt = (r: typeof api) => `start ${r.start.toFixed(0)} MB, peak ${r.peak.toFixed(0)} MB, end ${r.end.toFixed(0)} MB, slope ${r.slope.toFixed(1)} MB/min (second half ${r.secondHalfSlope.toFixed(1)} MB/min)`;
+  const fmt = (r: typeof api) =>
+    `start ${r.start.toFixed(0)} MB, peak ${r.peak.toFixed(0)} MB, end ${r.end.toFixed(0)} MB, slope ${r.slope.toFixed(1)} MB/min (second half ${r.secondHalfSlope.toFixed(1)} MB/min)`;
   console.log(`\nRSS API:    ${fmt(api)}\nRSS worker: ${fmt(worker)}`);
-  console.log(`RSS series (s: API/worker MB): ${series.map((s) => `${s.t.toFixed(0)}: ${s.api.toFixed(0)}/${s.worker.toFixed(0)}`).join(', ')}`);
+  console.log(
+    `RSS series (s: API/worker MB): ${series.map((s) => `${s.t.toFixed(0)}: ${s.api.toFixed(0)}/${s.worker.toFixed(0)}`).join(', ')}`,
+  );
 }
 
 // ---------------------------------------------------------------- main
 
 async function filesFor(tag: string) {
-  const clause = (i: number) => `${tag} clause ${i}: either party may terminate the services with 30 days' written notice; fees are due within 45 days.`;
+  const clause = (i: number) =>
+    `${tag} clause ${i}: either party may terminate the services with 30 days' written notice; fees are due within 45 days.`;
   return [
     { name: `${tag}-terms.txt`, type: 'text/plain', bytes: Buffer.from(Array.from({ length: 40 }, (_, i) => clause(i)).join('\n')) },
-    { name: `${tag}-schedule.pdf`, type: 'application/pdf', bytes: await makePdf([[`${tag} schedule`, clause(1), clause(2)], [clause(3), clause(4)]]) },
+    {
+      name: `${tag}-schedule.pdf`,
+      type: 'application/pdf',
+      bytes: await makePdf([
+        [`${tag} schedule`, clause(1), clause(2)],
+        [clause(3), clause(4)],
+      ]),
+    },
   ];
 }
 
@@ -461,12 +607,15 @@ async function main() {
 
     const series: MemorySample[] = [];
     const t0 = performance.now();
-    const sample = () => series.push({ t: (performance.now() - t0) / 1000, api: memoryOf(apiProc.pid).rss, worker: memoryOf(worker.pid).rss });
+    const sample = () =>
+      series.push({ t: (performance.now() - t0) / 1000, api: memoryOf(apiProc.pid).rss, worker: memoryOf(worker.pid).rss });
     sample();
     const sampler = setInterval(() => {
       sample();
       const last = series.at(-1)!;
-      console.log(`[load] ${last.t.toFixed(0)} s: ${samples.length} requests, RSS API ${last.api.toFixed(0)} MB, worker ${last.worker.toFixed(0)} MB`);
+      console.log(
+        `[load] ${last.t.toFixed(0)} s: ${samples.length} requests, RSS API ${last.api.toFixed(0)} MB, worker ${last.worker.toFixed(0)} MB`,
+      );
     }, SAMPLE_EVERY_MS);
     const until = t0 + SECONDS * 1000;
     await Promise.all(users.map((u) => drive(u, traffic, until)));
@@ -476,10 +625,13 @@ async function main() {
     // Every upload is ingested: give the worker time to finish the last ones.
     const ids = orgs.flatMap((o) => [...o.documents]);
     const deadline = Date.now() + 180000;
-    while (Date.now() < deadline && (await Document.countDocuments({ _id: trusted({ $in: ids }), status: 'processing' }))) await new Promise((r) => setTimeout(r, 2000));
+    while (Date.now() < deadline && (await Document.countDocuments({ _id: trusted({ $in: ids }), status: 'processing' })))
+      await new Promise((r) => setTimeout(r, 2000));
     const docs: Record<string, number> = { total: ids.length };
-    for (const status of ['ready', 'processing', 'failed'] as const) docs[status] = await Document.countDocuments({ _id: trusted({ $in: ids }), status });
-    if (docs.total !== docs.ready) violation(`uploads not ingested: ${docs.processing} still processing 3 min after the run, ${docs.failed} failed`);
+    for (const status of ['ready', 'processing', 'failed'] as const)
+      docs[status] = await Document.countDocuments({ _id: trusted({ $in: ids }), status });
+    if (docs.total !== docs.ready)
+      violation(`uploads not ingested: ${docs.processing} still processing 3 min after the run, ${docs.failed} failed`);
 
     await checkPendingIds(orgs);
     const limits = checkRateLimits(users);
@@ -489,8 +641,12 @@ async function main() {
     await closeBench(bench);
     rmSync(path.resolve(repoRoot, bench.config.UPLOAD_DIR), { recursive: true, force: true });
   }
-  const errors = readFileSync(apiLog, 'utf8').split('\n').filter((l) => l.includes('"level":50'));
-  console.log(`\nAPI errors logged: ${errors.length}${errors.length ? `; first: ${errors[0]!.slice(0, 1500)}` : ''}\nLogs: ${apiLog}, ${workerLog}`);
+  const errors = readFileSync(apiLog, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"level":50'));
+  console.log(
+    `\nAPI errors logged: ${errors.length}${errors.length ? `; first: ${errors[0]!.slice(0, 1500)}` : ''}\nLogs: ${apiLog}, ${workerLog}`,
+  );
   if (violations.length) throw new Error(`${violations.length} violations:\n${violations.join('\n')}`);
   console.log('\nNo violations.');
 }

@@ -34,7 +34,13 @@ async function directSends(config: Config, count: number) {
   const took: number[] = [];
   const t0 = Date.now();
   await pool(count, IN_FLIGHT, async (i) => {
-    const m = invitationMail(config.publicBaseUrl, { inviterName: 'Bench', organizationName: 'Bench bench', role: 'viewer', token: `direct${i}`, expiresAt: new Date() });
+    const m = invitationMail(config.publicBaseUrl, {
+      inviterName: 'Bench',
+      organizationName: 'Bench bench',
+      role: 'viewer',
+      token: `direct${i}`,
+      expiresAt: new Date(),
+    });
     const started = Date.now();
     await transport.sendMail({ to: uniqueAddress('direct'), subject: m.subject, text: m.text, html: m.html });
     took.push(Date.now() - started);
@@ -64,8 +70,11 @@ async function main() {
       if (res.status !== 201) throw new Error(`invite: ${res.status} ${await res.text()}`);
     });
     const queuedIn = Date.now() - t0;
-    for (const deadline = Date.now() + DRAIN_TIMEOUT_MS; ; ) {
-      const [sent, failed] = await Promise.all([OutgoingMail.countDocuments({ status: 'sent' }), OutgoingMail.countDocuments({ status: 'failed' })]);
+    for (const deadline = Date.now() + DRAIN_TIMEOUT_MS; ;) {
+      const [sent, failed] = await Promise.all([
+        OutgoingMail.countDocuments({ status: 'sent' }),
+        OutgoingMail.countDocuments({ status: 'failed' }),
+      ]);
       if (failed) throw new Error(`${failed} messages failed`);
       if (sent === N) break;
       if (Date.now() > deadline) throw new Error(`only ${sent} of ${N} sent`);

@@ -25,13 +25,25 @@ const TARGET_MS = 20;
 /** Adds chunks `from`…`to - 1` of an organization, spread over the three collections. */
 async function fill(b: Bench, organizationId: string, from: number, to: number): Promise<void> {
   for (let i = from; i < to; i += 500) {
-    const texts = Array.from({ length: Math.min(500, to - i) }, (_, j) => `${sentence(i + j)} ${sentence(i + j + 7)} ${sentence(i + j + 13)}`);
+    const texts = Array.from(
+      { length: Math.min(500, to - i) },
+      (_, j) => `${sentence(i + j)} ${sentence(i + j + 7)} ${sentence(i + j + 13)}`,
+    );
     const vectors = await b.services.ai.embed(texts, 'document');
     const records: ChunkRecord[] = texts.map((text, j) => {
       const n = i + j;
       return {
-        organizationId, sourceType: 'document', sourceId: `bench-src-${organizationId}-${Math.floor(n / 50)}`, title: `Bench document ${Math.floor(n / 50)}`,
-        page: 1 + (n % 50), section: '', startOffset: n * 10_000, endOffset: n * 10_000 + text.length, text, chunkIndex: n, vector: vectors[j]!,
+        organizationId,
+        sourceType: 'document',
+        sourceId: `bench-src-${organizationId}-${Math.floor(n / 50)}`,
+        title: `Bench document ${Math.floor(n / 50)}`,
+        page: 1 + (n % 50),
+        section: '',
+        startOffset: n * 10_000,
+        endOffset: n * 10_000 + text.length,
+        text,
+        chunkIndex: n,
+        vector: vectors[j]!,
       };
     });
     await indexChunks(b.services, COLLECTIONS[Math.floor(i / 500) % COLLECTIONS.length]!, records);
@@ -43,10 +55,21 @@ async function rawKnn(b: Bench, organizationId: string, vector: number[]): Promi
   const index = COLLECTIONS.map((c) => indexName(b.services, c)).join(',');
   const body = JSON.stringify({
     size: RETRIEVAL_K,
-    knn: { field: 'embedding', query_vector: vector, k: RETRIEVAL_K, num_candidates: Math.max(100, RETRIEVAL_K * 4), similarity: MIN_RELEVANCE, filter: { term: { organization_id: organizationId } } },
+    knn: {
+      field: 'embedding',
+      query_vector: vector,
+      k: RETRIEVAL_K,
+      num_candidates: Math.max(100, RETRIEVAL_K * 4),
+      similarity: MIN_RELEVANCE,
+      filter: { term: { organization_id: organizationId } },
+    },
     _source: { excludes: ['embedding'] },
   });
-  const res = await request(`${b.config.ELASTICSEARCH_URL}/${index}/_search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const res = await request(`${b.config.ELASTICSEARCH_URL}/${index}/_search`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
   const hits = ((await res.body.json()) as { hits: { hits: unknown[] } }).hits.hits;
   return hits.length;
 }
@@ -55,7 +78,9 @@ async function rawKnn(b: Bench, organizationId: string, vector: number[]): Promi
 async function firstChunk(apiUrl: string, token: string, message: string): Promise<number> {
   const t0 = performance.now();
   const res = await fetch(`${apiUrl}/chat/send`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ message }),
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ message }),
   });
   if (res.status !== 200) throw new Error(`chat/send: ${res.status} ${await res.text()}`);
   const decoder = new TextDecoder();
@@ -82,7 +107,11 @@ async function main() {
     const apiUrl = `${api.url}/api/v1`;
     const user = await registerUser(apiUrl);
     await fill(b, 'bench-other-organization', 0, OTHER_ORG_CHUNKS);
-    const questions = Array.from({ length: QUESTIONS }, (_, i) => `What does the ${WORDS[i % WORDS.length]} clause say about ${WORDS[(i * 7) % WORDS.length]} and ${WORDS[(i * 11) % WORDS.length]}?`);
+    const questions = Array.from(
+      { length: QUESTIONS },
+      (_, i) =>
+        `What does the ${WORDS[i % WORDS.length]} clause say about ${WORDS[(i * 7) % WORDS.length]} and ${WORDS[(i * 11) % WORDS.length]}?`,
+    );
     const rows: BenchRow[] = [];
     let filled = 0;
     for (const size of SIZES) {

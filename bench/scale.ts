@@ -24,7 +24,10 @@ const DOCUMENTS = Number(process.argv[3] ?? 4);
 const DOCUMENT_MB = Number(process.argv[4] ?? 2);
 const IN_FLIGHT = 10;
 
-const loadNow = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const loadNow = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 async function pool(count: number, inFlight: number, job: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -35,7 +38,11 @@ async function pool(count: number, inFlight: number, job: (i: number) => Promise
 }
 
 const post = async (url: string, token: string, body: unknown) => {
-  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   await res.arrayBuffer();
   if (res.status !== 201) throw new Error(`${url}: ${res.status}`);
 };
@@ -44,7 +51,9 @@ const post = async (url: string, token: string, body: unknown) => {
 async function webhookBurst(apis: string[], token: string, receiver: Awaited<ReturnType<typeof startReceiver>>, label: string) {
   const before = receiver.received.length;
   const t0 = Date.now();
-  await pool(EVENTS, IN_FLIGHT, (i) => post(`${apis[i % apis.length]}/contracts`, token, { title: `Scale ${label} ${i}`, type: 'nda', counterparty: 'Scale Ltd' }));
+  await pool(EVENTS, IN_FLIGHT, (i) =>
+    post(`${apis[i % apis.length]}/contracts`, token, { title: `Scale ${label} ${i}`, type: 'nda', counterparty: 'Scale Ltd' }),
+  );
   await receiver.waitFor(before + EVENTS, 15 * 60_000);
   return (Date.now() - t0) / 1000;
 }
@@ -52,15 +61,21 @@ async function webhookBurst(apis: string[], token: string, receiver: Awaited<Ret
 /** D documents uploaded at once over the APIs; seconds until all are ready, and their chunks. */
 async function ingestBatch(b: Bench, apis: string[], token: string, files: string[]) {
   const t0 = Date.now();
-  const ids = await Promise.all(files.map(async (file, i) => {
-    const form = new FormData();
-    form.append('file', await openAsBlob(file, { type: 'text/plain' }), path.basename(file));
-    form.append('category', 'other');
-    const res = await fetch(`${apis[i % apis.length]}/documents/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-    const doc = (await res.json()) as { id: string };
-    if (res.status !== 201) throw new Error(`upload: ${res.status}`);
-    return doc.id;
-  }));
+  const ids = await Promise.all(
+    files.map(async (file, i) => {
+      const form = new FormData();
+      form.append('file', await openAsBlob(file, { type: 'text/plain' }), path.basename(file));
+      form.append('category', 'other');
+      const res = await fetch(`${apis[i % apis.length]}/documents/upload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: form,
+      });
+      const doc = (await res.json()) as { id: string };
+      if (res.status !== 201) throw new Error(`upload: ${res.status}`);
+      return doc.id;
+    }),
+  );
   await Promise.all(ids.map((id) => b.services.temporal.workflow.getHandle(`ingest-${id}`).result()));
   const seconds = (Date.now() - t0) / 1000;
   let chunks = 0;
@@ -84,12 +99,18 @@ async function main() {
     await waitForWorker(b, 120_000, workers[0]!.pid);
     const urls = apis.map((a) => `${a.url}/api/v1`);
     const user = await registerUser(urls[0]!);
-    await post(`${urls[1]}/webhooks/subscribe`, user.token, { url: receiver.url, events: ['contract.created'], secret: 'scale-secret-0123456789' });
-    const files = await Promise.all(Array.from({ length: 2 * DOCUMENTS }, async (_, i) => {
-      const file = path.join(dir, `doc-${i}.txt`);
-      await writeTextFile(file, DOCUMENT_MB * 1_000_000);
-      return file;
-    }));
+    await post(`${urls[1]}/webhooks/subscribe`, user.token, {
+      url: receiver.url,
+      events: ['contract.created'],
+      secret: 'scale-secret-0123456789',
+    });
+    const files = await Promise.all(
+      Array.from({ length: 2 * DOCUMENTS }, async (_, i) => {
+        const file = path.join(dir, `doc-${i}.txt`);
+        await writeTextFile(file, DOCUMENT_MB * 1_000_000);
+        return file;
+      }),
+    );
 
     const rows: BenchRow[] = [];
     const measure = async (n: number) => {
@@ -98,7 +119,13 @@ async function main() {
       const webhookSeconds = await webhookBurst(urls, user.token, receiver, `w${n}`);
       const ingest = await ingestBatch(b, urls, user.token, files.slice((n - 1) * DOCUMENTS, n * DOCUMENTS));
       console.log({ workers: n, load, webhookSeconds, ingest, cpu: cpu() });
-      return { load, deliveriesPerSecond: EVENTS / webhookSeconds, webhookSeconds, chunksPerSecond: ingest.chunks / ingest.seconds, ingest };
+      return {
+        load,
+        deliveriesPerSecond: EVENTS / webhookSeconds,
+        webhookSeconds,
+        chunksPerSecond: ingest.chunks / ingest.seconds,
+        ingest,
+      };
     };
     const one = await measure(1);
     workers.push(startWorkerProcess(b.env));

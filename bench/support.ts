@@ -67,7 +67,7 @@ export async function closeBench({ config, services: s }: Bench): Promise<void> 
   const visibilityQuery = `TaskQueue = "${config.TEMPORAL_TASK_QUEUE}" AND ExecutionStatus = "Running"`;
   const { count } = await s.temporal.workflowService.countWorkflowExecutions({ namespace, query: visibilityQuery });
   const request = { namespace, visibilityQuery, reason: 'benchmark finished', terminationOperation: {} };
-  for (const deadline = Date.now() + 600_000; Number(count) > 0; ) {
+  for (const deadline = Date.now() + 600_000; Number(count) > 0;) {
     try {
       await s.temporal.workflowService.startBatchOperation({ ...request, jobId: randomUUID() });
       break;
@@ -129,7 +129,12 @@ export async function registerUser(apiUrl: string, label = 'bench'): Promise<Ben
   const res = await fetch(`${apiUrl}/auth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `${label}-${randomBytes(4).toString('hex')}@example.test`, password: 'bench-password-1', full_name: 'Bench', organization_name: `Bench ${label}` }),
+    body: JSON.stringify({
+      email: `${label}-${randomBytes(4).toString('hex')}@example.test`,
+      password: 'bench-password-1',
+      full_name: 'Bench',
+      organization_name: `Bench ${label}`,
+    }),
   });
   if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
   const body = (await res.json()) as { access_token: string; user: { id: string; organization_id: string } };
@@ -148,7 +153,8 @@ export const ms = (x: number) => `${Math.abs(x) < 10 ? x.toFixed(1) : x.toFixed(
 export const signedMs = (x: number) => `${x >= 0 ? '+' : ''}${ms(x)}`;
 
 /** "p50 12 ms, p95 30 ms" of samples in milliseconds. */
-export const latencies = (samples: readonly number[], ps: readonly number[] = [50, 95]) => ps.map((p) => `p${p} ${ms(percentile(samples, p))}`).join(', ');
+export const latencies = (samples: readonly number[], ps: readonly number[] = [50, 95]) =>
+  ps.map((p) => `p${p} ${ms(percentile(samples, p))}`).join(', ');
 
 /** Resident memory of a process from /proc, in MiB: now (VmRSS) and the peak (VmHWM). */
 export function memoryOf(pid: number): { rss: number; peak: number } {
@@ -164,7 +170,9 @@ export function cpuSeconds(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const own = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
   // A child may have been started by any thread of the process (the JVM's launcher does that).
-  const children = readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+  const children = readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+    readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
+  );
   return own + children.reduce((sum, child) => sum + (existsSync(`/proc/${child}`) ? cpuSeconds(child) : 0), 0);
 }
 
@@ -175,7 +183,11 @@ const CLOCK_TICKS = 100;
 export function enginePids(): Record<string, number> {
   const dir = path.join(repoRoot, '.stack/run');
   if (!existsSync(dir)) return {};
-  return Object.fromEntries(readdirSync(dir).filter((f) => f.endsWith('.pid')).map((f) => [f.replace(/\.pid$/, ''), Number(readFileSync(path.join(dir, f), 'utf8').trim())]));
+  return Object.fromEntries(
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.pid'))
+      .map((f) => [f.replace(/\.pid$/, ''), Number(readFileSync(path.join(dir, f), 'utf8').trim())]),
+  );
 }
 
 /** Starts counting the CPU seconds of named processes; the returned function reads the counts so far. */

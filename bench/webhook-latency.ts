@@ -23,7 +23,18 @@ import { Event } from '../models/event';
 import { WebhookDelivery } from '../models/webhook-delivery';
 import { writeResult, type BenchRow } from './report';
 import { loadavg, tmpdir } from 'node:os';
-import { closeBench, cpuMeter, enginePids, latencies, openBench, percentile, registerUser, runBench, waitForWorker, type Bench } from './support';
+import {
+  closeBench,
+  cpuMeter,
+  enginePids,
+  latencies,
+  openBench,
+  percentile,
+  registerUser,
+  runBench,
+  waitForWorker,
+  type Bench,
+} from './support';
 
 const BURST = Number(process.argv[2] ?? 1000);
 const PACED = Number(process.argv[3] ?? 50);
@@ -59,7 +70,11 @@ async function directPosts(bodies: readonly string[]): Promise<{ each: number[];
   const t0 = Date.now();
   await pool(bodies.length, IN_FLIGHT, async (i) => {
     sentAt[i] = Date.now();
-    const res = await fetch(receiver.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-bench-index': String(i) }, body: bodies[i] });
+    const res = await fetch(receiver.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-bench-index': String(i) },
+      body: bodies[i],
+    });
     await res.arrayBuffer();
   });
   const received = await receiver.waitFor(bodies.length);
@@ -73,8 +88,9 @@ async function eventLatencies(received: readonly Received[]) {
   const arrived = new Map(received.map((r) => [(JSON.parse(r.body) as { data: { id: string } }).data.id, r.at]));
   const events = await Event.find({ type: 'contract.created', resource_id: trusted({ $in: [...arrived.keys()] }) }).lean();
   const relayedAt = new Map(
-    (await WebhookDelivery.find({ event_id: trusted({ $in: events.map((e) => e._id) }) }, { event_id: 1, created_at: 1 }).lean())
-      .map((d) => [d.event_id.toHexString(), (d as unknown as { created_at: Date }).created_at.getTime()]),
+    (await WebhookDelivery.find({ event_id: trusted({ $in: events.map((e) => e._id) }) }, { event_id: 1, created_at: 1 }).lean()).map(
+      (d) => [d.event_id.toHexString(), (d as unknown as { created_at: Date }).created_at.getTime()],
+    ),
   );
   const total = events.map((e) => arrived.get(e.resource_id)! - e.occurred_at.getTime());
   const relay = events.map((e) => relayedAt.get(e._id.toHexString())! - e.occurred_at.getTime());
@@ -95,7 +111,8 @@ async function taskWaits(b: Bench, workflowIds: readonly string[]) {
   const perWorkflow = { workflowTasks: 0, activityTasks: 0, localActivities: 0, historyEvents: 0 };
   for (const id of workflowIds) {
     const history = await b.services.temporal.workflow.getHandle(id).fetchHistory();
-    const at = (e: temporal.api.history.v1.IHistoryEvent) => Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6);
+    const at = (e: temporal.api.history.v1.IHistoryEvent) =>
+      Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6);
     const events = history.events ?? [];
     perWorkflow.historyEvents += events.length;
     let scheduled: number | undefined;
@@ -115,31 +132,63 @@ async function taskWaits(b: Bench, workflowIds: readonly string[]) {
         activityScheduled = at(e);
         perWorkflow.activityTasks++;
       }
-      if (e.eventType === T.EVENT_TYPE_ACTIVITY_TASK_STARTED && activityScheduled !== undefined) activityWait.push(at(e) - activityScheduled);
+      if (e.eventType === T.EVENT_TYPE_ACTIVITY_TASK_STARTED && activityScheduled !== undefined)
+        activityWait.push(at(e) - activityScheduled);
       if (e.eventType === T.EVENT_TYPE_MARKER_RECORDED) perWorkflow.localActivities++;
     }
   }
   const per = (n: number) => Number((n / Math.max(1, workflowIds.length)).toFixed(2));
   return {
-    wftWait, wftRun, activityWait,
-    perWorkflow: { workflow_tasks: per(perWorkflow.workflowTasks), activity_tasks: per(perWorkflow.activityTasks), local_activities: per(perWorkflow.localActivities), history_events: per(perWorkflow.historyEvents) },
+    wftWait,
+    wftRun,
+    activityWait,
+    perWorkflow: {
+      workflow_tasks: per(perWorkflow.workflowTasks),
+      activity_tasks: per(perWorkflow.activityTasks),
+      local_activities: per(perWorkflow.localActivities),
+      history_events: per(perWorkflow.historyEvents),
+    },
   };
 }
 
 /** PostgreSQL's row counters of the run's database (FerretDB keeps each database in a schema of its own). */
 type StoreCounters = Record<string, { inserted: number; updated: number; scans: number }>;
 function storeCounters(database: string): StoreCounters {
-  const bin = readdirSync('/usr/lib/postgresql').sort().map((v) => `/usr/lib/postgresql/${v}/bin/psql`).filter((f) => existsSync(f)).at(-1);
+  const bin = readdirSync('/usr/lib/postgresql')
+    .sort()
+    .map((v) => `/usr/lib/postgresql/${v}/bin/psql`)
+    .filter((f) => existsSync(f))
+    .at(-1);
   if (!bin) return {};
   // Statistics reach the views up to a second after the transactions that made them.
   execFileSync('sleep', ['1.5']);
-  const out = execFileSync(bin, ['-h', path.join(repoRoot, '.stack/run'), '-U', 'ferretdb', '-d', 'ferretdb', '-tAF', '\t', '-c',
-    `select relname, n_tup_ins, n_tup_upd, coalesce(seq_scan, 0) + coalesce(idx_scan, 0) from pg_stat_user_tables where schemaname = '${database.toLowerCase()}'`], { encoding: 'utf8' });
-  return Object.fromEntries(out.trim().split('\n').filter(Boolean).map((line) => {
-    const [table, ins, upd, scans] = line.split('\t');
-    // FerretDB names a collection's table <collection>_<hash>.
-    return [table!.replace(/_[0-9a-f]{8}$/, ''), { inserted: Number(ins), updated: Number(upd), scans: Number(scans) }];
-  }));
+  const out = execFileSync(
+    bin,
+    [
+      '-h',
+      path.join(repoRoot, '.stack/run'),
+      '-U',
+      'ferretdb',
+      '-d',
+      'ferretdb',
+      '-tAF',
+      '\t',
+      '-c',
+      `select relname, n_tup_ins, n_tup_upd, coalesce(seq_scan, 0) + coalesce(idx_scan, 0) from pg_stat_user_tables where schemaname = '${database.toLowerCase()}'`,
+    ],
+    { encoding: 'utf8' },
+  );
+  return Object.fromEntries(
+    out
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [table, ins, upd, scans] = line.split('\t');
+        // FerretDB names a collection's table <collection>_<hash>.
+        return [table!.replace(/_[0-9a-f]{8}$/, ''), { inserted: Number(ins), updated: Number(upd), scans: Number(scans) }];
+      }),
+  );
 }
 
 /** Store rows written and queries answered per delivery, by collection, between two counter readings. */
@@ -186,7 +235,8 @@ async function main() {
     const apiUrl = `${api.url}/api/v1`;
     const user = await registerUser(apiUrl);
     const sub = await fetch(`${apiUrl}/webhooks/subscribe`, {
-      method: 'POST', headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ url: receiver.url, events: ['contract.created'], secret: 'latency-secret-0123456789' }),
     });
     if (sub.status !== 201) throw new Error(`subscribe: ${sub.status} ${await sub.text()}`);
@@ -205,7 +255,9 @@ async function main() {
     const cpu = cpuMeter({ ...enginePids(), ...(own ? { temporal: own.pid } : {}), api: api.pid, worker: worker.pid });
     const database = mongoose.connection.db!.databaseName;
     const storeBefore = storeCounters(database);
-    const load = loadavg().map((x) => x.toFixed(2)).join(' ');
+    const load = loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ');
     const b0 = Date.now();
     await pool(BURST, IN_FLIGHT, async (i) => {
       if (await createContract(apiUrl, user.token, PACED + i)) created++;
@@ -223,11 +275,21 @@ async function main() {
 
     const { each: bare, allMs: bareAllMs } = await directPosts(receiver.received.slice(pacedCount).map((r) => r.body));
     const bareLine = `direct POST ${latencies(bare)}`;
-    const sample = await WebhookDelivery.find({ event_id: trusted({ $in: burst.eventIds.filter((_, i) => i % Math.ceil(BURST / 100) === 0) }) }, { workflow_id: 1 }).lean();
+    const sample = await WebhookDelivery.find(
+      { event_id: trusted({ $in: burst.eventIds.filter((_, i) => i % Math.ceil(BURST / 100) === 0) }) },
+      { workflow_id: 1 },
+    ).lean();
     const waits = await taskWaits(b, [...new Set(sample.map((d) => d.workflow_id!))]);
     console.log({
       load_average_at_start: load,
-      burst: { created_in_ms: createdIn, drained_in_ms: drainedIn, duplicates, cpu_seconds: burstCpu, relay: latencies(burst.relay), after_relay: latencies(burst.total.map((t, i) => t - burst.relay[i]!)) },
+      burst: {
+        created_in_ms: createdIn,
+        drained_in_ms: drainedIn,
+        duplicates,
+        cpu_seconds: burstCpu,
+        relay: latencies(burst.relay),
+        after_relay: latencies(burst.total.map((t, i) => t - burst.relay[i]!)),
+      },
       store_per_delivery: store,
       sampled_delivery_workflows: {
         count: sample.length,
@@ -239,7 +301,9 @@ async function main() {
       paced: { relay: latencies(paced.relay), after_relay: latencies(paced.total.map((t, i) => t - paced.relay[i]!)) },
     });
     const p95 = percentile(burst.total, 95);
-    const context = `load average ${load}; created in ${(createdIn / 1000).toFixed(1)} s` + (duplicates ? `; ${duplicates} delivered twice` : '') +
+    const context =
+      `load average ${load}; created in ${(createdIn / 1000).toFixed(1)} s` +
+      (duplicates ? `; ${duplicates} delivered twice` : '') +
       (serverErrors ? `; ${serverErrors} creates answered 5xx (store busy), not counted` : '');
     const rows: BenchRow[] = [
       {

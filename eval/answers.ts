@@ -16,7 +16,10 @@ const ENDS_WHOLE = /(?:[.;:!?]["'”’)\]]*|; (?:and|or))$/;
 
 export function checkAnswer(content: string, passages: readonly Passage[], expected: string) {
   const problems: string[] = [];
-  const quotes = content.split('\n').map((line) => QUOTE_LINE.exec(line.trim())).filter((m) => m !== null);
+  const quotes = content
+    .split('\n')
+    .map((line) => QUOTE_LINE.exec(line.trim()))
+    .filter((m) => m !== null);
   if (!quotes.length && passages.length) problems.push('no quote');
   for (const [, quote, title, page, cite] of quotes) {
     const passage = passages[Number(cite) - 1];

@@ -72,4 +72,9 @@ export async function filledDocx(doc: CorpusDocument): Promise<Buffer> {
 }
 
 /** Text compared for "contains": curly quotes as straight ones, white space collapsed. */
-export const comparable = (s: string) => s.replace(/[\u2018\u2019]/g, "'").replace(/[\u201c\u201d]/g, '"').replace(/\s+/g, ' ').trim();
+export const comparable = (s: string) =>
+  s
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/[\u201c\u201d]/g, '"')
+    .replace(/\s+/g, ' ')
+    .trim();

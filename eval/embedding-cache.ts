@@ -16,15 +16,24 @@ export function cacheEmbeddings(ai: AiPort, dir: string): void {
   const fileOf = (text: string, kind: string) =>
     path.join(dir, `${createHash('sha256').update(`${ai.models.embedding}\u0000${kind}\u0000${text}`).digest('hex')}.json`);
   ai.embed = async (texts, kind) => {
-    const cached = await Promise.all(texts.map((t) => readFile(fileOf(t, kind), 'utf8').then((s) => JSON.parse(s) as number[], () => null)));
+    const cached = await Promise.all(
+      texts.map((t) =>
+        readFile(fileOf(t, kind), 'utf8').then(
+          (s) => JSON.parse(s) as number[],
+          () => null,
+        ),
+      ),
+    );
     const missing = texts.filter((_, i) => !cached[i]);
     const fresh = missing.length ? await embed(missing, kind) : [];
     // Written aside and renamed: two requests embedding the same text never leave half a file.
-    await Promise.all(missing.map(async (t, i) => {
-      const tmp = `${fileOf(t, kind)}.${randomBytes(4).toString('hex')}`;
-      await writeFile(tmp, JSON.stringify(fresh[i]));
-      await rename(tmp, fileOf(t, kind));
-    }));
+    await Promise.all(
+      missing.map(async (t, i) => {
+        const tmp = `${fileOf(t, kind)}.${randomBytes(4).toString('hex')}`;
+        await writeFile(tmp, JSON.stringify(fresh[i]));
+        await rename(tmp, fileOf(t, kind));
+      }),
+    );
     let next = 0;
     return cached.map((v) => v ?? fresh[next++]!);
   };

@@ -28,7 +28,9 @@ function matches(expected: CorpusDocument['terms'][string], got: ExtractedTerm):
 }
 
 export function scoreTerms(results: Array<{ doc: CorpusDocument; terms: ExtractedTerms | null }>) {
-  let expected = 0, found = 0, correct = 0;
+  let expected = 0,
+    found = 0,
+    correct = 0;
   const mismatches: string[] = [];
   for (const { doc, terms } of results) {
     const keys = new Set([...Object.keys(doc.terms), ...Object.keys(terms ?? {})]);
@@ -38,10 +40,21 @@ export function scoreTerms(results: Array<{ doc: CorpusDocument; terms: Extracte
       if (want !== undefined) expected++;
       if (got) found++;
       if (want !== undefined && got && matches(want, got)) correct++;
-      else if (want !== undefined || got) mismatches.push(`${doc.file} ${key}: expected ${JSON.stringify(want ?? null)}, got ${got ? JSON.stringify({ value: got.value, normalized: got.normalized }) : 'null'}`);
+      else if (want !== undefined || got)
+        mismatches.push(
+          `${doc.file} ${key}: expected ${JSON.stringify(want ?? null)}, got ${got ? JSON.stringify({ value: got.value, normalized: got.normalized }) : 'null'}`,
+        );
     }
   }
   const precision = found ? correct / found : 0;
   const recall = expected ? correct / expected : 0;
-  return { expected, found, correct, precision, recall, f1: precision + recall ? (2 * precision * recall) / (precision + recall) : 0, mismatches };
+  return {
+    expected,
+    found,
+    correct,
+    precision,
+    recall,
+    f1: precision + recall ? (2 * precision * recall) / (precision + recall) : 0,
+    mismatches,
+  };
 }

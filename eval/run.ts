@@ -27,7 +27,11 @@ async function uploadDocument(user: TestUser, doc: CorpusDocument, contractId: s
   form.append('file', new Blob([new Uint8Array(await filledDocx(doc))]), doc.file);
   form.append('category', 'contract');
   form.append('contract_id', contractId);
-  const res = await fetch(`${testEnv().baseUrl}/documents/upload`, { method: 'POST', headers: { authorization: `Bearer ${user.token}` }, body: form });
+  const res = await fetch(`${testEnv().baseUrl}/documents/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${user.token}` },
+    body: form,
+  });
   const body = (await res.json()) as { id?: string; detail?: string };
   if (res.status !== 201 || !body.id) throw new Error(`upload ${doc.file}: ${res.status} ${body.detail ?? ''}`);
   const ready = await settled(user.token, body.id);
@@ -45,7 +49,10 @@ async function evaluateQuestion(user: TestUser, q: Question): Promise<QuestionRe
   const passages: Passage[] = await retrieve(testEnv().services, user.organizationId, q.question);
   const expected = comparable(q.passage);
   const index = passages.findIndex((p) => comparable(p.text).includes(expected));
-  const res = await api<{ message: { content: string } }>('POST', '/chat/send', { token: user.token, body: { message: q.question, stream: false } });
+  const res = await api<{ message: { content: string } }>('POST', '/chat/send', {
+    token: user.token,
+    body: { message: q.question, stream: false },
+  });
   if (res.status !== 200) throw new Error(`chat: ${res.status} ${res.text}`);
   return { question: q, rank: index < 0 ? null : index + 1, answer: checkAnswer(res.body.message.content, passages, expected) };
 }
@@ -53,12 +60,14 @@ async function evaluateQuestion(user: TestUser, q: Question): Promise<QuestionRe
 async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array<R>(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!);
+      }
+    }),
+  );
   return out;
 }
 
@@ -101,18 +110,30 @@ async function main(): Promise<void> {
 
   if (verbose) {
     for (const r of results) {
-      const flags = [r.rank === null || r.rank > 5 ? `MISS(rank ${r.rank ?? '-'})` : '', r.answer.complete ? '' : `INCOMPLETE(${r.answer.problems.join('; ')})`, r.answer.containsExpected ? '' : 'ANSWER-MISS'].filter(Boolean);
+      const flags = [
+        r.rank === null || r.rank > 5 ? `MISS(rank ${r.rank ?? '-'})` : '',
+        r.answer.complete ? '' : `INCOMPLETE(${r.answer.problems.join('; ')})`,
+        r.answer.containsExpected ? '' : 'ANSWER-MISS',
+      ].filter(Boolean);
       if (flags.length) console.log(`  ${r.question.id} [${r.question.kind}] ${r.question.question} -> ${flags.join(' ')}`);
     }
     for (const m of terms.mismatches) console.log(`  term ${m}`);
   }
-  console.log(`\nEvaluation set: ${n} questions (${by('paraphrase').length} paraphrased), ${documents.length} documents, ${terms.expected} expected key terms; embedding model ${testEnv().services.ai.models.embedding}`);
-  console.log(`  recall@5 (end to end, 0.35 floor): ${pct(recall(by('all')))}   literal ${pct(recall(by('literal')))}   paraphrased ${pct(recall(by('paraphrase')))}`);
+  console.log(
+    `\nEvaluation set: ${n} questions (${by('paraphrase').length} paraphrased), ${documents.length} documents, ${terms.expected} expected key terms; embedding model ${testEnv().services.ai.models.embedding}`,
+  );
+  console.log(
+    `  recall@5 (end to end, 0.35 floor): ${pct(recall(by('all')))}   literal ${pct(recall(by('literal')))}   paraphrased ${pct(recall(by('paraphrase')))}`,
+  );
   console.log(`  MRR:                               ${pct(mrr(by('all')))}`);
   console.log(`  answer completeness (no cut sentence, every quote verbatim and cited): ${pct(complete)}`);
   console.log(`  answers quoting the expected passage: ${pct(answerHit)}`);
-  console.log(`  key terms: precision ${pct(terms.precision)}   recall ${pct(terms.recall)}   F1 ${pct(terms.f1)}   (${terms.correct} correct of ${terms.found} found, ${terms.expected} expected)`);
-  console.log(`  time: ingestion ${((ingested - started) / 1000).toFixed(1)} s, ${n} questions ${((answered - ingested) / 1000).toFixed(1)} s`);
+  console.log(
+    `  key terms: precision ${pct(terms.precision)}   recall ${pct(terms.recall)}   F1 ${pct(terms.f1)}   (${terms.correct} correct of ${terms.found} found, ${terms.expected} expected)`,
+  );
+  console.log(
+    `  time: ingestion ${((ingested - started) / 1000).toFixed(1)} s, ${n} questions ${((answered - ingested) / 1000).toFixed(1)} s`,
+  );
 }
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -120,7 +141,10 @@ process.env.RATE_LIMIT_DEFAULT_PER_MINUTE ??= '100000';
 startTestEnv()
   .then(main)
   .finally(stopTestEnv)
-  .then(() => process.exit(0), (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
+  .then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );

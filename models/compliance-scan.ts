@@ -6,21 +6,24 @@ export const SCAN_SCOPES = ['all', 'active'] as const;
 export type ScanScope = (typeof SCAN_SCOPES)[number];
 
 /** One run of the compliance scan workflow (`compliance-scan-<id>`) and its progress. */
-const schema = new Schema({
-  ...tenantFields,
-  scope: { type: String, enum: SCAN_SCOPES, required: true },
-  jurisdictions: { type: [String], required: true },
-  /** When set, only these contracts (of the organization) are scanned. */
-  contract_ids: { type: [Schema.Types.ObjectId], default: undefined },
-  status: { type: String, enum: SCAN_STATUSES, default: 'running' },
-  contracts_scanned: { type: Number, default: 0 },
-  tasks_created: { type: Number, default: 0 },
-  workflow_id: { type: String, default: null },
-  error: { type: String, default: null },
-  created_by: { type: Schema.Types.ObjectId, default: null, immutable: true },
-  started_at: { type: Date, default: () => new Date() },
-  completed_at: { type: Date, default: null },
-}, { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const });
+const schema = new Schema(
+  {
+    ...tenantFields,
+    scope: { type: String, enum: SCAN_SCOPES, required: true },
+    jurisdictions: { type: [String], required: true },
+    /** When set, only these contracts (of the organization) are scanned. */
+    contract_ids: { type: [Schema.Types.ObjectId], default: undefined },
+    status: { type: String, enum: SCAN_STATUSES, default: 'running' },
+    contracts_scanned: { type: Number, default: 0 },
+    tasks_created: { type: Number, default: 0 },
+    workflow_id: { type: String, default: null },
+    error: { type: String, default: null },
+    created_by: { type: Schema.Types.ObjectId, default: null, immutable: true },
+    started_at: { type: Date, default: () => new Date() },
+    completed_at: { type: Date, default: null },
+  },
+  { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const },
+);
 schema.plugin(basePlugin);
 
 export type ComplianceScanDoc = HydratedDocument<InferSchemaType<typeof schema>>;

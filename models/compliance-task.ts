@@ -13,24 +13,27 @@ export type TaskPriority = (typeof TASK_PRIORITIES)[number];
  * A compliance issue found by a scan: one open task per contract and rule (`rule_id`),
  * so a re-scan does not duplicate what is still being worked on.
  */
-const schema = new Schema({
-  ...tenantFields,
-  title: { type: String, required: true },
-  description: { type: String, required: true },
-  priority: { type: String, enum: TASK_PRIORITIES, required: true },
-  status: { type: String, enum: TASK_STATUSES, default: 'pending' },
-  due_date: { type: Date, required: true },
-  contract_id: { type: Schema.Types.ObjectId, required: true },
-  contract_title: { type: String, required: true },
-  regulation_type: { type: String, required: true },
-  jurisdiction: { type: String, required: true },
-  /** The rule (services/compliance rules) or AI finding that raised the task. */
-  rule_id: { type: String, required: true },
-  scan_id: { type: Schema.Types.ObjectId, default: null },
-  resolved_at: { type: Date, default: null },
-  /** Set once `compliance.alert` was recorded for the task, so a retried scan step does not alert twice. */
-  alerted_at: { type: Date, default: null },
-}, { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const });
+const schema = new Schema(
+  {
+    ...tenantFields,
+    title: { type: String, required: true },
+    description: { type: String, required: true },
+    priority: { type: String, enum: TASK_PRIORITIES, required: true },
+    status: { type: String, enum: TASK_STATUSES, default: 'pending' },
+    due_date: { type: Date, required: true },
+    contract_id: { type: Schema.Types.ObjectId, required: true },
+    contract_title: { type: String, required: true },
+    regulation_type: { type: String, required: true },
+    jurisdiction: { type: String, required: true },
+    /** The rule (services/compliance rules) or AI finding that raised the task. */
+    rule_id: { type: String, required: true },
+    scan_id: { type: Schema.Types.ObjectId, default: null },
+    resolved_at: { type: Date, default: null },
+    /** Set once `compliance.alert` was recorded for the task, so a retried scan step does not alert twice. */
+    alerted_at: { type: Date, default: null },
+  },
+  { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const },
+);
 schema.plugin(basePlugin);
 // The list index (platform/lists/list-index.ts) follows every write.
 announceWrites(schema);
@@ -46,7 +49,13 @@ schema.index({ organization_id: 1, contract_id: 1, due_date: 1, _id: 1 });
 export type ComplianceTaskDoc = HydratedDocument<InferSchemaType<typeof schema>>;
 export const ComplianceTask = model('ComplianceTask', schema, 'compliance_tasks');
 
-export const taskList = defineList({ name: 'compliance-tasks', model: ComplianceTask, filters: ['status', 'priority', 'regulation_type', 'contract_id'], sort: { field: 'due_date', order: 1 }, row: taskView });
+export const taskList = defineList({
+  name: 'compliance-tasks',
+  model: ComplianceTask,
+  filters: ['status', 'priority', 'regulation_type', 'contract_id'],
+  sort: { field: 'due_date', order: 1 },
+  row: taskView,
+});
 
 export const OPEN_STATUSES: readonly TaskStatus[] = ['pending', 'in_progress'];
 
@@ -86,7 +95,11 @@ export async function taskCounts(organizationId: string, now = new Date()): Prom
     ]),
   ]);
   const counts: TaskCounts = {
-    total: 0, pending: 0, in_progress: 0, resolved: 0, overdue: overdue[0]?.n ?? 0,
+    total: 0,
+    pending: 0,
+    in_progress: 0,
+    resolved: 0,
+    overdue: overdue[0]?.n ?? 0,
     by_priority: { high: 0, medium: 0, low: 0 },
     by_regulation: {},
   };

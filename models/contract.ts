@@ -10,38 +10,44 @@ export const CONTRACT_STATUSES = ['draft', 'active', 'completed', 'expired'] as 
 export { CONTRACT_TYPES };
 
 /** A contract of an organization. `type` is free text in storage (imports may carry others); the API admits the five on create. */
-const schema = new Schema({
-  ...tenantFields,
-  title: { type: String, required: true, trim: true },
-  type: { type: String, required: true },
-  status: { type: String, enum: CONTRACT_STATUSES, default: 'draft' },
-  counterparty: { type: String, required: true, trim: true },
-  party_name: { type: String, default: null },
-  content: { type: String, default: '' },
-  vendor_id: { type: Schema.Types.ObjectId, default: null },
-  /** The PDF of record: an uploaded PDF document of the organization that signature requests seal instead of rendering `content`. */
-  document_id: { type: Schema.Types.ObjectId, default: null },
-  value: { type: Number, default: null },
-  currency: { type: String, default: 'USD' },
-  start_date: { type: Date, default: null },
-  end_date: { type: Date, default: null },
-  signed_at: { type: Date, default: null },
-  created_by: { type: Schema.Types.ObjectId, default: null, immutable: true },
-  risk_score: { type: Number, default: null },
-  /** The last AI analysis (`POST /contracts/:id/analyze`). */
-  analysis: {
-    type: new Schema({
-      risk_level: { type: String, enum: RISK_LEVELS },
-      key_risks: [{ _id: false, clause: String, risk: String, recommendation: String }],
-      missing_clauses: [String],
-      compliance_flags: [String],
-    }, { _id: false }),
-    default: null,
-  },
-  analyzed_at: { type: Date, default: null },
+const schema = new Schema(
+  {
+    ...tenantFields,
+    title: { type: String, required: true, trim: true },
+    type: { type: String, required: true },
+    status: { type: String, enum: CONTRACT_STATUSES, default: 'draft' },
+    counterparty: { type: String, required: true, trim: true },
+    party_name: { type: String, default: null },
+    content: { type: String, default: '' },
+    vendor_id: { type: Schema.Types.ObjectId, default: null },
+    /** The PDF of record: an uploaded PDF document of the organization that signature requests seal instead of rendering `content`. */
+    document_id: { type: Schema.Types.ObjectId, default: null },
+    value: { type: Number, default: null },
+    currency: { type: String, default: 'USD' },
+    start_date: { type: Date, default: null },
+    end_date: { type: Date, default: null },
+    signed_at: { type: Date, default: null },
+    created_by: { type: Schema.Types.ObjectId, default: null, immutable: true },
+    risk_score: { type: Number, default: null },
+    /** The last AI analysis (`POST /contracts/:id/analyze`). */
+    analysis: {
+      type: new Schema(
+        {
+          risk_level: { type: String, enum: RISK_LEVELS },
+          key_risks: [{ _id: false, clause: String, risk: String, recommendation: String }],
+          missing_clauses: [String],
+          compliance_flags: [String],
+        },
+        { _id: false },
+      ),
+      default: null,
+    },
+    analyzed_at: { type: Date, default: null },
 
-// Declared here too (basePlugin sets the same) so the document type knows created_at/updated_at.
-}, { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const });
+    // Declared here too (basePlugin sets the same) so the document type knows created_at/updated_at.
+  },
+  { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const },
+);
 schema.plugin(basePlugin);
 // The list index (platform/lists/list-index.ts) follows every write.
 announceWrites(schema);
@@ -55,7 +61,13 @@ schema.index({ status: 1, end_date: 1 });
 export type ContractDoc = HydratedDocument<InferSchemaType<typeof schema>>;
 export const Contract = model('Contract', schema, 'contracts');
 
-export const contractList = defineList({ name: 'contracts', model: Contract, filters: ['status', 'type'], sort: { field: 'created_at', order: -1 }, row: contractListItem });
+export const contractList = defineList({
+  name: 'contracts',
+  model: Contract,
+  filters: ['status', 'type'],
+  sort: { field: 'created_at', order: -1 },
+  row: contractListItem,
+});
 
 const day = (d: Date | null | undefined) => (d ? dayOf(d) : null);
 

@@ -1,10 +1,7 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { basePlugin, tenantFields } from './base';
 
-const citationSchema = new Schema(
-  { title: String, page: Number, section: String, relevance: Number },
-  { _id: false },
-);
+const citationSchema = new Schema({ title: String, page: Number, section: String, relevance: Number }, { _id: false });
 
 const messageSchema = new Schema(
   {
@@ -45,6 +42,11 @@ export function messageView(m: ConversationDoc['messages'][number]): ChatMessage
   if (m.role !== 'assistant') return base;
   return {
     ...base,
-    citations: (m.citations ?? []).map((c) => ({ title: c.title ?? '', page: c.page ?? 1, section: c.section ?? '', relevance: c.relevance ?? 0 })),
+    citations: (m.citations ?? []).map((c) => ({
+      title: c.title ?? '',
+      page: c.page ?? 1,
+      section: c.section ?? '',
+      relevance: c.relevance ?? 0,
+    })),
   };
 }

@@ -41,7 +41,13 @@ export type DocumentRecord = InferSchemaType<typeof schema>;
 export type DocumentDoc = HydratedDocument<DocumentRecord>;
 export const Document = model('Document', schema, 'documents');
 
-export const documentList = defineList({ name: 'documents', model: Document, filters: ['category', 'status', 'contract_id'], sort: { field: 'created_at', order: -1 }, row: (d) => d.toJSON() });
+export const documentList = defineList({
+  name: 'documents',
+  model: Document,
+  filters: ['category', 'status', 'contract_id'],
+  sort: { field: 'created_at', order: -1 },
+  row: (d) => d.toJSON(),
+});
 
 /**
  * Chunks of a document between extraction and indexing, one record per indexing batch

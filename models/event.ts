@@ -4,10 +4,24 @@ import { announceWrites } from './writes';
 import { defineList } from '../platform/lists/lists';
 
 export const EVENT_TYPES = [
-  'contract.created', 'contract.updated', 'contract.deleted', 'contract.analyzed', 'contract.renewal_due',
-  'signature.requested', 'signature.viewed', 'signature.completed', 'signature.declined', 'signature.expired',
-  'compliance.alert', 'vendor.created', 'vendor.risk_assessed', 'team.member_joined',
-  'team.mfa_enabled', 'team.mfa_recovery_code_used', 'team.mfa_reset', 'mail.failed',
+  'contract.created',
+  'contract.updated',
+  'contract.deleted',
+  'contract.analyzed',
+  'contract.renewal_due',
+  'signature.requested',
+  'signature.viewed',
+  'signature.completed',
+  'signature.declined',
+  'signature.expired',
+  'compliance.alert',
+  'vendor.created',
+  'vendor.risk_assessed',
+  'team.member_joined',
+  'team.mfa_enabled',
+  'team.mfa_recovery_code_used',
+  'team.mfa_reset',
+  'mail.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -43,7 +57,11 @@ export type EventDoc = InferSchemaType<typeof schema>;
 export const Event = model('Event', schema, 'events');
 
 export const activityList = defineList({
-  name: 'activity', model: Event, filters: ['type'], sort: { field: 'occurred_at', order: -1 }, row: activityView,
+  name: 'activity',
+  model: Event,
+  filters: ['type'],
+  sort: { field: 'occurred_at', order: -1 },
+  row: activityView,
   // `type=contract` lists every contract.* event.
   derived: { category: (e) => e.type.split('.')[0]! },
 });

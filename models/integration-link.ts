@@ -6,14 +6,17 @@ import { basePlugin, tenantFields } from './base';
  * updates that record or file instead of creating another. `key` is the upsert result's:
  * the contract id, or `<contractId>:<copy>` for a further file of it (a signed copy).
  */
-const schema = new Schema({
-  ...tenantFields,
-  integration_id: { type: Schema.Types.ObjectId, required: true },
-  contract_id: { type: String, required: true },
-  key: { type: String, required: true },
-  vendor_id: { type: String, required: true },
-  synced_at: { type: Date, required: true },
-}, { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const });
+const schema = new Schema(
+  {
+    ...tenantFields,
+    integration_id: { type: Schema.Types.ObjectId, required: true },
+    contract_id: { type: String, required: true },
+    key: { type: String, required: true },
+    vendor_id: { type: String, required: true },
+    synced_at: { type: Date, required: true },
+  },
+  { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const },
+);
 schema.plugin(basePlugin);
 schema.index({ integration_id: 1, key: 1 }, { unique: true });
 schema.index({ integration_id: 1, contract_id: 1 });

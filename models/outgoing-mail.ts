@@ -3,8 +3,14 @@ import { basePlugin } from './base';
 import { defineList } from '../platform/lists/lists';
 
 export const MAIL_KINDS = [
-  'password_reset', 'team_invite', 'signature_request', 'signature_reminder',
-  'signature_declined', 'signature_expired', 'signature_completed', 'renewal_due',
+  'password_reset',
+  'team_invite',
+  'signature_request',
+  'signature_reminder',
+  'signature_declined',
+  'signature_expired',
+  'signature_completed',
+  'renewal_due',
 ] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
@@ -55,7 +61,13 @@ export type OutgoingMailDoc = InferSchemaType<typeof schema>;
 export type OutgoingMailRecord = HydratedDocument<OutgoingMailDoc>;
 export const OutgoingMail = model('OutgoingMail', schema, 'outgoing_mail');
 
-export const mailList = defineList({ name: 'mail', model: OutgoingMail, filters: ['status'], sort: { field: 'queued_at', order: -1 }, row: mailView });
+export const mailList = defineList({
+  name: 'mail',
+  model: OutgoingMail,
+  filters: ['status'],
+  sort: { field: 'queued_at', order: -1 },
+  row: mailView,
+});
 
 /** The operator's view (GET /settings/mail): never the content. */
 export function mailView(m: OutgoingMailRecord) {

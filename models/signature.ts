@@ -40,8 +40,17 @@ signerSchema.set('toJSON', {
 
 const auditSchema = new Schema(
   {
-    seq: Number, type: String, at: String, signer_id: String, name: String, email: String,
-    ip: String, user_agent: String, detail: String, prev_hash: String, hash: String,
+    seq: Number,
+    type: String,
+    at: String,
+    signer_id: String,
+    name: String,
+    email: String,
+    ip: String,
+    user_agent: String,
+    detail: String,
+    prev_hash: String,
+    hash: String,
   },
   { _id: false },
 );
@@ -86,7 +95,13 @@ schema.index({ 'signers.token_hash': 1 });
 export type SignatureDoc = InferSchemaType<typeof schema>;
 export const Signature = model('Signature', schema, 'signatures');
 
-export const signatureList = defineList({ name: 'signatures', model: Signature, filters: ['status', 'contract_id'], sort: { field: 'created_at', order: -1 }, row: signatureView });
+export const signatureList = defineList({
+  name: 'signatures',
+  model: Signature,
+  filters: ['status', 'contract_id'],
+  sort: { field: 'created_at', order: -1 },
+  row: signatureView,
+});
 
 /** The API record: no audit trail, signed document or certificate. */
 export function signatureView(sig: SignatureRecord) {

@@ -25,7 +25,15 @@ const schema = new Schema({
   password_reset_expires_at: { type: Date, default: null },
 });
 schema.plugin(basePlugin, {
-  hidden: ['password_hash', 'session_epoch', 'mfa_secret_encrypted', 'mfa_pending_secret_encrypted', 'mfa_last_step', 'password_reset_hash', 'password_reset_expires_at'],
+  hidden: [
+    'password_hash',
+    'session_epoch',
+    'mfa_secret_encrypted',
+    'mfa_pending_secret_encrypted',
+    'mfa_last_step',
+    'password_reset_hash',
+    'password_reset_expires_at',
+  ],
 });
 schema.index({ organization_id: 1, role: 1 });
 
@@ -42,5 +50,12 @@ export function publicUser(u: UserDoc) {
 
 /** The Team member resource of the interface (member list, role change). */
 export function teamMember(u: UserDoc) {
-  return { id: u.id, email: u.email, full_name: u.full_name, role: u.role, is_approved: u.is_approved, joined_at: u.joined_at.toISOString() };
+  return {
+    id: u.id,
+    email: u.email,
+    full_name: u.full_name,
+    role: u.role,
+    is_approved: u.is_approved,
+    joined_at: u.joined_at.toISOString(),
+  };
 }

@@ -53,7 +53,13 @@ schema.index({ organization_id: 1, subscription_id: 1, created_at: -1, _id: -1 }
 export type WebhookDeliveryDoc = InferSchemaType<typeof schema>;
 export const WebhookDelivery = model('WebhookDelivery', schema, 'webhook_deliveries');
 
-export const deliveryList = defineList({ name: 'webhook-deliveries', model: WebhookDelivery, filters: ['status', 'subscription_id'], sort: { field: 'created_at', order: -1 }, row: deliveryView });
+export const deliveryList = defineList({
+  name: 'webhook-deliveries',
+  model: WebhookDelivery,
+  filters: ['status', 'subscription_id'],
+  sort: { field: 'created_at', order: -1 },
+  row: deliveryView,
+});
 
 /** The deliveries view; `id` is the `X-Service-Delivery` value. */
 export function deliveryView(d: InstanceType<typeof WebhookDelivery>) {

@@ -20,18 +20,32 @@ export interface AnnounceOptions {
   ignored?: readonly string[];
 }
 
-const QUERY_WRITES: MongooseQueryMiddleware[] = ['updateOne', 'updateMany', 'findOneAndUpdate', 'findOneAndReplace', 'replaceOne', 'deleteOne', 'deleteMany', 'findOneAndDelete'];
+const QUERY_WRITES: MongooseQueryMiddleware[] = [
+  'updateOne',
+  'updateMany',
+  'findOneAndUpdate',
+  'findOneAndReplace',
+  'replaceOne',
+  'deleteOne',
+  'deleteMany',
+  'findOneAndDelete',
+];
 
 const listenersOf = new WeakMap<Schema, Set<WrittenListener>>();
 const touchedBy = new WeakMap<object, Written[]>();
 
-interface Identified { _id: Types.ObjectId; organization_id?: Types.ObjectId | null }
+interface Identified {
+  _id: Types.ObjectId;
+  organization_id?: Types.ObjectId | null;
+}
 const writtenOf = (d: Identified): Written => ({ id: d._id, organizationId: d.organization_id ?? null });
 
 /** The fields an update sets, or null when it cannot tell (a delete, a pipeline). */
 function updatedFields(update: unknown): string[] | null {
   if (!update || typeof update !== 'object' || Array.isArray(update)) return null;
-  return Object.entries(update as Record<string, unknown>).flatMap(([key, value]) => (key.startsWith('$') ? Object.keys(value ?? {}) : [key]));
+  return Object.entries(update as Record<string, unknown>).flatMap(([key, value]) =>
+    key.startsWith('$') ? Object.keys(value ?? {}) : [key],
+  );
 }
 
 /** Announces the schema's writes; call before `model()`. */
@@ -50,7 +64,9 @@ export function announceWrites(schema: Schema, options: AnnounceOptions = {}): v
     const filter = this.getFilter();
     if (fields && filter._id instanceof Types.ObjectId) {
       // An update of one record by id: nothing to look up (listeners read records back).
-      touchedBy.set(this, [{ id: filter._id, organizationId: filter.organization_id instanceof Types.ObjectId ? filter.organization_id : null }]);
+      touchedBy.set(this, [
+        { id: filter._id, organizationId: filter.organization_id instanceof Types.ObjectId ? filter.organization_id : null },
+      ]);
       return;
     }
     // Read before the write: after it, a delete leaves nothing and an update may no longer match.
@@ -65,7 +81,8 @@ export function announceWrites(schema: Schema, options: AnnounceOptions = {}): v
     this.$locals.announce = this.isNew || matters(this.modifiedPaths());
   });
   schema.post('save', async function (doc) {
-    if (doc.$locals.announce) await announce([{ ...writtenOf(doc as unknown as Identified), ...(doc.$locals.inserted ? { inserted: doc } : {}) }]);
+    if (doc.$locals.announce)
+      await announce([{ ...writtenOf(doc as unknown as Identified), ...(doc.$locals.inserted ? { inserted: doc } : {}) }]);
   });
   schema.post('deleteOne', { document: true, query: false }, async function (doc) {
     await announce([writtenOf(doc as unknown as Identified)]);

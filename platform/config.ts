@@ -11,9 +11,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { version } from '../package.json';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -42,9 +40,17 @@ const trustProxy = z
     if (/^\d+$/.test(v)) return Number(v);
     const entries = v.split(',').map((e) => e.trim());
     const bad = entries.filter((e) => !isProxyEntry(e));
-    const problem = v === 'true' ? 'true would believe any client' : bad.length ? `not an address, CIDR range or loopback/linklocal/uniquelocal: ${bad.join(', ')}` : null;
+    const problem =
+      v === 'true'
+        ? 'true would believe any client'
+        : bad.length
+          ? `not an address, CIDR range or loopback/linklocal/uniquelocal: ${bad.join(', ')}`
+          : null;
     if (problem) {
-      ctx.addIssue({ code: 'custom', message: `${problem}; give the number of proxies in front of the service, their addresses or ranges, or false` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `${problem}; give the number of proxies in front of the service, their addresses or ranges, or false`,
+      });
       return z.NEVER;
     }
     return entries;
@@ -79,9 +85,16 @@ const schema = z
     /** Any SMTP relay: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://host:465; locally GreenMail. */
     SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).default('smtp://127.0.0.1:3025'),
     /** The From of every message: `address` or `Name <address>`; its domain names the Message-IDs. */
-    MAIL_FROM: z.string().trim().regex(/^(?:[^<>]*<[^<>\s@]+@[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+)$/, 'must be an address or "Name <address>"').default('Contract Service <no-reply@localhost>'),
+    MAIL_FROM: z
+      .string()
+      .trim()
+      .regex(/^(?:[^<>]*<[^<>\s@]+@[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+)$/, 'must be an address or "Name <address>"')
+      .default('Contract Service <no-reply@localhost>'),
     /** Prepended to every index name, so several deployments (or test runs) share a cluster. */
-    ELASTICSEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9_-]*$/).default(''),
+    ELASTICSEARCH_INDEX_PREFIX: z
+      .string()
+      .regex(/^[a-z0-9_-]*$/)
+      .default(''),
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().default('default'),
     TEMPORAL_TASK_QUEUE: z.string().default('contract-service'),
@@ -154,10 +167,21 @@ const schema = z
     if (c.NODE_ENV !== 'production') return;
     const secrets = { JWT_SECRET: [c.JWT_SECRET, DEV_JWT_SECRET], ENCRYPTION_KEY: [c.ENCRYPTION_KEY, DEV_ENCRYPTION_KEY] } as const;
     for (const [name, [value, devValue]] of Object.entries(secrets)) {
-      if (value === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'required unless NODE_ENV is development or test (an unset NODE_ENV counts as production)' });
-      else if (value === devValue) ctx.addIssue({ code: 'custom', path: [name], message: 'is the development value from the source; set a secret of your own' });
+      if (value === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: 'required unless NODE_ENV is development or test (an unset NODE_ENV counts as production)',
+        });
+      else if (value === devValue)
+        ctx.addIssue({ code: 'custom', path: [name], message: 'is the development value from the source; set a secret of your own' });
     }
-    if (!c.PUBLIC_BASE_URL) ctx.addIssue({ code: 'custom', path: ['PUBLIC_BASE_URL'], message: 'required unless NODE_ENV is development or test (links in mail point there)' });
+    if (!c.PUBLIC_BASE_URL)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PUBLIC_BASE_URL'],
+        message: 'required unless NODE_ENV is development or test (links in mail point there)',
+      });
   })
   .transform((c) => ({
     ...c,
@@ -179,7 +203,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...c,
     version,
     aiProvider: c.GEMINI_API_KEY ? ('gemini' as const) : ('local' as const),
-    corsOrigins: c.CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean),
+    corsOrigins: c.CORS_ORIGINS.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     /** Where links in mail point, without a trailing slash. */
     publicBaseUrl: (c.PUBLIC_BASE_URL || `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
     /** The address part of MAIL_FROM. */

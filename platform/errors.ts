@@ -30,8 +30,18 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** The code of an error made from its status alone. */
 const GENERIC: Record<number, ErrorCode> = {
-  400: 'invalid_request', 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 409: 'conflict',
-  410: 'gone', 413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'rate_limited', 500: 'internal_error', 503: 'unavailable',
+  400: 'invalid_request',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  410: 'gone',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  500: 'internal_error',
+  503: 'unavailable',
 };
 
 export class AppError extends Error {

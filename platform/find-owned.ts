@@ -19,7 +19,13 @@ export interface OwnedLookup {
   projection?: Record<string, 0 | 1>;
 }
 
-export async function findOwned<M extends Findable>(model: M, owner: { organizationId: string }, id: unknown, label: string, lookup: OwnedLookup = {}): Promise<DocOf<M>> {
+export async function findOwned<M extends Findable>(
+  model: M,
+  owner: { organizationId: string },
+  id: unknown,
+  label: string,
+  lookup: OwnedLookup = {},
+): Promise<DocOf<M>> {
   const filter = inOrg(owner.organizationId, id);
   const found = filter && ((await model.findOne({ ...lookup.where, ...filter }, lookup.projection)) as DocOf<M> | null);
   if (!found) throw notFound(label);

@@ -26,9 +26,10 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export async function withLock<T>(redis: Redis, key: string, opts: LockOptions, fn: () => Promise<T>): Promise<T> {
   const token = randomUUID();
   const deadline = opts.waitMs === undefined ? Infinity : Date.now() + opts.waitMs;
-  const acquire = () => redis.set(key, token, 'PX', opts.ttlMs, 'NX').catch((err: unknown) => {
-    throw new LockUnavailableError(`lock ${key}: ${(err as Error).message}`);
-  });
+  const acquire = () =>
+    redis.set(key, token, 'PX', opts.ttlMs, 'NX').catch((err: unknown) => {
+      throw new LockUnavailableError(`lock ${key}: ${(err as Error).message}`);
+    });
   while ((await acquire()) !== 'OK') {
     if (Date.now() >= deadline) throw new LockUnavailableError(`lock ${key} is busy`);
     await (opts.sleep ?? pause)(50);

@@ -26,7 +26,10 @@ export async function connectMongo(config: Pick<Config, 'MONGODB_URI'>, logger: 
 export async function pingMongo(timeoutMs: number): Promise<boolean> {
   const db = mongoose.connection.db;
   if (!db) return false;
-  return withTimeout(db.command({ ping: 1 }).then(() => true), timeoutMs);
+  return withTimeout(
+    db.command({ ping: 1 }).then(() => true),
+    timeoutMs,
+  );
 }
 
 /** Resolves false when the promise rejects or takes longer than `ms`. */

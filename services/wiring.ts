@@ -13,7 +13,15 @@ import { webhookConsumer } from './webhooks/webhooks';
 import { contractTermsConsumer } from './contracts/renewal-deadlines';
 
 /** Every consumer of the event stream. */
-export const EVENT_CONSUMERS = [webhookConsumer, contractIndexConsumer, contractDeletionConsumer, integrationNotificationConsumer, integrationSyncConsumer, mailConsumer, contractTermsConsumer];
+export const EVENT_CONSUMERS = [
+  webhookConsumer,
+  contractIndexConsumer,
+  contractDeletionConsumer,
+  integrationNotificationConsumer,
+  integrationSyncConsumer,
+  mailConsumer,
+  contractTermsConsumer,
+];
 
 // Queued mail is an outbox of the same kind: the catch-up loop also starts any message whose workflow did not start.
 export const { relayEvent, relayPending, relayOnRecord, startRelayLoop } = createRelay(EVENT_CONSUMERS, [startPendingMail]);

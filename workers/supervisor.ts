@@ -24,7 +24,15 @@ export interface SuperviseOptions {
 
 const STDERR_LINES = 20;
 
-export function supervise({ command, args, logger, env = process.env, minDelayMs = 1000, maxDelayMs = 60_000, stableAfterMs = 5 * 60_000 }: SuperviseOptions) {
+export function supervise({
+  command,
+  args,
+  logger,
+  env = process.env,
+  minDelayMs = 1000,
+  maxDelayMs = 60_000,
+  stableAfterMs = 5 * 60_000,
+}: SuperviseOptions) {
   let child: ChildProcess | undefined;
   let stopping = false;
   let delay = minDelayMs;
@@ -40,7 +48,12 @@ export function supervise({ command, args, logger, env = process.env, minDelayMs
     logger.info({ workerPid: proc.pid }, 'worker started');
     proc.stderr.on('data', (b: Buffer) => {
       process.stderr.write(b);
-      tail.push(...b.toString().split('\n').filter((l) => l.trim()));
+      tail.push(
+        ...b
+          .toString()
+          .split('\n')
+          .filter((l) => l.trim()),
+      );
       tail.splice(0, Math.max(0, tail.length - STDERR_LINES));
     });
     proc.on('error', (err) => logger.error({ err }, 'worker could not be started'));

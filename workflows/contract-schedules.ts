@@ -19,7 +19,11 @@ export interface SweepInput {
   cursor?: { asOf: string; afterId: string; done: number };
 }
 
-async function sweep(step: (page: SweepPage) => Promise<SweepResult>, input: SweepInput, again: (next: SweepInput) => Promise<never>): Promise<number> {
+async function sweep(
+  step: (page: SweepPage) => Promise<SweepResult>,
+  input: SweepInput,
+  again: (next: SweepInput) => Promise<never>,
+): Promise<number> {
   // Workflow time is deterministic; the whole run (and its continuations) uses one day.
   const asOf = input.cursor?.asOf ?? new Date().toISOString();
   let afterId: string | null = input.cursor?.afterId ?? null;

@@ -5,7 +5,15 @@
  * waits as long as the vendor's Retry-After says (the activity sets the next retry's delay).
  * The `progress` query reports counts while it runs; the summary is stored on the integration.
  */
-import { ActivityFailure, ApplicationFailure, continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  continueAsNew,
+  defineQuery,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { IntegrationSyncActivities, SyncProgress } from '../activities/integration-sync';
 import type { ChatActivities } from '../activities/contract-index';
 
@@ -39,8 +47,19 @@ export interface IntegrationSyncInput {
 /** Failures that end the whole run: the credentials no longer work or the integration is gone. */
 const FATAL = new Set(['VendorAuth', 'IntegrationGone']);
 
-export async function integrationSyncWorkflow({ organizationId, integrationId, contractIds, cursor }: IntegrationSyncInput): Promise<SyncProgress> {
-  const progress: SyncProgress = cursor?.progress ?? { total: contractIds?.length ?? 0, synced: 0, failed: 0, batches: 0, last_error: null };
+export async function integrationSyncWorkflow({
+  organizationId,
+  integrationId,
+  contractIds,
+  cursor,
+}: IntegrationSyncInput): Promise<SyncProgress> {
+  const progress: SyncProgress = cursor?.progress ?? {
+    total: contractIds?.length ?? 0,
+    synced: 0,
+    failed: 0,
+    batches: 0,
+    last_error: null,
+  };
   // Registered before the first await, so a query is answered from the start.
   setHandler(progressQuery, () => progress);
   const plan = await integrationSyncPlan({ organizationId, integrationId });
@@ -49,7 +68,9 @@ export async function integrationSyncWorkflow({ organizationId, integrationId, c
   let afterId: string | null = cursor?.afterId ?? null;
   const pending = contractIds ? [...contractIds] : null;
   for (;;) {
-    const ids: string[] = pending ? pending.splice(0, plan.batchSize) : await listContractIds({ organizationId, afterId, limit: plan.batchSize });
+    const ids: string[] = pending
+      ? pending.splice(0, plan.batchSize)
+      : await listContractIds({ organizationId, afterId, limit: plan.batchSize });
     if (!ids.length) break;
     afterId = ids.at(-1)!;
     progress.batches++;

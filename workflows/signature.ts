@@ -7,7 +7,17 @@
  */
 import { ApplicationFailure, ActivityFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { SignatureActivities } from '../activities/signatures';
-import { viewedSignal, signedSignal, declinedSignal, cancelSignal, retrySealSignal, statusQuery, type SignerState, type RequestState, type SignatureWorkflowInput } from './signature.shared';
+import {
+  viewedSignal,
+  signedSignal,
+  declinedSignal,
+  cancelSignal,
+  retrySealSignal,
+  statusQuery,
+  type SignerState,
+  type RequestState,
+  type SignatureWorkflowInput,
+} from './signature.shared';
 
 const { sendSignatureReminders, completeSignatureRequest, expireSignatureRequest } = proxyActivities<SignatureActivities>({
   startToCloseTimeout: '1 minute',
@@ -95,9 +105,13 @@ export async function signatureWorkflow(input: SignatureWorkflowInput): Promise<
   if (status === 'pending') {
     status = 'completed';
     await completeSignatureRequest({ signatureId: input.signatureId });
-    await sealSignedDocument(input.signatureId, () => sealRetry, () => {
-      sealRetry = false;
-    });
+    await sealSignedDocument(
+      input.signatureId,
+      () => sealRetry,
+      () => {
+        sealRetry = false;
+      },
+    );
   }
   return status;
 }

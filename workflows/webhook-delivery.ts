@@ -30,7 +30,11 @@ const local = proxyLocalActivities<WebhookActivities>(attempts);
 const localMarking = proxyLocalActivities<WebhookActivities>(marking);
 
 /** One delivery's schedule; `attempt` makes one try. */
-async function deliver(ref: DeliveryRef | { deliveryId: string }, attempt: (input: AttemptInput) => Promise<Outcome | 'retry'>, fail: (input: { deliveryId: string }) => Promise<void>): Promise<Outcome> {
+async function deliver(
+  ref: DeliveryRef | { deliveryId: string },
+  attempt: (input: AttemptInput) => Promise<Outcome | 'retry'>,
+  fail: (input: { deliveryId: string }) => Promise<void>,
+): Promise<Outcome> {
   for (let n = 1; ; n++) {
     const retryInMs = WEBHOOK_RETRY_DELAYS_MS[n - 1] ?? null;
     let outcome: Outcome | 'retry';

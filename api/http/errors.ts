@@ -43,7 +43,10 @@ function isStoreUnavailable(err: unknown): boolean {
 /** FerretDB on SQLite refuses a write it could not lock in time: transient, worth a retry. */
 const isStoreBusy = (err: unknown) => err instanceof mongoose.mongo.MongoServerError && /SQLITE_BUSY|database is locked/.test(err.message);
 
-interface BodyParserError { type?: string; status?: number }
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
 
 export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
@@ -57,7 +60,13 @@ export function toAppError(err: unknown): AppError | undefined {
   if (type === 'parameters.too.many') return new AppError(413, 'The form has too many fields');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new AppError(415, 'Unsupported request encoding');
   if (isStoreUnavailable(err)) return new AppError(503, 'The database is unavailable; try again shortly', {}, 'store_unavailable');
-  if (isStoreBusy(err)) return new AppError(503, 'The database is busy; retry shortly (with the same Idempotency-Key for creates)', { 'Retry-After': '1' }, 'store_busy');
+  if (isStoreBusy(err))
+    return new AppError(
+      503,
+      'The database is busy; retry shortly (with the same Idempotency-Key for creates)',
+      { 'Retry-After': '1' },
+      'store_busy',
+    );
   return undefined;
 }
 
@@ -65,7 +74,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const known = toAppError(err);
     const appErr = known ?? new AppError(500, 'Internal server error');
-    if (!known || appErr.status >= 500) logger.error({ err, reqId: req.id, path: redactUrl(req.path), error_code: appErr.code }, 'request failed');
+    if (!known || appErr.status >= 500)
+      logger.error({ err, reqId: req.id, path: redactUrl(req.path), error_code: appErr.code }, 'request failed');
     if (res.headersSent) {
       res.end();
       return;

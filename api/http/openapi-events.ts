@@ -15,51 +15,90 @@ import { registry, timestamp } from './openapi';
 import { idSchema } from '../../platform/input';
 
 /** contractEventData (models/contract.ts): never the content. */
-const contractData = z.looseObject({ id: idSchema, title: z.string(), type: z.string(), status: z.enum(CONTRACT_STATUSES), counterparty: z.string() });
+const contractData = z.looseObject({
+  id: idSchema,
+  title: z.string(),
+  type: z.string(),
+  status: z.enum(CONTRACT_STATUSES),
+  counterparty: z.string(),
+});
 const signatureData = z.looseObject({ signature_id: idSchema, contract_id: idSchema });
 const signerData = signatureData.extend({ signer_name: z.string(), signer_email: z.email() });
 /** The member a team event is about (api/routes/auth.ts, team.ts). */
 const memberData = z.looseObject({ id: idSchema, email: z.email(), full_name: z.string() });
 /** vendorEventData (api/routes/vendors.ts). */
 const vendorData = z.looseObject({
-  id: idSchema, name: z.string(), category: z.string().nullable(), status: z.enum(VENDOR_STATUSES), risk_level: z.enum(RISK_LEVELS).nullable(), risk_score: z.number().nullable(),
+  id: idSchema,
+  name: z.string(),
+  category: z.string().nullable(),
+  status: z.enum(VENDOR_STATUSES),
+  risk_level: z.enum(RISK_LEVELS).nullable(),
+  risk_score: z.number().nullable(),
 });
 
 /** The `data` of each event, as its emitter records it. */
 export const EVENT_DATA = {
   'contract.created': contractData.extend({ vendor_id: idSchema.optional().meta({ description: 'When generated as a vendor NDA' }) }),
   'contract.updated': contractData.extend({
-    changed_fields: z.array(z.string()).optional().meta({ description: 'Fields that changed: by an API update, an AI draft, the signature completion (status, signed_at) or an expiry (status)' }),
+    changed_fields: z.array(z.string()).optional().meta({
+      description: 'Fields that changed: by an API update, an AI draft, the signature completion (status, signed_at) or an expiry (status)',
+    }),
     signed_at: timestamp.optional(),
   }),
   'contract.deleted': contractData,
   'contract.analyzed': contractData.extend({ risk_score: z.number(), risk_level: z.enum(RISK_LEVELS) }),
   'contract.renewal_due': contractData.extend({ end_date: z.iso.date(), days_until_end: z.number().int() }),
   'signature.requested': signatureData.extend({
-    contract_title: z.string(), signers: z.array(z.object({ name: z.string(), email: z.email() })), ordered: z.boolean(), expires_at: timestamp,
+    contract_title: z.string(),
+    signers: z.array(z.object({ name: z.string(), email: z.email() })),
+    ordered: z.boolean(),
+    expires_at: timestamp,
   }),
   'signature.viewed': signerData,
   'signature.completed': signerData.extend({ signed_at: timestamp }),
   'signature.declined': signerData.extend({ reason: z.string().optional() }),
   'signature.expired': signatureData.extend({ contract_title: z.string(), expires_at: timestamp }),
   'compliance.alert': z.looseObject({
-    id: idSchema, task_id: idSchema, title: z.string(), priority: z.string(), status: z.string(), regulation_type: z.string(), jurisdiction: z.string(),
-    rule_id: z.string(), contract_id: idSchema, contract_title: z.string(), due_date: z.iso.date(), scan_id: idSchema.nullable(),
+    id: idSchema,
+    task_id: idSchema,
+    title: z.string(),
+    priority: z.string(),
+    status: z.string(),
+    regulation_type: z.string(),
+    jurisdiction: z.string(),
+    rule_id: z.string(),
+    contract_id: idSchema,
+    contract_title: z.string(),
+    due_date: z.iso.date(),
+    scan_id: idSchema.nullable(),
   }),
   'vendor.created': vendorData,
   'vendor.risk_assessed': vendorData,
   'team.member_joined': memberData.extend({ role: z.enum(ROLES), invite_id: idSchema }),
-  'team.mfa_enabled': memberData.extend({ replaced: z.boolean().meta({ description: 'True when an enrolled authenticator was replaced (which takes a current code or the password)' }) }),
+  'team.mfa_enabled': memberData.extend({
+    replaced: z
+      .boolean()
+      .meta({ description: 'True when an enrolled authenticator was replaced (which takes a current code or the password)' }),
+  }),
   'team.mfa_recovery_code_used': memberData.extend({ recovery_codes_left: z.number().int() }),
   'team.mfa_reset': memberData,
   'mail.failed': z.looseObject({
-    id: idSchema.meta({ description: 'The message (GET /settings/mail)' }), kind: z.enum(MAIL_KINDS), to: z.string(), subject: z.string(), attempts: z.number().int(),
-    error: z.string().nullable().meta({ description: 'The SMTP server\'s refusal, or the last transient error when the retry window ran out' }),
+    id: idSchema.meta({ description: 'The message (GET /settings/mail)' }),
+    kind: z.enum(MAIL_KINDS),
+    to: z.string(),
+    subject: z.string(),
+    attempts: z.number().int(),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: "The SMTP server's refusal, or the last transient error when the retry window ran out" }),
   }),
 } satisfies Record<EventType, z.ZodObject>;
 
 const headers = z.object({
-  'X-Service-Signature': z.string().meta({ description: '`sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with the subscription secret' }),
+  'X-Service-Signature': z
+    .string()
+    .meta({ description: '`sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with the subscription secret' }),
   'X-Service-Event': z.enum(EVENT_TYPES).meta({ description: 'The event name' }),
   'X-Service-Delivery': z.string().meta({ description: 'The delivery id, the same on every attempt' }),
   'webhook-id': z.string().meta({ description: 'Standard Webhooks: the delivery id' }),
@@ -68,19 +107,26 @@ const headers = z.object({
 });
 
 for (const type of EVENT_TYPES) {
-  const payload = registry.register(`Event_${type.replace('.', '_')}`, z.object({
-    event: z.literal(type),
-    timestamp: timestamp.meta({ description: 'When the event occurred' }),
-    data: EVENT_DATA[type],
-    organization_id: idSchema,
-  }));
+  const payload = registry.register(
+    `Event_${type.replace('.', '_')}`,
+    z.object({
+      event: z.literal(type),
+      timestamp: timestamp.meta({ description: 'When the event occurred' }),
+      data: EVENT_DATA[type],
+      organization_id: idSchema,
+    }),
+  );
   registry.registerWebhook({
     method: 'post',
     path: type,
-    operationId: `on${type.split(/[._]/).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}`,
+    operationId: `on${type
+      .split(/[._]/)
+      .map((w) => w[0]!.toUpperCase() + w.slice(1))
+      .join('')}`,
     summary: `The ${type} event`,
     tags: ['Webhooks'],
-    description: 'Sent to each subscribed URL; any 2xx acknowledges it. Up to 3 attempts (immediately, 30 s after the first failure, 5 min after the second) with the same delivery id; 410 Gone disables the subscription.',
+    description:
+      'Sent to each subscribed URL; any 2xx acknowledges it. Up to 3 attempts (immediately, 30 s after the first failure, 5 min after the second) with the same delivery id; 410 Gone disables the subscription.',
     request: { headers, body: { required: true, content: { 'application/json': { schema: payload } } } },
     responses: { 200: { description: 'Received (any 2xx)' }, 410: { description: 'Gone: stop sending to this URL' } },
   });

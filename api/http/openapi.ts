@@ -6,7 +6,14 @@
  * the Express router and fails when a mounted route has no description here.
  */
 import { z } from 'zod';
-import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi, type ResponseConfig, type RouteConfig, type ZodMediaTypeObject } from '@asteasolutions/zod-to-openapi';
+import {
+  OpenAPIRegistry,
+  OpenApiGeneratorV31,
+  extendZodWithOpenApi,
+  type ResponseConfig,
+  type RouteConfig,
+  type ZodMediaTypeObject,
+} from '@asteasolutions/zod-to-openapi';
 import { idSchema } from '../../platform/input';
 import { MAX_PAGE_SIZE } from '../../platform/lists/pagination';
 import { ERROR_CODES } from '../../platform/errors';
@@ -95,7 +102,11 @@ const ERROR_CODE_HEADERS = {
  * The one place an error response is described: every 4xx and 5xx answers the Error body
  * (`{ "detail": ... }`), a 429 with its rate-limit headers.
  */
-export function errorResponse(status: number, description: string, headers: ResponseConfig['headers'] = status === 429 ? RATE_LIMIT_HEADERS : undefined): ResponseConfig {
+export function errorResponse(
+  status: number,
+  description: string,
+  headers: ResponseConfig['headers'] = status === 429 ? RATE_LIMIT_HEADERS : undefined,
+): ResponseConfig {
   return { description, content: { 'application/json': { schema: errorSchema } }, headers: { ...ERROR_CODE_HEADERS, ...headers } };
 }
 
@@ -107,7 +118,7 @@ const ERRORS: Array<{ status: number; description: string; when?: (doc: Operatio
   { status: 400, description: 'Invalid input; `detail` names the field and the rule' },
   { status: 401, description: 'Missing or invalid credentials', when: (d) => !d.public },
   { status: 403, description: 'The role does not allow this action', when: (d) => !d.public },
-  { status: 404, description: 'Not found in the caller\'s organization' },
+  { status: 404, description: "Not found in the caller's organization" },
   { status: 413, description: 'Request body is too large', when: (d) => !!(d.body ?? d.multipart ?? d.form) },
   { status: 415, description: 'Unsupported Content-Encoding or media type of the body', when: (d) => !!(d.body ?? d.multipart ?? d.form) },
   { status: 429, description: 'Rate limit reached; see Retry-After', when: (d) => !d.root || isSigningPage(d) },
@@ -124,29 +135,45 @@ export const eventStream = (component: string, description: string): Schema => (
   type: 'object',
   description,
   required: ['data'],
-  properties: { data: { type: 'string', contentMediaType: 'application/json', contentSchema: { $ref: `#/components/schemas/${component}` } } },
+  properties: {
+    data: { type: 'string', contentMediaType: 'application/json', contentSchema: { $ref: `#/components/schemas/${component}` } },
+  },
 });
 
 /** The list envelope of paged collections: `{ <items>: [...], total, page, page_size }`. */
 export function pageOf<K extends string>(key: K, item: z.ZodType) {
   return z.object({
-    [key]: z.array(item), total: z.number().int().min(0), page: z.number().int().min(1), page_size: z.number().int().min(1).max(MAX_PAGE_SIZE),
+    [key]: z.array(item),
+    total: z.number().int().min(0),
+    page: z.number().int().min(1),
+    page_size: z.number().int().min(1).max(MAX_PAGE_SIZE),
   } as Record<K | 'total' | 'page' | 'page_size', z.ZodType>);
 }
 
 /** `getContractsById`, `postSignaturesSignByTokenDecline`: stable as long as the path is. */
 function defaultOperationId(method: Method, path: string): string {
-  const words = path.split('/').filter(Boolean).flatMap((segment) => {
-    const param = /^\{(\w+)\}$/.exec(segment);
-    return param ? ['by', ...param[1]!.split('_')] : segment.split(/[^A-Za-z0-9]+/);
-  });
-  return method + words.filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+  const words = path
+    .split('/')
+    .filter(Boolean)
+    .flatMap((segment) => {
+      const param = /^\{(\w+)\}$/.exec(segment);
+      return param ? ['by', ...param[1]!.split('_')] : segment.split(/[^A-Za-z0-9]+/);
+    });
+  return (
+    method +
+    words
+      .filter(Boolean)
+      .map((w) => w[0]!.toUpperCase() + w.slice(1))
+      .join('')
+  );
 }
 
 function pathParams(doc: OperationDoc) {
   const names = [...doc.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
   const declared = doc.params?.shape ?? {};
-  return names.length ? z.object(Object.fromEntries(names.map((n) => [n, declared[n] ?? DEFAULT_PARAMS[n] ?? z.string().min(1)]))) : undefined;
+  return names.length
+    ? z.object(Object.fromEntries(names.map((n) => [n, declared[n] ?? DEFAULT_PARAMS[n] ?? z.string().min(1)])))
+    : undefined;
 }
 
 const seen = new Set<string>();
@@ -164,21 +191,36 @@ export function operation(doc: OperationDoc): void {
       responses[status] = Number(status) >= 400 ? errorResponse(Number(status), r) : { description: r };
       continue;
     }
-    const media = r.content ? Object.fromEntries(Object.entries(r.content).map(([type, schema]) => [type, { schema }])) : r.schema ? content(r.schema, r.contentType) : undefined;
+    const media = r.content
+      ? Object.fromEntries(Object.entries(r.content).map(([type, schema]) => [type, { schema }]))
+      : r.schema
+        ? content(r.schema, r.contentType)
+        : undefined;
     responses[status] = { description: r.description, ...(media ? { content: media } : {}) };
   }
   const page = isSigningPage(doc);
   for (const e of ERRORS) {
     if (e.when && !e.when(doc)) continue;
     if (page && e.status < 500) {
-      responses[e.status] ??= { description: e.description, content: content(z.string(), 'text/html'), ...(e.status === 429 ? { headers: RATE_LIMIT_HEADERS } : {}) };
+      responses[e.status] ??= {
+        description: e.description,
+        content: content(z.string(), 'text/html'),
+        ...(e.status === 429 ? { headers: RATE_LIMIT_HEADERS } : {}),
+      };
       continue;
     }
     // Login, register, reset and MFA answer 429 from failure counters too, without the request limit's headers.
-    responses[e.status] ??= doc.public && e.status === 429 ? errorResponse(429, e.description, RETRY_ONLY) : errorResponse(e.status, e.description);
+    responses[e.status] ??=
+      doc.public && e.status === 429 ? errorResponse(429, e.description, RETRY_ONLY) : errorResponse(e.status, e.description);
   }
   const params = pathParams(doc);
-  const body = doc.body ? content(doc.body) : doc.multipart ? content(doc.multipart, 'multipart/form-data') : doc.form ? content(doc.form, 'application/x-www-form-urlencoded') : undefined;
+  const body = doc.body
+    ? content(doc.body)
+    : doc.multipart
+      ? content(doc.multipart, 'multipart/form-data')
+      : doc.form
+        ? content(doc.form, 'application/x-www-form-urlencoded')
+        : undefined;
   registry.registerPath({
     method: doc.method,
     path: doc.path,
@@ -199,7 +241,9 @@ export function operation(doc: OperationDoc): void {
 
 /** Every registered operation's method and path (under /api/v1 unless `root`). */
 export function documentedOperations(): Array<{ method: Method; path: string; root: boolean }> {
-  return registry.definitions.flatMap((d) => (d.type === 'route' ? [{ method: d.route.method as Method, path: d.route.path, root: !!d.route.servers }] : []));
+  return registry.definitions.flatMap((d) =>
+    d.type === 'route' ? [{ method: d.route.method as Method, path: d.route.path, root: !!d.route.servers }] : [],
+  );
 }
 
 /** The whole document; built on demand from everything registered at import time. */
@@ -210,7 +254,8 @@ export function openApiDocument(serverUrl = '/api/v1') {
       title: 'Contract-lifecycle service API',
       version: '1.0.0',
       license: { name: 'Proprietary (UNLICENSED)', identifier: 'LicenseRef-Proprietary' },
-      description: 'Contracts, vendors, AI drafting and analysis, documents and cited chat, e-signatures, compliance, analytics, integrations and signed webhooks.',
+      description:
+        'Contracts, vendors, AI drafting and analysis, documents and cited chat, e-signatures, compliance, analytics, integrations and signed webhooks.',
     },
     servers: [{ url: serverUrl }],
     security: [{ [bearer.name]: [] }],

@@ -19,43 +19,90 @@ export const declineBody = z.object({ reason: text(2000) });
 
 const timestamp = z.iso.datetime();
 const signerSchema = z.object({
-  id: idSchema, name: z.string(), email: z.email(), order: z.number().int(), status: z.enum(SIGNER_STATUSES),
-  viewed_at: timestamp.nullable(), signed_at: timestamp.nullable(), declined_at: timestamp.nullable(), decline_reason: z.string().nullable(),
-  signature_text: z.string().nullable(), ip: z.string().nullable(), user_agent: z.string().nullable(),
+  id: idSchema,
+  name: z.string(),
+  email: z.email(),
+  order: z.number().int(),
+  status: z.enum(SIGNER_STATUSES),
+  viewed_at: timestamp.nullable(),
+  signed_at: timestamp.nullable(),
+  declined_at: timestamp.nullable(),
+  decline_reason: z.string().nullable(),
+  signature_text: z.string().nullable(),
+  ip: z.string().nullable(),
+  user_agent: z.string().nullable(),
 });
-const signatureSchema = registry.register('SignatureRequest', z.object({
-  id: idSchema, contract_id: idSchema, contract_title: z.string(), status: z.enum(SIGNATURE_STATUSES), ordered: z.boolean(),
-  message: z.string().nullable(), signers: z.array(signerSchema), document_hash: z.string().meta({ description: 'SHA-256 (hex) of the contract content as sent' }),
-  requested_by_name: z.string().nullable(), expires_at: timestamp, completed_at: timestamp.nullable(), created_at: timestamp, updated_at: timestamp,
-  record_document_id: z.string().nullable().meta({ description: 'The contract\'s PDF of record when the request was sent' }),
-  record_pdf_sha256: z.string().nullable().meta({ description: 'SHA-256 (hex) of that PDF, frozen at request time; sealing appends to exactly that file' }),
-  sealed_at: timestamp.nullable().meta({ description: 'When the signed PDF (GET /signatures/{id}/document.pdf) was sealed' }),
-  pdf_sha256: z.string().nullable().meta({ description: 'SHA-256 (hex) of the sealed PDF' }),
-  sealing_error: z.string().nullable().meta({ description: 'Why sealing the PDF failed; POST /signatures/{id}/seal retries' }),
-}));
+const signatureSchema = registry.register(
+  'SignatureRequest',
+  z.object({
+    id: idSchema,
+    contract_id: idSchema,
+    contract_title: z.string(),
+    status: z.enum(SIGNATURE_STATUSES),
+    ordered: z.boolean(),
+    message: z.string().nullable(),
+    signers: z.array(signerSchema),
+    document_hash: z.string().meta({ description: 'SHA-256 (hex) of the contract content as sent' }),
+    requested_by_name: z.string().nullable(),
+    expires_at: timestamp,
+    completed_at: timestamp.nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    record_document_id: z.string().nullable().meta({ description: "The contract's PDF of record when the request was sent" }),
+    record_pdf_sha256: z
+      .string()
+      .nullable()
+      .meta({ description: 'SHA-256 (hex) of that PDF, frozen at request time; sealing appends to exactly that file' }),
+    sealed_at: timestamp.nullable().meta({ description: 'When the signed PDF (GET /signatures/{id}/document.pdf) was sealed' }),
+    pdf_sha256: z.string().nullable().meta({ description: 'SHA-256 (hex) of the sealed PDF' }),
+    sealing_error: z.string().nullable().meta({ description: 'Why sealing the PDF failed; POST /signatures/{id}/seal retries' }),
+  }),
+);
 const createdSchema = signatureSchema.extend({
-  signers: z.array(signerSchema.extend({ signing_url: z.url().meta({ description: 'The signer\'s secret link; shown only in this response' }) })),
+  signers: z.array(
+    signerSchema.extend({ signing_url: z.url().meta({ description: "The signer's secret link; shown only in this response" }) }),
+  ),
 });
-const certificateSchema = registry.register('SignatureCertificate', z.object({
-  algorithm: z.literal('Ed25519'),
-  payload: z.string().meta({ description: 'The exact signed bytes: canonical JSON of { version, signature_id, contract_id, document_hash, signers, audit_head, issued_at }' }),
-  signature: z.string().meta({ description: 'Base64 Ed25519 signature over the UTF-8 bytes of `payload`' }),
-  key_id: z.string().meta({ description: 'First 16 hex characters of the SHA-256 of the public key PEM' }),
-}));
+const certificateSchema = registry.register(
+  'SignatureCertificate',
+  z.object({
+    algorithm: z.literal('Ed25519'),
+    payload: z.string().meta({
+      description:
+        'The exact signed bytes: canonical JSON of { version, signature_id, contract_id, document_hash, signers, audit_head, issued_at }',
+    }),
+    signature: z.string().meta({ description: 'Base64 Ed25519 signature over the UTF-8 bytes of `payload`' }),
+    key_id: z.string().meta({ description: 'First 16 hex characters of the SHA-256 of the public key PEM' }),
+  }),
+);
 const verifySchema = z.object({
-  valid: z.boolean(), document_hash: z.string(),
+  valid: z.boolean(),
+  document_hash: z.string(),
   signers: z.array(z.object({ name: z.string(), email: z.email(), signed_at: timestamp.nullable() })),
   // A union, not .nullable(): zod-to-openapi writes a nullable $ref as allOf [ref, null], which null fails.
   certificate: z.union([certificateSchema, z.null()]),
   reasons: z.array(z.string()).optional().meta({ description: 'Why `valid` is false' }),
-  seal: z.object({
-    status: z.enum(['sealed', 'pending', 'failed', 'none']), valid: z.boolean(), covers_whole_document: z.boolean(), sealed_at: timestamp.nullable(),
-    signed_by: z.string().nullable(), service_certificate: z.boolean(), reason: z.string().optional(),
-  }).meta({ description: 'The sealed PDF\'s PAdES signature: intact, by the service\'s sealing certificate, covering the whole file' }),
+  seal: z
+    .object({
+      status: z.enum(['sealed', 'pending', 'failed', 'none']),
+      valid: z.boolean(),
+      covers_whole_document: z.boolean(),
+      sealed_at: timestamp.nullable(),
+      signed_by: z.string().nullable(),
+      service_certificate: z.boolean(),
+      reason: z.string().optional(),
+    })
+    .meta({ description: "The sealed PDF's PAdES signature: intact, by the service's sealing certificate, covering the whole file" }),
 });
 const signerViewSchema = z.object({
-  signature_id: idSchema, status: z.enum(SIGNATURE_STATUSES), contract_title: z.string(), document: z.string(), document_hash: z.string(),
-  requested_by: z.object({ name: z.string().nullable() }), message: z.string().nullable(), expires_at: timestamp,
+  signature_id: idSchema,
+  status: z.enum(SIGNATURE_STATUSES),
+  contract_title: z.string(),
+  document: z.string(),
+  document_hash: z.string(),
+  requested_by: z.object({ name: z.string().nullable() }),
+  message: z.string().nullable(),
+  expires_at: timestamp,
   signer: z.object({ name: z.string(), email: z.email(), status: z.enum(SIGNER_STATUSES) }),
   your_turn: z.boolean().meta({ description: 'False while an earlier signer of an ordered request has not signed' }),
 });
@@ -64,16 +111,114 @@ const tag = 'Signatures';
 const one = { description: 'The signature request', schema: signatureSchema };
 const gone = 'The link was used, or the request is expired, cancelled, declined or completed';
 /** Why `/signatures/sign/{token}` and `/signatures/{id}/...` never compete for one URL. */
-const signerPath = 'A signer route: `sign` is never an id (ids are 24 hex characters), so `/signatures/sign/...` is always this operation, never `/signatures/{id}/...`.';
-operation({ path: '/signatures', method: 'post', tag, summary: 'Send a contract for signature (honours Idempotency-Key)', description: 'Freezes the contract content and its SHA-256, gives each signer a secret signing link, emits signature.requested and starts the workflow signature-<id> (reminders, expiry, completion). `ordered: true` lets signers sign one after another in the given order; otherwise in parallel.', body: signatureRequestBody, responses: { 201: { description: 'The request, with each signer\'s signing_url (shown only here, and in a replay under the same Idempotency-Key, which re-derives the links rather than storing them)', schema: createdSchema }, 409: 'Idempotency-Key reused with a different body, or still in flight', 503: 'The workflow engine is unavailable; nothing was sent' } });
-operation({ path: '/signatures', method: 'get', tag, summary: 'List signature requests (newest first), filtered by status or contract', query: listQuery, responses: { 200: { description: 'A page of requests', schema: pageOf('signatures', signatureSchema) } } });
+const signerPath =
+  'A signer route: `sign` is never an id (ids are 24 hex characters), so `/signatures/sign/...` is always this operation, never `/signatures/{id}/...`.';
+operation({
+  path: '/signatures',
+  method: 'post',
+  tag,
+  summary: 'Send a contract for signature (honours Idempotency-Key)',
+  description:
+    'Freezes the contract content and its SHA-256, gives each signer a secret signing link, emits signature.requested and starts the workflow signature-<id> (reminders, expiry, completion). `ordered: true` lets signers sign one after another in the given order; otherwise in parallel.',
+  body: signatureRequestBody,
+  responses: {
+    201: {
+      description:
+        "The request, with each signer's signing_url (shown only here, and in a replay under the same Idempotency-Key, which re-derives the links rather than storing them)",
+      schema: createdSchema,
+    },
+    409: 'Idempotency-Key reused with a different body, or still in flight',
+    503: 'The workflow engine is unavailable; nothing was sent',
+  },
+});
+operation({
+  path: '/signatures',
+  method: 'get',
+  tag,
+  summary: 'List signature requests (newest first), filtered by status or contract',
+  query: listQuery,
+  responses: { 200: { description: 'A page of requests', schema: pageOf('signatures', signatureSchema) } },
+});
 operation({ path: '/signatures/{id}', method: 'get', tag, summary: 'Get a signature request', responses: { 200: one } });
-operation({ path: '/signatures/{id}/cancel', method: 'post', tag, summary: 'Cancel a pending request; its signing links stop working', responses: { 200: one, 409: 'The request is no longer pending' } });
-operation({ path: '/signatures/{id}/verify', method: 'get', tag, summary: 'Verify a request\'s evidence', description: 'Recomputes the SHA-256 of the contract\'s current content against the hash frozen at request time, checks the hash chain of the audit trail, and verifies the Ed25519 certificate with the service key (GET /signatures/public-key). `valid` is true only for a completed request where all three hold; `reasons` says what failed.', responses: { 200: { description: 'The verification', schema: verifySchema } } });
-operation({ path: '/signatures/{id}/document.pdf', method: 'get', tag, summary: 'The sealed PDF: the document, a signature page and the audit trail, sealed with the service\'s PAdES certificate', responses: { 200: { description: 'The PDF', schema: z.string(), contentType: 'application/pdf' }, 409: 'Not sealed (yet): see sealed_at and sealing_error' } });
-operation({ path: '/signatures/{id}/seal', method: 'post', tag, summary: 'Retry sealing the PDF of a completed request after a sealing error', responses: { 202: one, 409: 'Not completed, already sealed, or no sealing error' } });
-operation({ path: '/signatures/seal-certificate', method: 'get', tag, public: true, summary: 'The X.509 certificate (PEM) that seals signed PDFs, to trust when validating them offline', responses: { 200: { description: 'PEM text', schema: z.string(), contentType: 'application/x-pem-file' } } });
-operation({ path: '/signatures/public-key', method: 'get', tag, public: true, summary: 'The Ed25519 public key (SPKI PEM) that verifies signature certificates offline', responses: { 200: { description: 'PEM text', schema: z.string(), contentType: 'application/x-pem-file' } } });
-operation({ path: '/signatures/sign/{token}', method: 'get', tag, public: true, description: signerPath, summary: 'Signer: read the document (marks the signer as having viewed it, once)', responses: { 200: { description: 'What the signer is asked to sign', schema: signerViewSchema }, 410: gone } });
-operation({ path: '/signatures/sign/{token}', method: 'post', tag, public: true, description: signerPath, summary: 'Signer: sign with a typed signature (name, email, time, IP and user agent are recorded)', body: signBody, responses: { 200: { description: 'The signer\'s view after signing', schema: signerViewSchema }, 409: 'An earlier signer of an ordered request has not signed yet', 410: gone } });
-operation({ path: '/signatures/sign/{token}/decline', method: 'post', tag, public: true, description: signerPath, summary: 'Signer: decline with a reason; the whole request ends declined', body: declineBody, responses: { 200: { description: 'The signer\'s view after declining', schema: signerViewSchema }, 410: gone } });
+operation({
+  path: '/signatures/{id}/cancel',
+  method: 'post',
+  tag,
+  summary: 'Cancel a pending request; its signing links stop working',
+  responses: { 200: one, 409: 'The request is no longer pending' },
+});
+operation({
+  path: '/signatures/{id}/verify',
+  method: 'get',
+  tag,
+  summary: "Verify a request's evidence",
+  description:
+    "Recomputes the SHA-256 of the contract's current content against the hash frozen at request time, checks the hash chain of the audit trail, and verifies the Ed25519 certificate with the service key (GET /signatures/public-key). `valid` is true only for a completed request where all three hold; `reasons` says what failed.",
+  responses: { 200: { description: 'The verification', schema: verifySchema } },
+});
+operation({
+  path: '/signatures/{id}/document.pdf',
+  method: 'get',
+  tag,
+  summary: "The sealed PDF: the document, a signature page and the audit trail, sealed with the service's PAdES certificate",
+  responses: {
+    200: { description: 'The PDF', schema: z.string(), contentType: 'application/pdf' },
+    409: 'Not sealed (yet): see sealed_at and sealing_error',
+  },
+});
+operation({
+  path: '/signatures/{id}/seal',
+  method: 'post',
+  tag,
+  summary: 'Retry sealing the PDF of a completed request after a sealing error',
+  responses: { 202: one, 409: 'Not completed, already sealed, or no sealing error' },
+});
+operation({
+  path: '/signatures/seal-certificate',
+  method: 'get',
+  tag,
+  public: true,
+  summary: 'The X.509 certificate (PEM) that seals signed PDFs, to trust when validating them offline',
+  responses: { 200: { description: 'PEM text', schema: z.string(), contentType: 'application/x-pem-file' } },
+});
+operation({
+  path: '/signatures/public-key',
+  method: 'get',
+  tag,
+  public: true,
+  summary: 'The Ed25519 public key (SPKI PEM) that verifies signature certificates offline',
+  responses: { 200: { description: 'PEM text', schema: z.string(), contentType: 'application/x-pem-file' } },
+});
+operation({
+  path: '/signatures/sign/{token}',
+  method: 'get',
+  tag,
+  public: true,
+  description: signerPath,
+  summary: 'Signer: read the document (marks the signer as having viewed it, once)',
+  responses: { 200: { description: 'What the signer is asked to sign', schema: signerViewSchema }, 410: gone },
+});
+operation({
+  path: '/signatures/sign/{token}',
+  method: 'post',
+  tag,
+  public: true,
+  description: signerPath,
+  summary: 'Signer: sign with a typed signature (name, email, time, IP and user agent are recorded)',
+  body: signBody,
+  responses: {
+    200: { description: "The signer's view after signing", schema: signerViewSchema },
+    409: 'An earlier signer of an ordered request has not signed yet',
+    410: gone,
+  },
+});
+operation({
+  path: '/signatures/sign/{token}/decline',
+  method: 'post',
+  tag,
+  public: true,
+  description: signerPath,
+  summary: 'Signer: decline with a reason; the whole request ends declined',
+  body: declineBody,
+  responses: { 200: { description: "The signer's view after declining", schema: signerViewSchema }, 410: gone },
+});

@@ -26,7 +26,9 @@ import { authorize, principalOf } from '../http/middleware/auth';
 /** `type` is an event name (`contract.created`) or the resource part of one (`contract`). */
 const EVENT_CATEGORIES = [...new Set(EVENT_TYPES.map((t) => t.split('.')[0]!))];
 const activityQuery = pageQuery.extend({
-  type: z.enum([...EVENT_TYPES, ...EVENT_CATEGORIES], { error: `must be an event name or one of ${EVENT_CATEGORIES.join(', ')}` }).optional(),
+  type: z
+    .enum([...EVENT_TYPES, ...EVENT_CATEGORIES], { error: `must be an event name or one of ${EVENT_CATEGORIES.join(', ')}` })
+    .optional(),
 });
 
 /** The feed's filter: one event type, or every type of a category (`contract` → `contract.*`). */
@@ -42,7 +44,12 @@ const MAX_FORECAST_MONTHS = 24;
 const FORECAST_HISTORY_MONTHS = 24;
 
 const monthsParam = (max: number, fallback: number) =>
-  z.coerce.number('must be an integer').int('must be an integer').min(1, 'must be at least 1').max(max, `must be at most ${max}`).default(fallback);
+  z.coerce
+    .number('must be an integer')
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(max, `must be at most ${max}`)
+    .default(fallback);
 const spendQuery = z.object({
   period: z.enum(['monthly'], 'must be monthly').default('monthly'),
   months: monthsParam(MAX_SPEND_MONTHS, 12),
@@ -53,7 +60,9 @@ const month = z.string().meta({ description: 'YYYY-MM' });
 const dashboardResponse = z.object({
   contracts: z.object({ total: z.int(), active: z.int(), draft: z.int(), expired: z.int() }),
   signatures: z.object({
-    total_sent: z.int(), completed: z.int(), pending: z.int(),
+    total_sent: z.int(),
+    completed: z.int(),
+    pending: z.int(),
     completion_rate: z.number().meta({ description: 'completed ÷ total_sent in [0, 1]; 0 when nothing was sent' }),
   }),
   compliance: z.object({
@@ -74,30 +83,51 @@ const forecastResponse = z.object({
   method: z.literal('linear_regression'),
   history: z.array(z.object({ month, spend: z.number() })).meta({ description: 'The complete months the trend was fitted to' }),
 });
-const activityResponse = pageOf('activities', z.object({
-    id: idSchema, type: z.enum(EVENT_TYPES),
+const activityResponse = pageOf(
+  'activities',
+  z.object({
+    id: idSchema,
+    type: z.enum(EVENT_TYPES),
     actor: z.object({ type: z.string(), id: idSchema.nullable(), name: z.string().nullable() }),
-    resource_type: z.string(), resource_id: idSchema, summary: z.string(), timestamp,
-}));
+    resource_type: z.string(),
+    resource_id: idSchema,
+    summary: z.string(),
+    timestamp,
+  }),
+);
 
 operation({
-  path: '/analytics/dashboard', method: 'get', tag: 'Analytics', summary: 'Contract, signature, compliance and vendor counts',
+  path: '/analytics/dashboard',
+  method: 'get',
+  tag: 'Analytics',
+  summary: 'Contract, signature, compliance and vendor counts',
   responses: { 200: { description: 'Counts of the organization', schema: dashboardResponse } },
 });
 operation({
-  path: '/analytics/spend', method: 'get', tag: 'Analytics', summary: 'Legal spend by month',
-  description: 'Contract values by month of start_date (else created_at) over the last `months` months, the current one included; empty months are zeros.',
+  path: '/analytics/spend',
+  method: 'get',
+  tag: 'Analytics',
+  summary: 'Legal spend by month',
+  description:
+    'Contract values by month of start_date (else created_at) over the last `months` months, the current one included; empty months are zeros.',
   query: spendQuery,
   responses: { 200: { description: 'Spend by month', schema: spendResponse } },
 });
 operation({
-  path: '/analytics/forecast', method: 'get', tag: 'Analytics', summary: 'Spend forecast',
-  description: 'A least-squares trend over the complete months of spend (the current month is incomplete and left out), extrapolated from the month after the current one. Confidence falls with distance and with the noise of the series.',
+  path: '/analytics/forecast',
+  method: 'get',
+  tag: 'Analytics',
+  summary: 'Spend forecast',
+  description:
+    'A least-squares trend over the complete months of spend (the current month is incomplete and left out), extrapolated from the month after the current one. Confidence falls with distance and with the noise of the series.',
   query: forecastQuery,
   responses: { 200: { description: 'Forecast points and trend', schema: forecastResponse } },
 });
 operation({
-  path: '/analytics/activity', method: 'get', tag: 'Analytics', summary: 'Activity feed of the organization, newest first',
+  path: '/analytics/activity',
+  method: 'get',
+  tag: 'Analytics',
+  summary: 'Activity feed of the organization, newest first',
   query: activityQuery,
   responses: { 200: { description: 'A page of activities', schema: activityResponse } },
 });
@@ -139,7 +169,12 @@ export function analyticsRouter(s: Services): Router {
     const sent = sum(signatures);
     const completed = signatures.get('completed') ?? 0;
     res.json({
-      contracts: { total: sum(contracts), active: contracts.get('active') ?? 0, draft: contracts.get('draft') ?? 0, expired: contracts.get('expired') ?? 0 },
+      contracts: {
+        total: sum(contracts),
+        active: contracts.get('active') ?? 0,
+        draft: contracts.get('draft') ?? 0,
+        expired: contracts.get('expired') ?? 0,
+      },
       signatures: { total_sent: sent, completed, pending: signatures.get('pending') ?? 0, completion_rate: sent ? completed / sent : 0 },
       compliance: { tasks_pending: sum(tasks, ['pending', 'in_progress']), tasks_resolved: tasks.get('resolved') ?? 0 },
       vendors: { total: sum(vendors), high_risk: sum(vendors, ['high', 'critical']) },
@@ -170,7 +205,11 @@ export function analyticsRouter(s: Services): Router {
     const first = months.findIndex((m) => m.contracts > 0);
     const history = first < 0 ? [] : months.slice(first);
     // The current month is skipped (gap 1): it is neither complete history nor ahead.
-    const fit = forecastSeries(history.map((m) => m.spend), q.months_ahead, 1);
+    const fit = forecastSeries(
+      history.map((m) => m.spend),
+      q.months_ahead,
+      1,
+    );
     const ahead = monthRange(now, q.months_ahead, q.months_ahead);
     res.json({
       forecast: fit.points.map((p, i) => ({ month: ahead[i]!, predicted_spend: p.predicted, confidence: p.confidence })),

@@ -15,16 +15,35 @@ import { idSchema } from '../../platform/input';
 const createBody = z.object({ name: z.string().trim().min(1).max(100), role: z.enum(ROLES).default('member') });
 
 /** apiKeyView (models/api-key.ts). */
-const apiKeySchema = registry.register('ApiKey', z.object({
-  id: idSchema, name: z.string(), prefix: z.string(), role: z.enum(ROLES), created_by: idSchema, last_used_at: timestamp.nullable(), created_at: timestamp,
-}));
+const apiKeySchema = registry.register(
+  'ApiKey',
+  z.object({
+    id: idSchema,
+    name: z.string(),
+    prefix: z.string(),
+    role: z.enum(ROLES),
+    created_by: idSchema,
+    last_used_at: timestamp.nullable(),
+    created_at: timestamp,
+  }),
+);
 
 const tag = 'API keys';
 operation({
-  path: '/settings/api-keys', method: 'post', tag, summary: 'Create an API key (at most the creator\'s role); the key is shown once', body: createBody,
+  path: '/settings/api-keys',
+  method: 'post',
+  tag,
+  summary: "Create an API key (at most the creator's role); the key is shown once",
+  body: createBody,
   responses: { 201: { description: 'The key, with its secret this once', schema: apiKeySchema.extend({ key: z.string() }) } },
 });
-operation({ path: '/settings/api-keys', method: 'get', tag, summary: 'List API keys (never the secrets)', responses: { 200: { description: 'Keys', schema: z.object({ api_keys: z.array(apiKeySchema), total: z.number().int() }) } } });
+operation({
+  path: '/settings/api-keys',
+  method: 'get',
+  tag,
+  summary: 'List API keys (never the secrets)',
+  responses: { 200: { description: 'Keys', schema: z.object({ api_keys: z.array(apiKeySchema), total: z.number().int() }) } },
+});
 operation({ path: '/settings/api-keys/{id}', method: 'delete', tag, summary: 'Revoke an API key at once', responses: { 204: 'Revoked' } });
 
 export function apiKeysRouter(_s: Services): Router {

@@ -8,7 +8,15 @@ import type { Services } from '../../platform/services';
 import { EMBEDDING_DIM } from '../../platform/ai/port';
 import { MAX_CONTEXT_CHARS, retrieve } from '../../services/search/retrieval';
 import { collectionStats, MIN_RELEVANCE } from '../../services/search/vector-store';
-import { chatHistory, citationOf, HISTORY_TURNS, historyQuery, openConversation, sendBody, withVectorStore } from '../../services/search/conversations';
+import {
+  chatHistory,
+  citationOf,
+  HISTORY_TURNS,
+  historyQuery,
+  openConversation,
+  sendBody,
+  withVectorStore,
+} from '../../services/search/conversations';
 import { reindexContracts } from '../../services/search/reindex-contracts';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
@@ -76,7 +84,10 @@ export function chatRouter(s: Services): Router {
       res.end();
       return;
     }
-    res.json({ conversation_id: conversationId, message: { role: 'assistant', content: answer, citations, timestamp: timestamp.toISOString() } });
+    res.json({
+      conversation_id: conversationId,
+      message: { role: 'assistant', content: answer, citations, timestamp: timestamp.toISOString() },
+    });
   });
 
   router.get('/chat/history', authorize('chat:use'), async (req, res) => {

@@ -12,7 +12,15 @@ import { JURISDICTIONS, COMPLIANCE_RULES } from '../../services/compliance/rules
 import { orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { ComplianceScan, SCAN_SCOPES, scanView } from '../../models/compliance-scan';
-import { ComplianceTask, OPEN_STATUSES, taskList, TASK_PRIORITIES, TASK_STATUSES, taskCounts, taskView } from '../../models/compliance-task';
+import {
+  ComplianceTask,
+  OPEN_STATUSES,
+  taskList,
+  TASK_PRIORITIES,
+  TASK_STATUSES,
+  taskCounts,
+  taskView,
+} from '../../models/compliance-task';
 import { startWorkflow } from '../../platform/temporal/client';
 import { complianceScan } from '../../workflows/compliance-scan.shared';
 import { operation, pageOf, timestamp } from '../http/openapi';
@@ -28,7 +36,10 @@ const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')
 const scanBody = z.object({
   scope: z.enum(SCAN_SCOPES, oneOf(SCAN_SCOPES)).default('all'),
   jurisdictions: z
-    .array(z.string().refine((j) => JURISDICTIONS.includes(j), oneOf(JURISDICTIONS)), 'must be an array of jurisdiction codes')
+    .array(
+      z.string().refine((j) => JURISDICTIONS.includes(j), oneOf(JURISDICTIONS)),
+      'must be an array of jurisdiction codes',
+    )
     .min(1, 'must name at least one jurisdiction')
     .max(JURISDICTIONS.length * 2, 'has too many entries')
     .default([...JURISDICTIONS]),
@@ -65,11 +76,21 @@ const scanResponse = z.object({
   error: z.string().optional(),
 });
 const taskResponse = z.object({
-  id: idSchema, title: z.string(), description: z.string(),
-  priority: z.enum(TASK_PRIORITIES), status: z.enum(TASK_STATUSES), due_date: z.iso.date(),
-  contract_id: idSchema, contract_title: z.string(), regulation_type: z.string(), jurisdiction: z.string(),
-  rule_id: z.string(), scan_id: idSchema.nullable(), resolved_at: timestamp.nullable(),
-  created_at: timestamp, updated_at: timestamp,
+  id: idSchema,
+  title: z.string(),
+  description: z.string(),
+  priority: z.enum(TASK_PRIORITIES),
+  status: z.enum(TASK_STATUSES),
+  due_date: z.iso.date(),
+  contract_id: idSchema,
+  contract_title: z.string(),
+  regulation_type: z.string(),
+  jurisdiction: z.string(),
+  rule_id: z.string(),
+  scan_id: idSchema.nullable(),
+  resolved_at: timestamp.nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
 });
 const counts = (keys: readonly string[]) => z.object(Object.fromEntries(keys.map((k) => [k, z.int()])));
 const dashboardResponse = z.object({
@@ -81,28 +102,51 @@ const dashboardResponse = z.object({
 const jurisdictionList = [...new Set(COMPLIANCE_RULES.map((r) => `${r.jurisdiction} (${r.regulation_type})`))].join(', ');
 
 operation({
-  path: '/compliance/scan', method: 'post', tag: 'Compliance', summary: 'Start a compliance scan',
+  path: '/compliance/scan',
+  method: 'post',
+  tag: 'Compliance',
+  summary: 'Start a compliance scan',
   description: `Scans the contracts in scope (\`all\`, or \`active\` ones; \`contract_ids\` narrows it) against the rule set of the named jurisdictions and the AI's compliance flags. Rules: ${jurisdictionList}; GLOBAL (industry) rules run in every scan. Each issue becomes a task unless an open (pending or in_progress) task for the same contract and rule exists; each new task emits \`compliance.alert\`. Honours Idempotency-Key.`,
   body: scanBody,
-  responses: { 202: { description: 'The scan is running', schema: z.object({ scan_id: idSchema, workflow_id: z.string(), status: z.literal('running') }) } },
+  responses: {
+    202: {
+      description: 'The scan is running',
+      schema: z.object({ scan_id: idSchema, workflow_id: z.string(), status: z.literal('running') }),
+    },
+  },
 });
 operation({
-  path: '/compliance/scans/{id}', method: 'get', tag: 'Compliance', summary: 'Progress and outcome of a scan',
+  path: '/compliance/scans/{id}',
+  method: 'get',
+  tag: 'Compliance',
+  summary: 'Progress and outcome of a scan',
   responses: { 200: { description: 'The scan', schema: scanResponse } },
 });
 operation({
-  path: '/compliance/tasks', method: 'get', tag: 'Compliance', summary: 'List compliance tasks, most urgent first',
+  path: '/compliance/tasks',
+  method: 'get',
+  tag: 'Compliance',
+  summary: 'List compliance tasks, most urgent first',
   query: listQuery,
   responses: { 200: { description: 'A page of tasks', schema: pageOf('tasks', taskResponse) } },
 });
 operation({
-  path: '/compliance/tasks/{id}', method: 'put', tag: 'Compliance', summary: 'Update a task\'s status, priority or due date',
+  path: '/compliance/tasks/{id}',
+  method: 'put',
+  tag: 'Compliance',
+  summary: "Update a task's status, priority or due date",
   description: 'Members and above. Setting `resolved` stamps `resolved_at`; reopening clears it.',
   body: updateBody,
-  responses: { 200: { description: 'The updated task', schema: taskResponse }, 409: 'Reopening while a newer open task for the same contract and rule exists' },
+  responses: {
+    200: { description: 'The updated task', schema: taskResponse },
+    409: 'Reopening while a newer open task for the same contract and rule exists',
+  },
 });
 operation({
-  path: '/compliance/dashboard', method: 'get', tag: 'Compliance', summary: 'Task counts by status, priority and regulation',
+  path: '/compliance/dashboard',
+  method: 'get',
+  tag: 'Compliance',
+  summary: 'Task counts by status, priority and regulation',
   description: '`summary.total_tasks` (also as `total`) counts all tasks; `overdue` counts open tasks past their due date.',
   responses: { 200: { description: 'Counts', schema: dashboardResponse } },
 });
@@ -128,7 +172,12 @@ export function complianceRouter(s: Services): Router {
     scan.workflow_id = `compliance-scan-${scan.id}`;
     await scan.save();
     try {
-      await startWorkflow(s, complianceScan, { workflowId: scan.workflow_id, args: [{ scanId: scan.id }], organizationId: p.organizationId, recordId: scan.id });
+      await startWorkflow(s, complianceScan, {
+        workflowId: scan.workflow_id,
+        args: [{ scanId: scan.id }],
+        organizationId: p.organizationId,
+        recordId: scan.id,
+      });
     } catch (err) {
       await ComplianceScan.deleteOne({ _id: scan._id });
       s.logger.error({ err, scanId: scan.id }, 'could not start the compliance scan');
@@ -160,9 +209,17 @@ export function complianceRouter(s: Services): Router {
     const task = await findOwned(ComplianceTask, principalOf(req), req.params.id, 'Compliance task');
     if (body.status && body.status !== task.status) {
       // Reopening must not make a second open task for the same contract and rule.
-      if (task.status === 'resolved' && await ComplianceTask.exists({
-        organization_id: task.organization_id, contract_id: task.contract_id, rule_id: task.rule_id, _id: trusted({ $ne: task._id }), status: trusted({ $in: OPEN_STATUSES }),
-      })) throw conflict('An open task for this contract and rule already exists');
+      if (
+        task.status === 'resolved' &&
+        (await ComplianceTask.exists({
+          organization_id: task.organization_id,
+          contract_id: task.contract_id,
+          rule_id: task.rule_id,
+          _id: trusted({ $ne: task._id }),
+          status: trusted({ $in: OPEN_STATUSES }),
+        }))
+      )
+        throw conflict('An open task for this contract and rule already exists');
       task.resolved_at = body.status === 'resolved' ? new Date() : null;
       task.status = body.status;
     }
@@ -179,7 +236,14 @@ export function complianceRouter(s: Services): Router {
   router.get('/dashboard', authorize('compliance:read'), async (req, res) => {
     const c = await taskCounts(principalOf(req).organizationId);
     res.json({
-      summary: { total_tasks: c.total, total: c.total, pending: c.pending, in_progress: c.in_progress, resolved: c.resolved, overdue: c.overdue },
+      summary: {
+        total_tasks: c.total,
+        total: c.total,
+        pending: c.pending,
+        in_progress: c.in_progress,
+        resolved: c.resolved,
+        overdue: c.overdue,
+      },
       by_priority: c.by_priority,
       by_regulation: c.by_regulation,
     });

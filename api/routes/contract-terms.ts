@@ -17,28 +17,69 @@ import { operation, registry, timestamp } from '../http/openapi';
 import { idSchema } from '../../platform/input';
 
 const termsSchema = registry.register('KeyTerms', z.object(Object.fromEntries(KEY_TERMS.map((k) => [k, keyTermSchema(k).nullable()]))));
-const termsView = registry.register('ContractKeyTerms', z.object({ contract_id: idSchema, extracted_at: timestamp.nullable(), terms: termsSchema }));
+const termsView = registry.register(
+  'ContractKeyTerms',
+  z.object({ contract_id: idSchema, extracted_at: timestamp.nullable(), terms: termsSchema }),
+);
 
 const correction = (k: (typeof KEY_TERMS)[number]) =>
-  z.object({
-    value: z.string().trim().min(1).max(2000).optional(),
-    normalized: NORMALIZED[k].nullable().optional(),
-    confirmed: z.boolean().optional(),
-  }).nullable().optional();
+  z
+    .object({
+      value: z.string().trim().min(1).max(2000).optional(),
+      normalized: NORMALIZED[k].nullable().optional(),
+      confirmed: z.boolean().optional(),
+    })
+    .nullable()
+    .optional();
 const updateBody = z.object({ terms: z.object(Object.fromEntries(KEY_TERMS.map((k) => [k, correction(k)]))) });
-const renewalsQuery = z.object({ within_days: z.coerce.number('must be a number').int('must be an integer').min(0, 'must not be negative').max(3650, 'must be at most 3650').default(90) });
+const renewalsQuery = z.object({
+  within_days: z.coerce
+    .number('must be a number')
+    .int('must be an integer')
+    .min(0, 'must not be negative')
+    .max(3650, 'must be at most 3650')
+    .default(90),
+});
 
 const renewalSchema = z.object({
-  contract_id: idSchema, title: z.string(), counterparty: z.string(), end_date: z.iso.date().nullable(),
-  non_renewal_notice_days: z.number().nullable(), opt_out_deadline: z.iso.date(), days_left: z.number().int(),
+  contract_id: idSchema,
+  title: z.string(),
+  counterparty: z.string(),
+  end_date: z.iso.date().nullable(),
+  non_renewal_notice_days: z.number().nullable(),
+  opt_out_deadline: z.iso.date(),
+  days_left: z.number().int(),
 });
 
 const tag = 'Contracts';
-const one = { description: 'The contract\'s key terms: each of the twelve keys holds a term or null', schema: termsView };
-operation({ path: '/contracts/renewals', method: 'get', tag, summary: 'Auto-renewing contracts whose opt-out deadline (end date minus the non-renewal notice) falls within the next within_days days (default 90), soonest first', query: renewalsQuery, responses: { 200: { description: 'The renewals', schema: z.object({ renewals: z.array(renewalSchema), total: z.number().int() }) } } });
-operation({ path: '/contracts/{id}/extract', method: 'post', tag, summary: 'Extract the key terms from the contract\'s text of record (its attached contract document, else its content); confirmed terms are kept', responses: { 200: one } });
-operation({ path: '/contracts/{id}/terms', method: 'get', tag, summary: 'The contract\'s key terms', responses: { 200: one } });
-operation({ path: '/contracts/{id}/terms', method: 'put', tag, summary: 'Confirm or correct key terms: a given term is confirmed unless `confirmed: false`, null clears it; a confirmed term is never overwritten by extraction', body: updateBody, responses: { 200: one } });
+const one = { description: "The contract's key terms: each of the twelve keys holds a term or null", schema: termsView };
+operation({
+  path: '/contracts/renewals',
+  method: 'get',
+  tag,
+  summary:
+    'Auto-renewing contracts whose opt-out deadline (end date minus the non-renewal notice) falls within the next within_days days (default 90), soonest first',
+  query: renewalsQuery,
+  responses: { 200: { description: 'The renewals', schema: z.object({ renewals: z.array(renewalSchema), total: z.number().int() }) } },
+});
+operation({
+  path: '/contracts/{id}/extract',
+  method: 'post',
+  tag,
+  summary:
+    "Extract the key terms from the contract's text of record (its attached contract document, else its content); confirmed terms are kept",
+  responses: { 200: one },
+});
+operation({ path: '/contracts/{id}/terms', method: 'get', tag, summary: "The contract's key terms", responses: { 200: one } });
+operation({
+  path: '/contracts/{id}/terms',
+  method: 'put',
+  tag,
+  summary:
+    'Confirm or correct key terms: a given term is confirmed unless `confirmed: false`, null clears it; a confirmed term is never overwritten by extraction',
+  body: updateBody,
+  responses: { 200: one },
+});
 
 export function contractTermsRouter(s: Services): Router {
   const router = Router();

@@ -8,7 +8,13 @@ import { findOwned } from '../../platform/find-owned';
 import { listPage } from '../../platform/lists/list-index';
 import { Contract, contractList, contractView } from '../../models/contract';
 import { analyzeContract, draftBody, draftContractText } from '../../services/contracts/contract-ai';
-import { createContract, createContractBody, deleteContract, updateContract, updateContractBody } from '../../services/contracts/edit-contract';
+import {
+  createContract,
+  createContractBody,
+  deleteContract,
+  updateContract,
+  updateContractBody,
+} from '../../services/contracts/edit-contract';
 import { contractListFilter, listQuery } from '../../services/contracts/list-contracts';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';

@@ -11,19 +11,34 @@ const CHECK_TIMEOUT_MS = 1500;
 const state = (ok: boolean) => (ok ? 'connected' : 'disconnected');
 
 const engineState = z.enum(['connected', 'disconnected']);
-const healthSchema = registry.register('Health', z.object({
-  status: z.enum(['healthy', 'degraded', 'unhealthy']),
-  version: z.string(),
-  services: z.object({ database: engineState, cache: engineState, vector_store: engineState, workflow_engine: engineState }),
-  workers: z.object({
-    workflow_pollers: z.number().int().min(0),
-    activity_pollers: z.number().int().min(0),
-  }).nullable().meta({ description: `Workers that polled the task queue (workflow and activity tasks) in the last ${POLLED_WITHIN_MS / 60000} minutes; none of either kind makes the service degraded. Null when the workflow engine did not answer.` }),
-}));
+const healthSchema = registry.register(
+  'Health',
+  z.object({
+    status: z.enum(['healthy', 'degraded', 'unhealthy']),
+    version: z.string(),
+    services: z.object({ database: engineState, cache: engineState, vector_store: engineState, workflow_engine: engineState }),
+    workers: z
+      .object({
+        workflow_pollers: z.number().int().min(0),
+        activity_pollers: z.number().int().min(0),
+      })
+      .nullable()
+      .meta({
+        description: `Workers that polled the task queue (workflow and activity tasks) in the last ${POLLED_WITHIN_MS / 60000} minutes; none of either kind makes the service degraded. Null when the workflow engine did not answer.`,
+      }),
+  }),
+);
 operation({
-  path: '/health', method: 'get', tag: 'Health', public: true, root: true,
+  path: '/health',
+  method: 'get',
+  tag: 'Health',
+  public: true,
+  root: true,
   summary: 'Health of every engine (served at the host root, not under /api/v1)',
-  responses: { 200: { description: 'Healthy or degraded', schema: healthSchema }, 503: { description: 'The database is down', schema: healthSchema } },
+  responses: {
+    200: { description: 'Healthy or degraded', schema: healthSchema },
+    503: { description: 'The database is down', schema: healthSchema },
+  },
 });
 
 /**
@@ -37,7 +52,10 @@ export function healthRouter(s: Services): Router {
   router.get('/health', async (_req, res) => {
     const [database, cache, vectorStore, workflowEngine, workers] = await Promise.all([
       pingMongo(CHECK_TIMEOUT_MS),
-      withTimeout(s.redis.ping().then((r) => r === 'PONG'), CHECK_TIMEOUT_MS),
+      withTimeout(
+        s.redis.ping().then((r) => r === 'PONG'),
+        CHECK_TIMEOUT_MS,
+      ),
       pingElasticsearch(s.es, CHECK_TIMEOUT_MS),
       pingTemporal(s.temporalConnection, CHECK_TIMEOUT_MS),
       workerPollers(s.temporalConnection, s.config.TEMPORAL_NAMESPACE, s.config.TEMPORAL_TASK_QUEUE, CHECK_TIMEOUT_MS),

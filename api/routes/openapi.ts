@@ -48,9 +48,30 @@ const PAGE = `<!doctype html>
 const INIT = `window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null });\n`;
 
 const tag = 'Reference';
-operation({ path: '/openapi.json', method: 'get', tag, public: true, summary: 'This OpenAPI 3.1 document', responses: { 200: { description: 'The document', schema: z.record(z.string(), z.unknown()) } } });
-operation({ path: '/docs', method: 'get', tag, public: true, summary: 'Interactive API reference (HTML)', responses: { 200: { description: 'The page', schema: z.string(), contentType: 'text/html' } } });
-operation({ path: '/docs/init.js', method: 'get', tag, public: true, summary: 'The reference page\'s start-up script', responses: { 200: { description: 'JavaScript', schema: z.string(), contentType: 'text/javascript' } } });
+operation({
+  path: '/openapi.json',
+  method: 'get',
+  tag,
+  public: true,
+  summary: 'This OpenAPI 3.1 document',
+  responses: { 200: { description: 'The document', schema: z.record(z.string(), z.unknown()) } },
+});
+operation({
+  path: '/docs',
+  method: 'get',
+  tag,
+  public: true,
+  summary: 'Interactive API reference (HTML)',
+  responses: { 200: { description: 'The page', schema: z.string(), contentType: 'text/html' } },
+});
+operation({
+  path: '/docs/init.js',
+  method: 'get',
+  tag,
+  public: true,
+  summary: "The reference page's start-up script",
+  responses: { 200: { description: 'JavaScript', schema: z.string(), contentType: 'text/javascript' } },
+});
 
 export function openApiRouter(_s: Services): Router {
   const router = Router();

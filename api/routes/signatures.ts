@@ -111,7 +111,10 @@ export function signaturesRouter(s: Services): Router {
 
   router.get('/', authorize('signatures:read'), async (req, res) => {
     const q = listQuery.parse(req.query);
-    const equal = { ...(q.status ? { status: q.status } : {}), ...(q.contract_id ? { contract_id: new Types.ObjectId(q.contract_id) } : {}) };
+    const equal = {
+      ...(q.status ? { status: q.status } : {}),
+      ...(q.contract_id ? { contract_id: new Types.ObjectId(q.contract_id) } : {}),
+    };
     const { items, total } = await listPage(s, signatureList, principalOf(req).organizationId, { equal }, q);
     res.json({ signatures: items, total, page: q.page, page_size: q.page_size });
   });
@@ -134,7 +137,12 @@ export function signaturesRouter(s: Services): Router {
   router.get('/:id/document.pdf', authorize('signatures:read'), async (req, res) => {
     const sig = await owned(req);
     const pdf = await sealedPdfOf(sig.id);
-    if (!pdf) throw conflict(sig.sealing_error ? `The signed PDF could not be sealed: ${sig.sealing_error}` : `The signed PDF is not sealed yet (the request is ${sig.status})`);
+    if (!pdf)
+      throw conflict(
+        sig.sealing_error
+          ? `The signed PDF could not be sealed: ${sig.sealing_error}`
+          : `The signed PDF is not sealed yet (the request is ${sig.status})`,
+      );
     res.type('application/pdf').set('Content-Disposition', `attachment; filename="signature-${sig.id}.pdf"`).send(pdf.bytes);
   });
 

@@ -10,7 +10,15 @@ import { z } from 'zod';
 import type { Services } from '../../platform/services';
 import { sha256Hex } from '../../platform/security/crypto';
 import { csrfValid, issueCsrfToken } from '../../platform/security/csrf';
-import { declineAsSigner, findByToken, isExpired, signAsSigner, viewAsSigner, yourTurn, type Signer } from '../../services/signatures/record-signer-act';
+import {
+  declineAsSigner,
+  findByToken,
+  isExpired,
+  signAsSigner,
+  viewAsSigner,
+  yourTurn,
+  type Signer,
+} from '../../services/signatures/record-signer-act';
 import { readCopyToken } from '../../services/signatures/signed-copy-link';
 import { hasSealedPdf, signingPdf } from '../../services/signatures/signed-pdf-store';
 import { Signature } from '../../models/signature';
@@ -28,25 +36,80 @@ const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action '
 const signForm = z.object({
   // An unticked box sends nothing.
   consent: z.preprocess((v) => v ?? '', z.literal('yes', 'Tick the box to agree to sign electronically')),
-  signature_text: z.string().trim().min(1, 'Type your full name to sign').max(200, 'Use at most 200 characters').refine((v) => !v.includes('\0'), 'Remove the NUL character'),
+  signature_text: z
+    .string()
+    .trim()
+    .min(1, 'Type your full name to sign')
+    .max(200, 'Use at most 200 characters')
+    .refine((v) => !v.includes('\0'), 'Remove the NUL character'),
 });
 const declineForm = z.object({
-  reason: z.string().trim().min(1, 'Say briefly why you decline').max(2000, 'Use at most 2000 characters').refine((v) => !v.includes('\0'), 'Remove the NUL character'),
+  reason: z
+    .string()
+    .trim()
+    .min(1, 'Say briefly why you decline')
+    .max(2000, 'Use at most 2000 characters')
+    .refine((v) => !v.includes('\0'), 'Remove the NUL character'),
 });
 
 const tag = 'Signing page';
 const page = (description: string) => ({ description, schema: z.string(), contentType: 'text/html' });
-const posted = { 303: 'Back to the page, which shows the new state', 400: page('The form again, with what to correct'), 403: page('The CSRF token is missing or does not match this browser and link') };
+const posted = {
+  303: 'Back to the page, which shows the new state',
+  400: page('The form again, with what to correct'),
+  403: page('The CSRF token is missing or does not match this browser and link'),
+};
 const root = { tag, public: true, root: true } as const;
 /** The form as the parser below reads it: at most 10 fields (parameterLimit), each one value; more is 413. */
 const formOf = (schema: z.ZodObject) => schema.extend({ csrf: z.string() }).catchall(z.string()).meta({ maxProperties: 10 });
-operation({ ...root, path: STYLESHEET_PATH, method: 'get', summary: 'The signing page\'s stylesheet', responses: { 200: { description: 'CSS', schema: z.string(), contentType: 'text/css' } } });
-operation({ ...root, path: '/sign/{token}', method: 'get', summary: 'The signer\'s page (HTML): the document, consent, Sign and Decline, or the link\'s state', description: 'The link in signing mail (`signing_url`). Marks the signer as having viewed the document, like the JSON endpoint. A copy link from the completion mail shows the sealed PDF\'s download.', responses: { 200: page('The page'), 404: page('Unknown link'), 410: page('An expired copy link') } });
-operation({ ...root, path: '/sign/{token}/document.pdf', method: 'get', summary: 'The document as PDF: to sign, or sealed once everyone has signed', responses: { 200: { description: 'The PDF', schema: z.string(), contentType: 'application/pdf' }, 410: page('The link can no longer download it') } });
-operation({ ...root, path: '/sign/{token}', method: 'post', summary: 'Sign from the page (form: csrf, consent=yes, signature_text)', form: formOf(signForm), responses: posted });
-operation({ ...root, path: '/sign/{token}/decline', method: 'post', summary: 'Decline from the page (form: csrf, reason)', form: formOf(declineForm), responses: posted });
+operation({
+  ...root,
+  path: STYLESHEET_PATH,
+  method: 'get',
+  summary: "The signing page's stylesheet",
+  responses: { 200: { description: 'CSS', schema: z.string(), contentType: 'text/css' } },
+});
+operation({
+  ...root,
+  path: '/sign/{token}',
+  method: 'get',
+  summary: "The signer's page (HTML): the document, consent, Sign and Decline, or the link's state",
+  description:
+    "The link in signing mail (`signing_url`). Marks the signer as having viewed the document, like the JSON endpoint. A copy link from the completion mail shows the sealed PDF's download.",
+  responses: { 200: page('The page'), 404: page('Unknown link'), 410: page('An expired copy link') },
+});
+operation({
+  ...root,
+  path: '/sign/{token}/document.pdf',
+  method: 'get',
+  summary: 'The document as PDF: to sign, or sealed once everyone has signed',
+  responses: {
+    200: { description: 'The PDF', schema: z.string(), contentType: 'application/pdf' },
+    410: page('The link can no longer download it'),
+  },
+});
+operation({
+  ...root,
+  path: '/sign/{token}',
+  method: 'post',
+  summary: 'Sign from the page (form: csrf, consent=yes, signature_text)',
+  form: formOf(signForm),
+  responses: posted,
+});
+operation({
+  ...root,
+  path: '/sign/{token}/decline',
+  method: 'post',
+  summary: 'Decline from the page (form: csrf, reason)',
+  form: formOf(declineForm),
+  responses: posted,
+});
 
-const summaryOf = (sig: SignatureRecord): RequestSummary => ({ requester: sig.requested_by_name ?? 'Your counterparty', title: sig.contract_title, message: sig.message ?? null });
+const summaryOf = (sig: SignatureRecord): RequestSummary => ({
+  requester: sig.requested_by_name ?? 'Your counterparty',
+  title: sig.contract_title,
+  message: sig.message ?? null,
+});
 const pagePath = (token: string) => `/sign/${encodeURIComponent(token)}`;
 
 function html(res: Response, status: number, body: string) {
@@ -55,12 +118,20 @@ function html(res: Response, status: number, body: string) {
 
 /** What the link shows when it cannot act: null while the signer may still sign. */
 function linkState(sig: SignatureRecord, signer: Signer, token: string, sealed: boolean): LinkState | null {
-  if (signer.status === 'signed') return { kind: 'signed', at: signer.signed_at!, completed: sig.status === 'completed', pdfUrl: sealed ? `${pagePath(token)}/document.pdf` : null };
-  if (signer.status === 'declined') return { kind: 'declined', at: signer.declined_at ?? null, reason: signer.decline_reason ?? null, byYou: true };
+  if (signer.status === 'signed')
+    return {
+      kind: 'signed',
+      at: signer.signed_at!,
+      completed: sig.status === 'completed',
+      pdfUrl: sealed ? `${pagePath(token)}/document.pdf` : null,
+    };
+  if (signer.status === 'declined')
+    return { kind: 'declined', at: signer.declined_at ?? null, reason: signer.decline_reason ?? null, byYou: true };
   if (sig.status === 'declined') return { kind: 'declined', at: null, reason: null, byYou: false };
   if (sig.status === 'cancelled') return { kind: 'cancelled' };
   if (isExpired(sig)) return { kind: 'expired', at: sig.expires_at };
-  if (!yourTurn(sig, signer)) return { kind: 'waiting', before: sig.signers.filter((x) => x.order < signer.order && x.status !== 'signed').length };
+  if (!yourTurn(sig, signer))
+    return { kind: 'waiting', before: sig.signers.filter((x) => x.order < signer.order && x.status !== 'signed').length };
   return null;
 }
 
@@ -79,16 +150,39 @@ export function signingPageRouter(s: Services): Router {
     next();
   });
 
-  async function showForm(req: Request, res: Response, status: number, extra: Pick<Parameters<typeof signPage>[0], 'typed' | 'errors'> = {}) {
+  async function showForm(
+    req: Request,
+    res: Response,
+    status: number,
+    extra: Pick<Parameters<typeof signPage>[0], 'typed' | 'errors'> = {},
+  ) {
     const t = token(req);
     const found = await findByToken(t);
-    if (!found) return html(res, 404, messagePage('Link not found', 'This signing link is not known. Check that you opened the whole link from your email.'));
+    if (!found)
+      return html(
+        res,
+        404,
+        messagePage('Link not found', 'This signing link is not known. Check that you opened the whole link from your email.'),
+      );
     const { sig, signer } = found;
     const state = linkState(sig, signer, t, await hasSealedPdf(sig.id));
     if (state) return html(res, 200, statePage(summaryOf(sig), state));
     const viewed = await viewAsSigner(s, t, signerClient(req));
     const csrf = issueCsrfToken(s.config, req, res, sha256Hex(t), '/sign');
-    html(res, status, signPage({ token: t, csrf, request: summaryOf(viewed.sig), signerName: signer.name, document: viewed.sig.document, expiresAt: viewed.sig.expires_at, pdfUrl: `${pagePath(t)}/document.pdf`, ...extra }));
+    html(
+      res,
+      status,
+      signPage({
+        token: t,
+        csrf,
+        request: summaryOf(viewed.sig),
+        signerName: signer.name,
+        document: viewed.sig.document,
+        expiresAt: viewed.sig.expires_at,
+        pdfUrl: `${pagePath(t)}/document.pdf`,
+        ...extra,
+      }),
+    );
   }
 
   async function showCopy(res: Response, copy: Exclude<ReturnType<typeof readCopyToken>, 'expired' | null>, t: string) {
@@ -100,7 +194,12 @@ export function signingPageRouter(s: Services): Router {
 
   router.get('/sign/:token', async (req, res) => {
     const copy = readCopyToken(s.config, token(req));
-    if (copy === 'expired') return html(res, 410, messagePage('This link has expired', 'This download link has expired. Ask the sender for a copy of the signed document.'));
+    if (copy === 'expired')
+      return html(
+        res,
+        410,
+        messagePage('This link has expired', 'This download link has expired. Ask the sender for a copy of the signed document.'),
+      );
     if (copy) return showCopy(res, copy, token(req));
     await showForm(req, res, 200);
   });
@@ -113,15 +212,29 @@ export function signingPageRouter(s: Services): Router {
   });
 
   /** A post from this page: the CSRF token first, then the form; refused forms show again with their errors. */
-  function post<T>(schema: z.ZodType<T>, run: (req: Request, body: T) => Promise<unknown>, typed: (body: Record<string, unknown>) => Record<string, string>, field: string) {
+  function post<T>(
+    schema: z.ZodType<T>,
+    run: (req: Request, body: T) => Promise<unknown>,
+    typed: (body: Record<string, unknown>) => Record<string, string>,
+    field: string,
+  ) {
     return async (req: Request, res: Response) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
       if (!csrfValid(s.config, req, sha256Hex(token(req)), body.csrf)) {
-        return html(res, 403, messagePage('Please try again', 'This form has expired or did not come from this page. Go back, reload the page and submit it again.'));
+        return html(
+          res,
+          403,
+          messagePage(
+            'Please try again',
+            'This form has expired or did not come from this page. Go back, reload the page and submit it again.',
+          ),
+        );
       }
       const parsed = schema.safeParse(body);
       if (!parsed.success) {
-        const errors = Object.fromEntries(parsed.error.issues.map((i) => [i.path[0] === 'signature_text' ? 'name' : String(i.path[0] ?? field), i.message]));
+        const errors = Object.fromEntries(
+          parsed.error.issues.map((i) => [i.path[0] === 'signature_text' ? 'name' : String(i.path[0] ?? field), i.message]),
+        );
         return showForm(req, res, 400, { typed: typed(body), errors });
       }
       try {
@@ -136,8 +249,26 @@ export function signingPageRouter(s: Services): Router {
   }
 
   const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 2000) : '');
-  router.post('/sign/:token', forms, post(signForm, (req, b) => signAsSigner(s, token(req), signerClient(req), b.signature_text), (b) => ({ name: text(b.signature_text) }), 'consent'));
-  router.post('/sign/:token/decline', forms, post(declineForm, (req, b) => declineAsSigner(s, token(req), signerClient(req), b.reason), (b) => ({ reason: text(b.reason) }), 'reason'));
+  router.post(
+    '/sign/:token',
+    forms,
+    post(
+      signForm,
+      (req, b) => signAsSigner(s, token(req), signerClient(req), b.signature_text),
+      (b) => ({ name: text(b.signature_text) }),
+      'consent',
+    ),
+  );
+  router.post(
+    '/sign/:token/decline',
+    forms,
+    post(
+      declineForm,
+      (req, b) => declineAsSigner(s, token(req), signerClient(req), b.reason),
+      (b) => ({ reason: text(b.reason) }),
+      'reason',
+    ),
+  );
 
   // Refusals (rate limit, bad form encoding) as a page, not JSON; anything else to the app's handler.
   const pageErrors: ErrorRequestHandler = (err, req, res, next) => {

@@ -27,28 +27,85 @@ import { operation, registry, timestamp } from '../http/openapi';
 import { idSchema } from '../../platform/input';
 
 const role = z.enum(ROLES);
-const inviteBody = z.object({ email: z.email().max(254).transform((e) => e.toLowerCase()), role });
+const inviteBody = z.object({
+  email: z
+    .email()
+    .max(254)
+    .transform((e) => e.toLowerCase()),
+  role,
+});
 const roleBody = z.object({ role });
 
 /** teamMember (models/user.ts). */
-const memberSchema = registry.register('TeamMember', z.object({ id: idSchema, email: z.email(), full_name: z.string(), role, is_approved: z.boolean(), joined_at: timestamp }));
+const memberSchema = registry.register(
+  'TeamMember',
+  z.object({ id: idSchema, email: z.email(), full_name: z.string(), role, is_approved: z.boolean(), joined_at: timestamp }),
+);
 /** inviteView (models/invite.ts). */
-const inviteSchema = registry.register('Invite', z.object({
-  id: idSchema, email: z.email(), role, status: z.enum(['pending', 'accepted', 'replaced']), invited_by: idSchema, expires_at: timestamp, created_at: timestamp,
-}));
+const inviteSchema = registry.register(
+  'Invite',
+  z.object({
+    id: idSchema,
+    email: z.email(),
+    role,
+    status: z.enum(['pending', 'accepted', 'replaced']),
+    invited_by: idSchema,
+    expires_at: timestamp,
+    created_at: timestamp,
+  }),
+);
 
 const tag = 'Team';
-operation({ path: '/team/members', method: 'get', tag, summary: 'List the organization\'s members', responses: { 200: { description: 'Members', schema: z.object({ members: z.array(memberSchema), total: z.number().int() }) } } });
 operation({
-  path: '/team/invite', method: 'post', tag, summary: 'Invite someone by email (owner or admin; only an owner invites an owner)', body: inviteBody,
-  responses: { 201: { description: 'The invitation; the token is shown once', schema: inviteSchema.pick({ id: true, email: true, role: true, status: true, expires_at: true }).extend({ invite_token: z.string() }) }, 409: 'Already a member' },
+  path: '/team/members',
+  method: 'get',
+  tag,
+  summary: "List the organization's members",
+  responses: { 200: { description: 'Members', schema: z.object({ members: z.array(memberSchema), total: z.number().int() }) } },
 });
-operation({ path: '/team/invites', method: 'get', tag, summary: 'List pending invitations', responses: { 200: { description: 'Invitations', schema: z.object({ invites: z.array(inviteSchema), total: z.number().int() }) } } });
-operation({ path: '/team/members/{id}/role', method: 'put', tag, summary: 'Change a member\'s role; the last owner stays owner', body: roleBody, responses: { 200: { description: 'The member', schema: memberSchema }, 409: 'The organization must keep at least one owner' } });
-operation({ path: '/team/members/{id}', method: 'delete', tag, summary: 'Remove a member; their sessions and API keys end at once', responses: { 204: 'Removed', 409: 'The organization must keep at least one owner' } });
 operation({
-  path: '/team/members/{id}/mfa/reset', method: 'post', tag, summary: 'Reset another member\'s MFA (owners, signed in as a user)',
-  description: 'For a member who lost their authenticator and recovery codes, or whose MFA someone else enrolled. Removes the TOTP secret and the recovery codes and ends the member\'s sessions; their next login enrolls again when the organization requires MFA. Recorded as `team.mfa_reset`. Your own MFA is replaced with POST /auth/mfa/setup and a current code or your password.',
+  path: '/team/invite',
+  method: 'post',
+  tag,
+  summary: 'Invite someone by email (owner or admin; only an owner invites an owner)',
+  body: inviteBody,
+  responses: {
+    201: {
+      description: 'The invitation; the token is shown once',
+      schema: inviteSchema.pick({ id: true, email: true, role: true, status: true, expires_at: true }).extend({ invite_token: z.string() }),
+    },
+    409: 'Already a member',
+  },
+});
+operation({
+  path: '/team/invites',
+  method: 'get',
+  tag,
+  summary: 'List pending invitations',
+  responses: { 200: { description: 'Invitations', schema: z.object({ invites: z.array(inviteSchema), total: z.number().int() }) } },
+});
+operation({
+  path: '/team/members/{id}/role',
+  method: 'put',
+  tag,
+  summary: "Change a member's role; the last owner stays owner",
+  body: roleBody,
+  responses: { 200: { description: 'The member', schema: memberSchema }, 409: 'The organization must keep at least one owner' },
+});
+operation({
+  path: '/team/members/{id}',
+  method: 'delete',
+  tag,
+  summary: 'Remove a member; their sessions and API keys end at once',
+  responses: { 204: 'Removed', 409: 'The organization must keep at least one owner' },
+});
+operation({
+  path: '/team/members/{id}/mfa/reset',
+  method: 'post',
+  tag,
+  summary: "Reset another member's MFA (owners, signed in as a user)",
+  description:
+    "For a member who lost their authenticator and recovery codes, or whose MFA someone else enrolled. Removes the TOTP secret and the recovery codes and ends the member's sessions; their next login enrolls again when the organization requires MFA. Recorded as `team.mfa_reset`. Your own MFA is replaced with POST /auth/mfa/setup and a current code or your password.",
   responses: { 204: 'Reset', 403: 'Not an owner, an API key, or your own account' },
 });
 
@@ -76,7 +133,10 @@ async function changeOwnerSafely<T>(s: Services, p: Principal, id: unknown, chan
       return change(target);
     });
   } catch (err) {
-    if (err instanceof LockUnavailableError) throw unavailable('Owner changes cannot be made safely right now (another is in progress, or the lock store is unreachable); try again');
+    if (err instanceof LockUnavailableError)
+      throw unavailable(
+        'Owner changes cannot be made safely right now (another is in progress, or the lock store is unreachable); try again',
+      );
     throw err;
   }
 }
@@ -106,11 +166,22 @@ export function teamRouter(s: Services): Router {
       expires_at: new Date(Date.now() + s.config.INVITE_TTL_SECONDS * 1000),
     });
     await mailInvitation(s, invite, token, p.name);
-    res.status(201).json({ id: invite.id, email: invite.email, role: invite.role, status: invite.status, expires_at: invite.expires_at.toISOString(), invite_token: token });
+    res.status(201).json({
+      id: invite.id,
+      email: invite.email,
+      role: invite.role,
+      status: invite.status,
+      expires_at: invite.expires_at.toISOString(),
+      invite_token: token,
+    });
   });
 
   router.get('/team/invites', authorize('team:read'), async (req, res) => {
-    const invites = await Invite.find({ ...orgFilter(principalOf(req).organizationId), status: 'pending', expires_at: trusted({ $gt: new Date() }) }).sort({ created_at: -1 });
+    const invites = await Invite.find({
+      ...orgFilter(principalOf(req).organizationId),
+      status: 'pending',
+      expires_at: trusted({ $gt: new Date() }),
+    }).sort({ created_at: -1 });
     res.json({ invites: invites.map(inviteView), total: invites.length });
   });
 
@@ -136,7 +207,11 @@ export function teamRouter(s: Services): Router {
       assertMayTouchOwner(p, target.role);
       // Their access tokens fail at once (authenticate re-reads the user); sessions, keys and recovery codes go too.
       await User.deleteOne({ _id: target._id });
-      await Promise.all([RefreshToken.deleteMany({ user_id: target._id }), ApiKey.deleteMany({ created_by: target._id }), dropRecoveryCodes(target._id)]);
+      await Promise.all([
+        RefreshToken.deleteMany({ user_id: target._id }),
+        ApiKey.deleteMany({ created_by: target._id }),
+        dropRecoveryCodes(target._id),
+      ]);
     });
     res.status(204).end();
   });
@@ -144,15 +219,21 @@ export function teamRouter(s: Services): Router {
   router.post('/team/members/:id/mfa/reset', authorize('team:manage'), async (req, res) => {
     const p = principalOf(req);
     // A stolen access token must not be able to clear MFA: not an API key, not one's own.
-    if (p.kind !== 'user' || p.role !== 'owner') throw forbidden('Only an owner, signed in, may reset a member\'s MFA');
+    if (p.kind !== 'user' || p.role !== 'owner') throw forbidden("Only an owner, signed in, may reset a member's MFA");
     const target = await findOwned(User, p, req.params.id, 'Member');
     if (target.id === p.userId) throw forbidden('Replace your own MFA with POST /auth/mfa/setup and a current code or your password');
     // The sessions end too: whoever enrolled an authenticator in the member's name is signed out.
     await User.updateOne(
       { _id: target._id },
-      { $set: { mfa_secret_encrypted: null, mfa_pending_secret_encrypted: null, mfa_enabled: false, mfa_last_step: null }, $inc: { session_epoch: 1 } },
+      {
+        $set: { mfa_secret_encrypted: null, mfa_pending_secret_encrypted: null, mfa_enabled: false, mfa_last_step: null },
+        $inc: { session_epoch: 1 },
+      },
     );
-    await Promise.all([dropRecoveryCodes(target._id), RefreshToken.updateMany({ user_id: target._id, revoked_at: null }, { $set: { revoked_at: new Date() } })]);
+    await Promise.all([
+      dropRecoveryCodes(target._id),
+      RefreshToken.updateMany({ user_id: target._id, revoked_at: null }, { $set: { revoked_at: new Date() } }),
+    ]);
     await recordEvent({
       organizationId: p.organizationId,
       type: 'team.mfa_reset',

@@ -18,7 +18,10 @@ export function documentPages(text: string, pageChars = PAGE_CHARS): string[][] 
   const pages: string[][] = [];
   let page: string[] = [];
   let size = 0;
-  for (const line of text.split(/\r?\n/).map((x) => x.trim()).filter(Boolean)) {
+  for (const line of text
+    .split(/\r?\n/)
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     if (page.length && size + line.length > pageChars) {
       pages.push(page);
       page = [];
@@ -85,10 +88,12 @@ export function signPage(v: SignFormValues): string {
   const describedBy = (id: string, text?: string) => (text ? ` aria-describedby="${id}-error" aria-invalid="true"` : '');
   const base = `/sign/${encodeURIComponent(v.token)}`;
   const documentHtml = pages
-    .map((paragraphs, i) => `<article class="page" id="page-${i + 1}" aria-labelledby="page-${i + 1}-h">
+    .map(
+      (paragraphs, i) => `<article class="page" id="page-${i + 1}" aria-labelledby="page-${i + 1}-h">
 <h3 id="page-${i + 1}-h">Page ${i + 1} of ${pages.length}</h3>
 ${paragraphs.map((p) => `<p>${e(p)}</p>`).join('\n')}
-</article>`)
+</article>`,
+    )
     .join('\n');
   const body = `${header(v.request)}
 ${v.request.message ? `<section aria-labelledby="message-h"><h2 id="message-h">Message from ${e(v.request.requester)}</h2><blockquote>${e(v.request.message)}</blockquote></section>` : ''}
@@ -149,18 +154,33 @@ function stateBody(r: RequestSummary, s: LinkState): { title: string; html: stri
       const copy = s.pdfUrl
         ? `<p><a href="${e(s.pdfUrl)}">Download the signed PDF</a></p>`
         : `<p>${s.completed ? 'The sealed PDF is being prepared; reload this page in a minute.' : 'When everyone has signed you will get an email with a link to the sealed PDF.'}</p>`;
-      return { title: 'You signed', html: `<p>You signed this document on ${e(formatTime(s.at))}.${s.completed ? ' Everyone has signed.' : ''}</p>\n${copy}` };
+      return {
+        title: 'You signed',
+        html: `<p>You signed this document on ${e(formatTime(s.at))}.${s.completed ? ' Everyone has signed.' : ''}</p>\n${copy}`,
+      };
     }
     case 'declined':
       return s.byYou
-        ? { title: 'You declined', html: `<p>You declined to sign${s.at ? ` on ${e(formatTime(s.at))}` : ''}. ${e(r.requester)} has been told.</p>${s.reason ? `<p>Your reason:</p><blockquote>${e(s.reason)}</blockquote>` : ''}` }
-        : { title: 'Declined', html: '<p>Another signer declined this document, so the request has ended and there is nothing left to sign.</p>' };
+        ? {
+            title: 'You declined',
+            html: `<p>You declined to sign${s.at ? ` on ${e(formatTime(s.at))}` : ''}. ${e(r.requester)} has been told.</p>${s.reason ? `<p>Your reason:</p><blockquote>${e(s.reason)}</blockquote>` : ''}`,
+          }
+        : {
+            title: 'Declined',
+            html: '<p>Another signer declined this document, so the request has ended and there is nothing left to sign.</p>',
+          };
     case 'expired':
-      return { title: 'This link has expired', html: `<p>This signing link expired on ${e(formatTime(s.at))}. Ask ${e(r.requester)} to send a new request if you still need to sign.</p>` };
+      return {
+        title: 'This link has expired',
+        html: `<p>This signing link expired on ${e(formatTime(s.at))}. Ask ${e(r.requester)} to send a new request if you still need to sign.</p>`,
+      };
     case 'cancelled':
       return { title: 'Request cancelled', html: `<p>${e(r.requester)} cancelled this signature request. There is nothing to sign.</p>` };
     case 'waiting':
-      return { title: 'Not your turn yet', html: `<p>This document is signed in order. ${s.before === 1 ? 'One earlier signer has' : `${s.before} earlier signers have`} not signed yet. You will get an email when it is your turn.</p>` };
+      return {
+        title: 'Not your turn yet',
+        html: `<p>This document is signed in order. ${s.before === 1 ? 'One earlier signer has' : `${s.before} earlier signers have`} not signed yet. You will get an email when it is your turn.</p>`,
+      };
     case 'copy':
       return {
         title: 'Your signed copy',
@@ -171,7 +191,10 @@ function stateBody(r: RequestSummary, s: LinkState): { title: string; html: stri
 
 export function statePage(r: RequestSummary, s: LinkState): string {
   const { title, html } = stateBody(r, s);
-  return layout(`${title}: ${r.title}`, `${header(r)}\n<section aria-labelledby="state-h">\n<h2 id="state-h">${e(title)}</h2>\n${html}\n</section>`);
+  return layout(
+    `${title}: ${r.title}`,
+    `${header(r)}\n<section aria-labelledby="state-h">\n<h2 id="state-h">${e(title)}</h2>\n${html}\n</section>`,
+  );
 }
 
 export function messagePage(title: string, text: string): string {

@@ -8,8 +8,10 @@
 import { EMBEDDING_DIM } from './port';
 
 const STOP_WORDS = new Set(
-  ('a an and are as at be been by for from has have in into is it its of on or that the this these those to was were will with ' +
-    'shall may any all such other each which who whom than then there their them they its our we you your not no can upon').split(' '),
+  (
+    'a an and are as at be been by for from has have in into is it its of on or that the this these those to was were will with ' +
+    'shall may any all such other each which who whom than then there their them they its our we you your not no can upon'
+  ).split(' '),
 );
 
 /** Crude suffix stripping: enough to join "terminate", "terminated", "termination". */
@@ -67,7 +69,9 @@ export function normalize(v: number[]): number[] {
 }
 
 export function cosine(a: number[], b: number[]): number {
-  let dot = 0, na = 0, nb = 0;
+  let dot = 0,
+    na = 0,
+    nb = 0;
   for (let i = 0; i < a.length; i++) {
     dot += a[i]! * b[i]!;
     na += a[i]! * a[i]!;

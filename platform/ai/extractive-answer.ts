@@ -9,7 +9,7 @@
 import type { ContextPassage } from './port';
 import { stem, words } from './embeddings';
 
-export const NOTHING_FOUND = 'I could not find anything about this in the organization\'s contracts or documents.';
+export const NOTHING_FOUND = "I could not find anything about this in the organization's contracts or documents.";
 
 /** Passages whose units compete for the answer (the best ones, as retrieval ordered them). */
 const ANSWER_PASSAGES = 5;
@@ -36,7 +36,10 @@ const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
  * with the list items under it (lines a level deeper, or enumerated "(a)", "1.", "•").
  */
 export function quotableUnits(text: string, passage = 0): Unit[] {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const units: Unit[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
@@ -65,7 +68,10 @@ export function quotableUnits(text: string, passage = 0): Unit[] {
   return units;
 }
 
-const overlapOf = (question: Set<string>, text: string) => words(text).map(stem).filter((w) => question.has(w)).length;
+const overlapOf = (question: Set<string>, text: string) =>
+  words(text)
+    .map(stem)
+    .filter((w) => question.has(w)).length;
 
 const dot = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 

@@ -13,6 +13,10 @@ import { openSentenceEncoder } from './sentence-encoder';
 export function createAi(config: Config, logger: Logger): AiPort {
   if (config.aiProvider === 'gemini') return createGeminiAi(config, logger);
   const encoder = openSentenceEncoder(config.EMBEDDING_MODEL_DIR, { threads: config.EMBEDDING_THREADS });
-  if (!encoder) logger.warn({ dir: config.EMBEDDING_MODEL_DIR }, 'no local embedding model found (run scripts/stack.sh provision); embedding by feature hashing');
+  if (!encoder)
+    logger.warn(
+      { dir: config.EMBEDDING_MODEL_DIR },
+      'no local embedding model found (run scripts/stack.sh provision); embedding by feature hashing',
+    );
   return createLocalAi(encoder);
 }

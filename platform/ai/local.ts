@@ -6,8 +6,26 @@
  * the relevance floor keeps its meaning), or are feature-hashed when there is none.
  */
 import { setImmediate } from 'node:timers/promises';
-import { CONTRACT_TYPES, EMBEDDING_DIM, type AiPort, type ContractAnalysis, type ContractType, type DocumentAnalysis, type DraftRequest, type VendorAssessment, type VendorFacts } from './port';
-import { CATEGORY_BY_ID, CLAUSE_CATEGORIES, COMPLIANCE_RULES, DEFAULT_EXPECTED, EXPECTED_CLAUSES, draftFromLibrary, type ClauseId } from './clauses';
+import {
+  CONTRACT_TYPES,
+  EMBEDDING_DIM,
+  type AiPort,
+  type ContractAnalysis,
+  type ContractType,
+  type DocumentAnalysis,
+  type DraftRequest,
+  type VendorAssessment,
+  type VendorFacts,
+} from './port';
+import {
+  CATEGORY_BY_ID,
+  CLAUSE_CATEGORIES,
+  COMPLIANCE_RULES,
+  DEFAULT_EXPECTED,
+  EXPECTED_CLAUSES,
+  draftFromLibrary,
+  type ClauseId,
+} from './clauses';
 import { hashEmbedding, HASHING_MODEL, normalize, words } from './embeddings';
 import type { SentenceEncoder } from './sentence-encoder';
 import { extractiveAnswer } from './extractive-answer';
@@ -44,7 +62,9 @@ function termIn(text: string): string | undefined {
 
 /** "the laws of England and Wales" / "governed by California law" from free text. */
 function lawIn(text: string): string | undefined {
-  const m = /\blaws? of ((?:the )?[A-Z][\w]*(?: (?:of|and) [A-Z][\w]*| [A-Z][\w]*)*)/.exec(text) ?? /\bgoverned by ([A-Z][\w]*(?: [A-Z][\w]*)*) law\b/.exec(text);
+  const m =
+    /\blaws? of ((?:the )?[A-Z][\w]*(?: (?:of|and) [A-Z][\w]*| [A-Z][\w]*)*)/.exec(text) ??
+    /\bgoverned by ([A-Z][\w]*(?: [A-Z][\w]*)*) law\b/.exec(text);
   return m?.[1];
 }
 
@@ -111,7 +131,7 @@ export function assessVendor(v: VendorFacts): VendorAssessment {
   } else if (!v.website) {
     score += 10;
     financial = 'No website or public footprint on record; stability cannot be confirmed.';
-    recommendations.push('Record the vendor\'s website and registration details and verify them.');
+    recommendations.push("Record the vendor's website and registration details and verify them.");
   } else {
     financial = 'No adverse signals on record.';
   }
@@ -125,7 +145,7 @@ export function assessVendor(v: VendorFacts): VendorAssessment {
     score = Math.max(0, score - 5);
     dataHandling = 'A security certification or audit is on record.';
   } else {
-    dataHandling = 'The vendor\'s category suggests limited access to sensitive data.';
+    dataHandling = "The vendor's category suggests limited access to sensitive data.";
   }
 
   let coverage: string;
@@ -171,7 +191,10 @@ export function analyzeDocument(input: { filename: string; text: string; pageCou
   const summary = all.slice(0, 3).join(' ').slice(0, 600) || `${input.filename} contains no extractable text.`;
   const frequency = new Map<string, number>();
   for (const w of words(input.text)) if (w.length > 3 && !/^\d+$/.test(w)) frequency.set(w, (frequency.get(w) ?? 0) + 1);
-  const topWords = [...frequency].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 8).map(([w]) => w);
+  const topWords = [...frequency]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, 8)
+    .map(([w]) => w);
   const clauses = [...findClauses(input.text).keys()].map((id) => CATEGORY_BY_ID.get(id)!.label);
   const documentType = DOCUMENT_TYPES.find(([, re]) => re.test(input.text))?.[0] ?? 'other';
   const contract = analyze({ type: documentType, content: input.text });
@@ -198,18 +221,26 @@ export function padded(vector: Float32Array): number[] {
 export function createLocalAi(encoder: SentenceEncoder | null = null): AiPort {
   const ai: AiPort = {
     provider: 'local',
-    models: { primary: 'local-extractive', mini: 'local-extractive', premium: 'local-extractive', fallback: 'local-extractive', embedding: encoder?.name ?? HASHING_MODEL },
+    models: {
+      primary: 'local-extractive',
+      mini: 'local-extractive',
+      premium: 'local-extractive',
+      fallback: 'local-extractive',
+      embedding: encoder?.name ?? HASHING_MODEL,
+    },
 
     draftContract(req: DraftRequest) {
       const type: ContractType = isContractType(req.type) ? req.type : 'service_agreement';
       const prompt = req.prompt ?? '';
-      return Promise.resolve(draftFromLibrary(type, req.title, {
-        party: req.partyName,
-        counterparty: req.counterparty,
-        purpose: purposeIn(prompt),
-        term: req.term ?? termIn(prompt) ?? '2 years',
-        law: req.governingLaw ?? lawIn(prompt) ?? 'the State of Delaware',
-      }));
+      return Promise.resolve(
+        draftFromLibrary(type, req.title, {
+          party: req.partyName,
+          counterparty: req.counterparty,
+          purpose: purposeIn(prompt),
+          term: req.term ?? termIn(prompt) ?? '2 years',
+          law: req.governingLaw ?? lawIn(prompt) ?? 'the State of Delaware',
+        }),
+      );
     },
 
     analyzeContract(input) {

@@ -80,7 +80,12 @@ export interface AiPort {
   assessVendor(input: VendorFacts): Promise<VendorAssessment>;
   analyzeDocument(input: { filename: string; text: string; pageCount: number }): Promise<DocumentAnalysis>;
   /** Streams the answer text in pieces; stops early when `signal` aborts. */
-  generateAnswer(input: { question: string; context: ContextPassage[]; history: Array<{ role: 'user' | 'assistant'; content: string }>; signal?: AbortSignal }): AsyncIterable<string>;
+  generateAnswer(input: {
+    question: string;
+    context: ContextPassage[];
+    history: Array<{ role: 'user' | 'assistant'; content: string }>;
+    signal?: AbortSignal;
+  }): AsyncIterable<string>;
   /** L2-normalized vectors of EMBEDDING_DIM dimensions, one per text. */
   embed(texts: string[], kind: 'document' | 'query'): Promise<number[][]>;
 }

@@ -55,7 +55,10 @@ class OnnxSentenceEncoder implements SentenceEncoder {
   /** One forward pass at a time per process: batches queue instead of multiplying peak memory. */
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly dir: string, private readonly options: EncoderOptions) {
+  constructor(
+    private readonly dir: string,
+    private readonly options: EncoderOptions,
+  ) {
     this.name = path.basename(path.resolve(dir));
     const read = (f: string): unknown => JSON.parse(readFileSync(path.join(dir, f), 'utf8'));
     const config = read('config.json') as ModelConfig;

@@ -44,7 +44,15 @@ import { deliveryList } from '../../models/webhook-delivery';
 import { activityList } from '../../models/event';
 
 /** The lists answered from the index (their models announce their writes). */
-export const INDEXED_LISTS: readonly ListSpec[] = [contractList, vendorList, documentList, signatureList, taskList, deliveryList, activityList];
+export const INDEXED_LISTS: readonly ListSpec[] = [
+  contractList,
+  vendorList,
+  documentList,
+  signatureList,
+  taskList,
+  deliveryList,
+  activityList,
+];
 const indexed = new Set<ListSpec>(INDEXED_LISTS);
 
 export type ListIndexDeps = { redis: Redis; config: Pick<Config, 'REDIS_KEY_PREFIX'>; logger: Logger };
@@ -60,7 +68,15 @@ const DELETED = Number.MAX_SAFE_INTEGER;
 
 const keys = (s: ListIndexDeps, spec: ListSpec, organizationId: string) => {
   const base = redisKey(s.config, 'list', `{${spec.name}:${organizationId}}`);
-  return { base, z: `${base}:z:`, rows: `${base}:rows`, meta: `${base}:meta`, built: `${base}:built`, fresh: `${base}:fresh`, lock: `${base}:lock` };
+  return {
+    base,
+    z: `${base}:z:`,
+    rows: `${base}:rows`,
+    meta: `${base}:meta`,
+    built: `${base}:built`,
+    fresh: `${base}:fresh`,
+    lock: `${base}:lock`,
+  };
 };
 
 // Applies entries: per record id, version, score, combos (JSON array; '' when deleted), item.
@@ -130,7 +146,10 @@ function valuesOf(spec: ListSpec, doc: IndexedRecord): Record<string, string> {
 
 /** The sorted set of a combination of filter values. */
 export const comboOf = (values: Record<string, string>) =>
-  Object.keys(values).sort().map((k) => `${k}=${encodeURIComponent(values[k]!)}`).join('&') || 'all';
+  Object.keys(values)
+    .sort()
+    .map((k) => `${k}=${encodeURIComponent(values[k]!)}`)
+    .join('&') || 'all';
 
 /** Every combination of a record's filter values (2^n sets for n filters). */
 function combosOf(values: Record<string, string>): string[] {
@@ -151,8 +170,13 @@ const versionOf = (doc: IndexedRecord) => {
 };
 
 type Entry = Array<string | number>;
-const entryOf = (spec: ListSpec, doc: IndexedRecord): Entry =>
-  [String(doc._id), versionOf(doc), scoreOf(spec, doc), JSON.stringify(combosOf(valuesOf(spec, doc))), JSON.stringify(spec.row(doc))];
+const entryOf = (spec: ListSpec, doc: IndexedRecord): Entry => [
+  String(doc._id),
+  versionOf(doc),
+  scoreOf(spec, doc),
+  JSON.stringify(combosOf(valuesOf(spec, doc))),
+  JSON.stringify(spec.row(doc)),
+];
 const deletedEntry = (id: string, version = DELETED): Entry => [id, version, 0, '', ''];
 
 async function apply(s: ListIndexDeps, spec: ListSpec, organizationId: string, entries: Entry[]): Promise<void> {
@@ -194,18 +218,23 @@ async function follow(s: ListIndexDeps, spec: ListSpec, written: Written[]): Pro
       await apply(s, spec, organizationId, entries);
     } catch (err) {
       unsynced.set(`${spec.name}:${organizationId}`, { spec, organizationId });
-      s.logger.warn({ err: String(err), list: spec.name, organizationId }, 'list index not updated; the store answers this list until it is rebuilt');
+      s.logger.warn(
+        { err: String(err), list: spec.name, organizationId },
+        'list index not updated; the store answers this list until it is rebuilt',
+      );
     }
   }
 }
 
 /** Keeps the index of every indexed list current with this process's writes; returns the unsubscription. */
 export function followListWrites(s: ListIndexDeps): () => void {
-  const stops = INDEXED_LISTS.map((spec) => onWritten(spec.model, async (written) => {
-    await follow(s, spec, written).catch((err: unknown) => {
-      s.logger.warn({ err: String(err), list: spec.name }, 'list index: records not read back');
-    });
-  }));
+  const stops = INDEXED_LISTS.map((spec) =>
+    onWritten(spec.model, async (written) => {
+      await follow(s, spec, written).catch((err: unknown) => {
+        s.logger.warn({ err: String(err), list: spec.name }, 'list index: records not read back');
+      });
+    }),
+  );
   return () => stops.forEach((stop) => stop());
 }
 
@@ -233,7 +262,12 @@ export async function buildListIndex(s: ListIndexDeps, spec: ListSpec, organizat
       // Entries of records gone from the store whose removal never reached Redis; one written
       // after the build started is newer than this and stays.
       const stale = (await s.redis.hkeys(k.meta)).filter((id) => !seen.has(id));
-      await apply(s, spec, organizationId, stale.map((id) => deletedEntry(id, started - IN_FLIGHT_MS)));
+      await apply(
+        s,
+        spec,
+        organizationId,
+        stale.map((id) => deletedEntry(id, started - IN_FLIGHT_MS)),
+      );
       await s.redis.multi().set(k.built, String(started)).set(k.fresh, '1', 'PX', REBUILD_AFTER_MS).exec();
       s.logger.info({ list: spec.name, organizationId, records: seen.size, ms: Date.now() - started }, 'list index built');
       return true;
@@ -256,11 +290,21 @@ function indexValues(spec: ListSpec, filter: ListFilter): Record<string, string>
   return values;
 }
 
-async function readPage(s: ListIndexDeps, spec: ListSpec, organizationId: string, combo: string, page: PageQuery): Promise<ListPage | null> {
+async function readPage(
+  s: ListIndexDeps,
+  spec: ListSpec,
+  organizationId: string,
+  combo: string,
+  page: PageQuery,
+): Promise<ListPage | null> {
   const k = keys(s, spec, organizationId);
   const start = skipOf(page);
-  const answer = (await run(s.redis, SCRIPTS.page, [k.built, k.z + combo, k.rows, k.fresh], [start, start + page.page_size - 1, spec.sort.order === -1 ? '1' : '0'])) as
-    [number, Array<string | null>, number] | null;
+  const answer = (await run(
+    s.redis,
+    SCRIPTS.page,
+    [k.built, k.z + combo, k.rows, k.fresh],
+    [start, start + page.page_size - 1, spec.sort.order === -1 ? '1' : '0'],
+  )) as [number, Array<string | null>, number] | null;
   if (!answer) return null;
   const [total, items, fresh] = answer;
   if (items.some((item) => item === null)) {
@@ -268,7 +312,10 @@ async function readPage(s: ListIndexDeps, spec: ListSpec, organizationId: string
     await s.redis.del(k.built);
     return null;
   }
-  if (!fresh) void buildListIndex(s, spec, organizationId).catch((err: unknown) => s.logger.warn({ err: String(err), list: spec.name }, 'list index: background build failed'));
+  if (!fresh)
+    void buildListIndex(s, spec, organizationId).catch((err: unknown) =>
+      s.logger.warn({ err: String(err), list: spec.name }, 'list index: background build failed'),
+    );
   return { total, items: items.map((item) => JSON.parse(item!) as unknown) };
 }
 
@@ -276,15 +323,22 @@ async function readPage(s: ListIndexDeps, spec: ListSpec, organizationId: string
  * One page of a list and its total: from the index when the filter allows and the index is
  * built (building it first when no other process is at it), else from the store.
  */
-export async function listPage<M extends ListModel>(s: ListIndexDeps, spec: ListSpec<M>, organizationId: string, filter: ListFilter, page: PageQuery): Promise<ListPage> {
+export async function listPage<M extends ListModel>(
+  s: ListIndexDeps,
+  spec: ListSpec<M>,
+  organizationId: string,
+  filter: ListFilter,
+  page: PageQuery,
+): Promise<ListPage> {
   const generic: ListSpec = spec;
   const values = indexed.has(generic) ? indexValues(generic, filter) : null;
   if (values) {
     const combo = comboOf(values);
     try {
       await dropUnsynced(s);
-      const answer = (await readPage(s, generic, organizationId, combo, page))
-        ?? ((await buildListIndex(s, generic, organizationId)) ? await readPage(s, generic, organizationId, combo, page) : null);
+      const answer =
+        (await readPage(s, generic, organizationId, combo, page)) ??
+        ((await buildListIndex(s, generic, organizationId)) ? await readPage(s, generic, organizationId, combo, page) : null);
       if (answer) return answer;
     } catch (err) {
       s.logger.warn({ err: String(err), list: spec.name }, 'list index unavailable; the store answers');

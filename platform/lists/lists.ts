@@ -41,7 +41,10 @@ export function defineList<M extends ListModel>(spec: ListSpec<M>): ListSpec<M> 
 }
 
 /** The full sort of a list: its field, then `_id` in the same direction (a stable order). */
-export const sortOf = (spec: Pick<ListSpec, 'sort'>): Record<string, SortOrder> => ({ [spec.sort.field]: spec.sort.order, _id: spec.sort.order });
+export const sortOf = (spec: Pick<ListSpec, 'sort'>): Record<string, SortOrder> => ({
+  [spec.sort.field]: spec.sort.order,
+  _id: spec.sort.order,
+});
 
 export interface ListFilter {
   /** Values for some of the spec's `filters`. */
@@ -65,7 +68,12 @@ export function listQueries<M extends ListModel>(spec: ListSpec<M>, organization
 }
 
 /** One page of a list (its items) and its total, from the store. */
-export async function storePage<M extends ListModel>(spec: ListSpec<M>, organizationId: string, filter: ListFilter, page: PageQuery): Promise<ListPage> {
+export async function storePage<M extends ListModel>(
+  spec: ListSpec<M>,
+  organizationId: string,
+  filter: ListFilter,
+  page: PageQuery,
+): Promise<ListPage> {
   const q = listQueries(spec, organizationId, filter, page);
   const [docs, total] = await Promise.all([q.items.exec() as Promise<ListDoc<M>[]>, q.total.exec()]);
   return { items: docs.map((d) => spec.row(d)), total };

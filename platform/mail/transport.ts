@@ -13,7 +13,10 @@ import type { Config } from '../config';
 const TIMEOUTS = { connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 30_000 };
 
 export function createMailTransport(config: Pick<Config, 'SMTP_URL' | 'MAIL_FROM'>) {
-  return createTransport({ url: config.SMTP_URL, pool: true, maxConnections: 5, maxMessages: 100, ...TIMEOUTS }, { from: config.MAIL_FROM });
+  return createTransport(
+    { url: config.SMTP_URL, pool: true, maxConnections: 5, maxMessages: 100, ...TIMEOUTS },
+    { from: config.MAIL_FROM },
+  );
 }
 export type MailTransport = ReturnType<typeof createMailTransport>;
 
@@ -31,5 +34,8 @@ export function classifySmtpError(err: unknown): SmtpRefusal {
   const e = err as { responseCode?: number; response?: string; code?: string; message?: string };
   const code = typeof e.responseCode === 'number' ? e.responseCode : null;
   const reason = (e.response ?? e.message ?? String(err)).replace(/\s+/g, ' ').trim().slice(0, 500);
-  return { permanent: code !== null && code >= 500 && code < 600, reason: code !== null && !reason.startsWith(String(code)) ? `${code} ${reason}` : reason };
+  return {
+    permanent: code !== null && code >= 500 && code < 600,
+    reason: code !== null && !reason.startsWith(String(code)) ? `${code} ${reason}` : reason,
+  };
 }

@@ -94,7 +94,6 @@ export function createRelay(consumers: readonly EventConsumer[], catchUp: readon
     });
   }
 
-
   /** The catch-up loop (run by the worker): every `intervalMs`, relay pending events and run the catch-up passes. */
   function startRelayLoop(s: Services, { intervalMs = 1000, olderThanMs = TAKE_OVER_AFTER_MS } = {}): { stop(): Promise<void> } {
     let stopped = false;

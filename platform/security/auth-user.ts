@@ -46,7 +46,12 @@ export async function authUser(s: Deps, userId: string, organizationId: string):
   const readAt = Date.now();
   const user = await User.findOne({ _id: userId, organization_id: organizationId }, { role: 1, full_name: 1, session_epoch: 1 }).lean();
   if (!user) return null;
-  const found: AuthUser = { organization_id: organizationId, role: user.role, full_name: user.full_name, session_epoch: user.session_epoch };
+  const found: AuthUser = {
+    organization_id: organizationId,
+    role: user.role,
+    full_name: user.full_name,
+    session_epoch: user.session_epoch,
+  };
   if (cached === null && Date.now() - readAt < FILL_WITHIN_MS) {
     await s.redis.set(key, JSON.stringify(found), 'PX', ENTRY_TTL_MS, 'NX').catch(() => undefined);
   }

@@ -15,18 +15,38 @@ const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
 export const roleAtLeast = (role: Role, min: Role) => RANK[role] >= RANK[min];
 
 const VIEWER = [
-  'contracts:read', 'vendors:read', 'documents:read', 'signatures:read', 'chat:use', 'compliance:read',
-  'analytics:read', 'team:read', 'integrations:read', 'profile:manage',
+  'contracts:read',
+  'vendors:read',
+  'documents:read',
+  'signatures:read',
+  'chat:use',
+  'compliance:read',
+  'analytics:read',
+  'team:read',
+  'integrations:read',
+  'profile:manage',
 ] as const;
 const MEMBER = [
   ...VIEWER,
-  'contracts:write', 'vendors:write', 'documents:write', 'signatures:send', 'chat:sync', 'compliance:scan',
-  'compliance:write', 'integrations:sync',
+  'contracts:write',
+  'vendors:write',
+  'documents:write',
+  'signatures:send',
+  'chat:sync',
+  'compliance:scan',
+  'compliance:write',
+  'integrations:sync',
 ] as const;
 const ADMIN = [
   ...MEMBER,
-  'contracts:delete', 'vendors:delete', 'documents:delete', 'team:manage', 'settings:manage', 'integrations:manage',
-  'webhooks:manage', 'billing:read',
+  'contracts:delete',
+  'vendors:delete',
+  'documents:delete',
+  'team:manage',
+  'settings:manage',
+  'integrations:manage',
+  'webhooks:manage',
+  'billing:read',
 ] as const;
 const OWNER = [...ADMIN, 'billing:manage'] as const;
 

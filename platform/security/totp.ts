@@ -22,4 +22,5 @@ export async function checkTotp(secret: string, code: string, afterStep: number 
 }
 
 /** The current code (for tests and tooling; the service itself only verifies). */
-export const totpNow = (secret: string, epochSeconds?: number) => generate({ secret, ...(epochSeconds === undefined ? {} : { epoch: epochSeconds }) });
+export const totpNow = (secret: string, epochSeconds?: number) =>
+  generate({ secret, ...(epochSeconds === undefined ? {} : { epoch: epochSeconds }) });

@@ -55,7 +55,8 @@ export function addressRefusal(ip: string, policy: UrlPolicy): string | null {
   if (!ipaddr.isValid(ip)) return 'not an IP address';
   const addr = effectiveAddress(ipaddr.parse(ip));
   const range = addr.range();
-  if (NEVER.has(range) || METADATA.some((cidr) => addr.kind() === cidr[0].kind() && addr.match(cidr))) return 'a link-local or metadata address';
+  if (NEVER.has(range) || METADATA.some((cidr) => addr.kind() === cidr[0].kind() && addr.match(cidr)))
+    return 'a link-local or metadata address';
   if (range !== 'unicast' && !policy.allowPrivate) return 'a loopback or private address';
   return null;
 }

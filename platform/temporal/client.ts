@@ -52,7 +52,11 @@ export interface StartOptions<Args extends unknown[]> {
 }
 
 /** The one way to start a workflow: typed by its ref (`workflows/*.shared.ts`). Returns false when the id was already taken. */
-export async function startWorkflow<Args extends unknown[]>(s: TemporalDeps, ref: WorkflowRef<Args>, opts: StartOptions<Args>): Promise<boolean> {
+export async function startWorkflow<Args extends unknown[]>(
+  s: TemporalDeps,
+  ref: WorkflowRef<Args>,
+  opts: StartOptions<Args>,
+): Promise<boolean> {
   const policies =
     opts.ifExists === 'join'
       ? ({ workflowIdReusePolicy: 'ALLOW_DUPLICATE', workflowIdConflictPolicy: 'USE_EXISTING' } as const)
@@ -83,7 +87,10 @@ export async function startWorkflow<Args extends unknown[]>(s: TemporalDeps, ref
 }
 
 /** The start a Temporal Schedule makes, typed by the same ref (its runs carry only `RecordKind`). */
-export function scheduledStart<Args extends unknown[]>(ref: WorkflowRef<Args>, opts: { workflowId: string; taskQueue: string; args: Args }) {
+export function scheduledStart<Args extends unknown[]>(
+  ref: WorkflowRef<Args>,
+  opts: { workflowId: string; taskQueue: string; args: Args },
+) {
   return {
     type: 'startWorkflow' as const,
     workflowType: ref.type,

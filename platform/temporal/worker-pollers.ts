@@ -27,7 +27,8 @@ const cache = new WeakMap<Connection, Answers>();
 async function describe(connection: Connection, namespace: string, taskQueue: string, timeoutMs: number): Promise<WorkerPollers | null> {
   const recent = async (taskQueueType: temporal.api.enums.v1.TaskQueueType) => {
     const res = await connection.withDeadline(Date.now() + timeoutMs, () =>
-      connection.workflowService.describeTaskQueue({ namespace, taskQueue: { name: taskQueue }, taskQueueType }));
+      connection.workflowService.describeTaskQueue({ namespace, taskQueue: { name: taskQueue }, taskQueueType }),
+    );
     return (res.pollers ?? []).filter((p) => Date.now() - tsToMs(p.lastAccessTime) < POLLED_WITHIN_MS).length;
   };
   try {
@@ -39,7 +40,12 @@ async function describe(connection: Connection, namespace: string, taskQueue: st
 }
 
 /** Recent pollers of `taskQueue`, or null when Temporal did not answer within `timeoutMs`. */
-export function workerPollers(connection: Connection, namespace: string, taskQueue: string, timeoutMs: number): Promise<WorkerPollers | null> {
+export function workerPollers(
+  connection: Connection,
+  namespace: string,
+  taskQueue: string,
+  timeoutMs: number,
+): Promise<WorkerPollers | null> {
   const key = `${namespace}/${taskQueue}`;
   const answers = cache.get(connection) ?? (new Map() as Answers);
   cache.set(connection, answers);

@@ -11,7 +11,9 @@ const isParam = (segment) => /^\{.+\}$/.test(segment);
 /** The `pattern` every operation of a path item declares for a path parameter, or undefined. */
 function patternOf(pathItem, name, resolve) {
   const patterns = new Set();
-  const operations = Object.entries(pathItem).filter(([key]) => ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].includes(key));
+  const operations = Object.entries(pathItem).filter(([key]) =>
+    ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].includes(key),
+  );
   for (const [, operation] of operations) {
     const params = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map((p) => (p.$ref ? resolve(p).node : p));
     const param = params.find((p) => p?.in === 'path' && p.name === name);

@@ -36,7 +36,11 @@ function evidence(text: string, re: RegExp): string | null {
  * Findings of the rule set over one contract text: a rule is broken when all its
  * `applies_when` patterns match and none of its `satisfied_by` patterns does.
  */
-export function evaluateContract(text: string, jurisdictions: readonly string[], rules: readonly CompiledRule[] = COMPLIANCE_RULES): Finding[] {
+export function evaluateContract(
+  text: string,
+  jurisdictions: readonly string[],
+  rules: readonly CompiledRule[] = COMPLIANCE_RULES,
+): Finding[] {
   return rulesFor(jurisdictions, rules)
     .filter((r) => r.appliesWhen.every((re) => re.test(text)) && !r.satisfiedBy.some((re) => re.test(text)))
     .map((r) => {
@@ -54,7 +58,12 @@ export function evaluateContract(text: string, jurisdictions: readonly string[],
 }
 
 const AI_DUE_IN_DAYS = 30;
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 60);
 
 /**
  * Findings from the AI's compliance flags (`"HIPAA: ..."`, `"GDPR/CCPA: ..."`). The rules are
@@ -62,13 +71,21 @@ const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(
  * that the scan covers, whose rules did not apply to this text at all (a gap in the rule
  * set). Flags naming no known regulation are dropped.
  */
-export function aiFindings(text: string, flags: readonly string[], jurisdictions: readonly string[], rules: readonly CompiledRule[] = COMPLIANCE_RULES): Finding[] {
+export function aiFindings(
+  text: string,
+  flags: readonly string[],
+  jurisdictions: readonly string[],
+  rules: readonly CompiledRule[] = COMPLIANCE_RULES,
+): Finding[] {
   const inScope = rulesFor(jurisdictions, rules);
   const out: Finding[] = [];
   for (const flag of flags) {
     const colon = flag.indexOf(':');
     if (colon < 0) continue;
-    const names = flag.slice(0, colon).split('/').map((n) => n.trim().toUpperCase());
+    const names = flag
+      .slice(0, colon)
+      .split('/')
+      .map((n) => n.trim().toUpperCase());
     const message = flag.slice(colon + 1).trim();
     for (const name of names) {
       const regRules = inScope.filter((r) => r.regulation_type.toUpperCase() === name);

@@ -13,14 +13,17 @@
 import { z } from 'zod';
 import { TASK_PRIORITIES } from '../../models/compliance-task';
 
-const pattern = z.string().min(1).refine((p) => {
-  try {
-    new RegExp(p, 'i');
-    return true;
-  } catch {
-    return false;
-  }
-}, 'must be a valid regular expression');
+const pattern = z
+  .string()
+  .min(1)
+  .refine((p) => {
+    try {
+      new RegExp(p, 'i');
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be a valid regular expression');
 
 export const RuleSchema = z.object({
   id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'must be a kebab-case id'),
@@ -48,7 +51,8 @@ const RULE_DATA: RuleData[] = [
     regulation_type: 'GDPR',
     jurisdiction: 'EU',
     title: 'GDPR: personal data processed without data-processing terms',
-    description: 'The contract involves personal data of people in the EU but has no data-processing terms (Art. 28 GDPR: subject matter, duration, purpose, processor obligations). Add a data processing agreement or addendum.',
+    description:
+      'The contract involves personal data of people in the EU but has no data-processing terms (Art. 28 GDPR: subject matter, duration, purpose, processor obligations). Add a data processing agreement or addendum.',
     priority: 'high',
     due_in_days: 14,
     applies_when: [PERSONAL_DATA, EU],
@@ -64,7 +68,8 @@ const RULE_DATA: RuleData[] = [
     regulation_type: 'GDPR',
     jurisdiction: 'EU',
     title: 'GDPR: international transfer without safeguards',
-    description: 'Personal data may leave the EU/EEA but the contract names no transfer safeguard (Standard Contractual Clauses, an adequacy decision or binding corporate rules; Chapter V GDPR).',
+    description:
+      'Personal data may leave the EU/EEA but the contract names no transfer safeguard (Standard Contractual Clauses, an adequacy decision or binding corporate rules; Chapter V GDPR).',
     priority: 'high',
     due_in_days: 30,
     applies_when: [
@@ -84,7 +89,8 @@ const RULE_DATA: RuleData[] = [
     regulation_type: 'GDPR',
     jurisdiction: 'EU',
     title: 'GDPR: no personal data breach notification',
-    description: 'The contract involves personal data of people in the EU but does not oblige the other party to notify a personal data breach without undue delay (Art. 33 GDPR, 72 hours to the authority).',
+    description:
+      'The contract involves personal data of people in the EU but does not oblige the other party to notify a personal data breach without undue delay (Art. 33 GDPR, 72 hours to the authority).',
     priority: 'medium',
     due_in_days: 30,
     applies_when: [PERSONAL_DATA, EU],
@@ -98,7 +104,8 @@ const RULE_DATA: RuleData[] = [
     regulation_type: 'CCPA',
     jurisdiction: 'US-CA',
     title: 'CCPA/CPRA: sale or sharing of personal information without opt-out terms',
-    description: 'Personal information of California consumers may be sold or shared, but the contract has no opt-out (Do Not Sell or Share) terms or restriction on selling and sharing.',
+    description:
+      'Personal information of California consumers may be sold or shared, but the contract has no opt-out (Do Not Sell or Share) terms or restriction on selling and sharing.',
     priority: 'high',
     due_in_days: 14,
     applies_when: [PERSONAL_DATA, CALIFORNIA, String.raw`\b(sell|sale|sold|shar(e|es|ed|ing)|disclos\w*)\b`],
@@ -113,7 +120,8 @@ const RULE_DATA: RuleData[] = [
     regulation_type: 'CCPA',
     jurisdiction: 'US-CA',
     title: 'CCPA/CPRA: missing service-provider terms',
-    description: 'The counterparty handles personal information of California consumers but the contract lacks service-provider (or contractor) terms limiting its use to the business purpose (Cal. Civ. Code 1798.140(ag)).',
+    description:
+      'The counterparty handles personal information of California consumers but the contract lacks service-provider (or contractor) terms limiting its use to the business purpose (Cal. Civ. Code 1798.140(ag)).',
     priority: 'medium',
     due_in_days: 30,
     applies_when: [PERSONAL_DATA, CALIFORNIA],
@@ -128,7 +136,8 @@ const RULE_DATA: RuleData[] = [
     regulation_type: 'SOX',
     jurisdiction: 'US',
     title: 'SOX: financial records without audit rights',
-    description: 'The counterparty keeps or affects financial records or reporting, but the contract grants no right to audit them (needed to test internal controls over financial reporting, SOX 404).',
+    description:
+      'The counterparty keeps or affects financial records or reporting, but the contract grants no right to audit them (needed to test internal controls over financial reporting, SOX 404).',
     priority: 'high',
     due_in_days: 30,
     applies_when: [FINANCIAL],
@@ -143,7 +152,8 @@ const RULE_DATA: RuleData[] = [
     regulation_type: 'SOX',
     jurisdiction: 'US',
     title: 'SOX: missing record retention',
-    description: 'Financial records are in scope but the contract sets no retention period for them (SOX 802 requires audit-relevant records to be kept for seven years).',
+    description:
+      'Financial records are in scope but the contract sets no retention period for them (SOX 802 requires audit-relevant records to be kept for seven years).',
     priority: 'medium',
     due_in_days: 45,
     applies_when: [FINANCIAL],
@@ -157,7 +167,8 @@ const RULE_DATA: RuleData[] = [
     regulation_type: 'HIPAA',
     jurisdiction: 'US',
     title: 'HIPAA: protected health information without a business associate agreement',
-    description: 'The counterparty may create, receive or store protected health information, but the contract has no business associate agreement (45 CFR 164.504(e)).',
+    description:
+      'The counterparty may create, receive or store protected health information, but the contract has no business associate agreement (45 CFR 164.504(e)).',
     priority: 'high',
     due_in_days: 14,
     applies_when: [String.raw`\bprotected health information\b|\bPHI\b|\b(patient|health|medical) (data|information|records)\b`],
@@ -168,7 +179,8 @@ const RULE_DATA: RuleData[] = [
     regulation_type: 'Industry Specific',
     jurisdiction: GLOBAL_JURISDICTION,
     title: 'PCI DSS: cardholder data without PCI DSS obligations',
-    description: 'The counterparty stores, processes or transmits payment card data, but the contract does not require PCI DSS compliance (and an annual attestation of compliance).',
+    description:
+      'The counterparty stores, processes or transmits payment card data, but the contract does not require PCI DSS compliance (and an annual attestation of compliance).',
     priority: 'high',
     due_in_days: 30,
     applies_when: [String.raw`\b(cardholder data|payment card|credit card|debit card|card numbers?)\b`],
@@ -179,14 +191,14 @@ const RULE_DATA: RuleData[] = [
     regulation_type: 'Industry Specific',
     jurisdiction: 'US',
     title: 'GLBA: customer financial information without safeguards',
-    description: 'Nonpublic personal financial information of customers is shared with the counterparty, but the contract does not require it to maintain safeguards (GLBA Safeguards Rule, 16 CFR 314.4(f)).',
+    description:
+      'Nonpublic personal financial information of customers is shared with the counterparty, but the contract does not require it to maintain safeguards (GLBA Safeguards Rule, 16 CFR 314.4(f)).',
     priority: 'medium',
     due_in_days: 45,
-    applies_when: [String.raw`\b(nonpublic personal information|NPI|customer financial (information|data)|bank account (data|information|numbers?))\b`],
-    satisfied_by: [
-      String.raw`\bGramm[- ]Leach[- ]Bliley\b|\bGLBA\b`,
-      String.raw`\b(information security program|safeguards? rule)\b`,
+    applies_when: [
+      String.raw`\b(nonpublic personal information|NPI|customer financial (information|data)|bank account (data|information|numbers?))\b`,
     ],
+    satisfied_by: [String.raw`\bGramm[- ]Leach[- ]Bliley\b|\bGLBA\b`, String.raw`\b(information security program|safeguards? rule)\b`],
   },
 ];
 

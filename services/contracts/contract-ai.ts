@@ -7,19 +7,31 @@ import { requiredText } from '../../platform/input';
 import type { ContractDoc } from '../../models/contract';
 import { emitContractEvent } from './contract-events';
 
-
 export const draftBody = z.object({
   prompt: z.string().max(4000, 'must be at most 4000 characters').optional(),
   party_name: requiredText(300).optional(),
 });
 
-export async function draftContractText(s: Services, p: Principal, contract: ContractDoc, body: z.infer<typeof draftBody>): Promise<ContractDoc> {
+export async function draftContractText(
+  s: Services,
+  p: Principal,
+  contract: ContractDoc,
+  body: z.infer<typeof draftBody>,
+): Promise<ContractDoc> {
   const partyName = body.party_name ?? contract.party_name;
   if (!partyName) throw badRequest('party_name: required, since the contract has none');
-  contract.content = await s.ai.draftContract({ type: contract.type, title: contract.title, partyName, counterparty: contract.counterparty, prompt: body.prompt });
+  contract.content = await s.ai.draftContract({
+    type: contract.type,
+    title: contract.title,
+    partyName,
+    counterparty: contract.counterparty,
+    prompt: body.prompt,
+  });
   contract.party_name = partyName;
   await contract.save();
-  await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" drafted with AI`, { changed_fields: ['content', 'party_name'] });
+  await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" drafted with AI`, {
+    changed_fields: ['content', 'party_name'],
+  });
   return contract;
 }
 

@@ -14,4 +14,3 @@ export function emitContractEvent(p: Principal, type: EventType, c: ContractDoc,
     summary,
   });
 }
-

@@ -32,7 +32,12 @@ export const termsView = (contractId: string, doc: ContractTermsDoc | null): Ter
 
 /** The text extraction reads: the attached contract document's pages, or the contract's content as page 1. */
 async function textOfRecord(s: Services, contract: ContractDoc): Promise<{ pages: Page[]; source: string }> {
-  const doc = await Document.findOne({ organization_id: contract.organization_id, contract_id: contract._id, category: 'contract', status: 'ready' }).sort({ processed_at: -1 });
+  const doc = await Document.findOne({
+    organization_id: contract.organization_id,
+    contract_id: contract._id,
+    category: 'contract',
+    status: 'ready',
+  }).sort({ processed_at: -1 });
   if (doc) {
     const pages: Page[] = [];
     for await (const { page, text } of extractTextInChild(doc.storage_path, doc.mime_type as SupportedMime, s.config)) {
@@ -50,7 +55,10 @@ export function endDateOf(terms: KeyTerms, contract: Pick<ContractDoc, 'end_date
   const stated = terms.end_date?.normalized;
   if (typeof stated === 'string') return stated;
   if (contract.end_date) return contract.end_date.toISOString().slice(0, 10);
-  const start = typeof terms.effective_date?.normalized === 'string' ? terms.effective_date.normalized : contract.start_date?.toISOString().slice(0, 10);
+  const start =
+    typeof terms.effective_date?.normalized === 'string'
+      ? terms.effective_date.normalized
+      : contract.start_date?.toISOString().slice(0, 10);
   const length = terms.term_length?.normalized;
   if (!start || typeof length !== 'number') return null;
   return new Date(Date.parse(`${start}T00:00:00Z`) + length * DAY_MS).toISOString().slice(0, 10);
@@ -76,7 +84,12 @@ function merge(stored: Partial<KeyTerms> | undefined, fresh: KeyTerms): KeyTerms
 }
 
 /** Writes terms and the deadline they give; returns the record. */
-async function save(organizationId: Types.ObjectId, contract: ContractDoc, terms: KeyTerms, extra: { extracted_at?: Date; source?: string }): Promise<ContractTermsDoc> {
+async function save(
+  organizationId: Types.ObjectId,
+  contract: ContractDoc,
+  terms: KeyTerms,
+  extra: { extracted_at?: Date; source?: string },
+): Promise<ContractTermsDoc> {
   const doc = await ContractTerms.findOneAndUpdate(
     { organization_id: organizationId, contract_id: contract._id },
     { $set: { terms, opt_out_deadline: optOutDeadline(terms, contract), ...extra } },
@@ -92,12 +105,18 @@ export async function extractContractTerms(s: Services, organizationId: string, 
   const { pages, source } = await textOfRecord(s, contract);
   const fresh = keepVerbatim(extractKeyTermsByRules(pages), pages);
   const stored = await ContractTerms.findOne({ organization_id: contract.organization_id, contract_id: contract._id });
-  const doc = await save(contract.organization_id, contract, merge(stored?.terms as Partial<KeyTerms> | undefined, fresh), { extracted_at: new Date(), source });
+  const doc = await save(contract.organization_id, contract, merge(stored?.terms as Partial<KeyTerms> | undefined, fresh), {
+    extracted_at: new Date(),
+    source,
+  });
   return termsView(contract.id, doc);
 }
 
 /** A member's corrections: each given term replaces the stored one (confirmed unless said otherwise); null clears it. */
-export async function correctContractTerms(contract: ContractDoc, changes: Partial<Record<KeyTermName, Partial<KeyTerm> | null>>): Promise<TermsView> {
+export async function correctContractTerms(
+  contract: ContractDoc,
+  changes: Partial<Record<KeyTermName, Partial<KeyTerm> | null>>,
+): Promise<TermsView> {
   const stored = await ContractTerms.findOne({ organization_id: contract.organization_id, contract_id: contract._id });
   const terms = { ...emptyTerms(), ...((stored?.terms as Partial<KeyTerms> | undefined) ?? {}) };
   for (const [k, change] of Object.entries(changes) as Array<[KeyTermName, Partial<KeyTerm> | null | undefined]>) {
@@ -111,10 +130,10 @@ export async function correctContractTerms(contract: ContractDoc, changes: Parti
     if (value === undefined) continue;
     terms[k] = {
       value,
-      normalized: change.normalized !== undefined ? change.normalized : base?.normalized ?? null,
+      normalized: change.normalized !== undefined ? change.normalized : (base?.normalized ?? null),
       quote: change.quote ?? base?.quote ?? value,
       page: change.page ?? base?.page ?? 1,
-      confidence: change.value !== undefined || change.normalized !== undefined ? 1 : base?.confidence ?? 1,
+      confidence: change.value !== undefined || change.normalized !== undefined ? 1 : (base?.confidence ?? 1),
       confirmed: change.confirmed ?? true,
     };
   }
@@ -129,21 +148,28 @@ export async function contractTerms(contract: ContractDoc): Promise<TermsView> {
 export async function upcomingRenewals(organizationId: string, withinDays: number, now = new Date()) {
   const today = now.toISOString().slice(0, 10);
   const until = new Date(Date.parse(`${today}T00:00:00Z`) + withinDays * DAY_MS).toISOString().slice(0, 10);
-  const rows = await ContractTerms.find({ organization_id: new Types.ObjectId(organizationId), opt_out_deadline: trusted({ $gte: today, $lte: until }) });
+  const rows = await ContractTerms.find({
+    organization_id: new Types.ObjectId(organizationId),
+    opt_out_deadline: trusted({ $gte: today, $lte: until }),
+  });
   const due = rows.sort((a, b) => a.opt_out_deadline!.localeCompare(b.opt_out_deadline!));
-  const contracts = new Map((await Contract.find({ _id: trusted({ $in: due.map((r) => r.contract_id) }), organization_id: organizationId })).map((c) => [c.id, c]));
+  const contracts = new Map(
+    (await Contract.find({ _id: trusted({ $in: due.map((r) => r.contract_id) }), organization_id: organizationId })).map((c) => [c.id, c]),
+  );
   return due.flatMap((r) => {
     const c = contracts.get(r.contract_id.toHexString());
     if (!c) return [];
     const terms = termsView(c.id, r).terms;
-    return [{
-      contract_id: c.id,
-      title: c.title,
-      counterparty: c.counterparty,
-      end_date: endDateOf(terms, c),
-      non_renewal_notice_days: terms.non_renewal_notice_days?.normalized ?? null,
-      opt_out_deadline: r.opt_out_deadline!,
-      days_left: Math.round((Date.parse(`${r.opt_out_deadline!}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / DAY_MS),
-    }];
+    return [
+      {
+        contract_id: c.id,
+        title: c.title,
+        counterparty: c.counterparty,
+        end_date: endDateOf(terms, c),
+        non_renewal_notice_days: terms.non_renewal_notice_days?.normalized ?? null,
+        opt_out_deadline: r.opt_out_deadline!,
+        days_left: Math.round((Date.parse(`${r.opt_out_deadline!}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / DAY_MS),
+      },
+    ];
   });
 }

@@ -32,16 +32,21 @@ const editable = {
   end_date: date.nullable(),
 };
 
-export const createContractBody = z.object({
-  ...editable,
-  type: z.enum(CONTRACT_TYPES, `must be one of ${CONTRACT_TYPES.join(', ')}`),
-}).partial().required({ title: true, type: true, counterparty: true });
+export const createContractBody = z
+  .object({
+    ...editable,
+    type: z.enum(CONTRACT_TYPES, `must be one of ${CONTRACT_TYPES.join(', ')}`),
+  })
+  .partial()
+  .required({ title: true, type: true, counterparty: true });
 
-export const updateContractBody = z.object({
-  ...editable,
-  type: z.enum(CONTRACT_TYPES, `must be one of ${CONTRACT_TYPES.join(', ')}`),
-  status: z.enum(CONTRACT_STATUSES, `must be one of ${CONTRACT_STATUSES.join(', ')}`),
-}).partial();
+export const updateContractBody = z
+  .object({
+    ...editable,
+    type: z.enum(CONTRACT_TYPES, `must be one of ${CONTRACT_TYPES.join(', ')}`),
+    status: z.enum(CONTRACT_STATUSES, `must be one of ${CONTRACT_STATUSES.join(', ')}`),
+  })
+  .partial();
 
 function checkDates(c: { start_date?: Date | null; end_date?: Date | null }) {
   if (c.start_date && c.end_date && c.end_date < c.start_date) throw badRequest('end_date: must not be before start_date');
@@ -81,7 +86,8 @@ export async function updateContract(p: Principal, contract: ContractDoc, body: 
   checkDates(contract);
   const changed = contract.modifiedPaths();
   await contract.save();
-  if (changed.length) await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" updated`, { changed_fields: changed });
+  if (changed.length)
+    await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" updated`, { changed_fields: changed });
   return contract;
 }
 

@@ -40,16 +40,39 @@ function linesOf(pages: readonly Page[]): Line[] {
 }
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-const DATE = /\b(?:(January|February|March|April|May|June|July|August|September|October|November|December)\s+(\d{1,2}),?\s+(\d{4})|(\d{1,2})\s+(January|February|March|April|May|June|July|August|September|October|November|December),?\s+(\d{4})|(\d{4})-(\d{2})-(\d{2}))\b/;
+const DATE =
+  /\b(?:(January|February|March|April|May|June|July|August|September|October|November|December)\s+(\d{1,2}),?\s+(\d{4})|(\d{1,2})\s+(January|February|March|April|May|June|July|August|September|October|November|December),?\s+(\d{4})|(\d{4})-(\d{2})-(\d{2}))\b/;
 
 function isoDate(m: RegExpExecArray): string | null {
-  const [y, mo, d] = m[1] ? [m[3], MONTHS.indexOf(m[1].toLowerCase()) + 1, m[2]] : m[5] ? [m[6], MONTHS.indexOf(m[5].toLowerCase()) + 1, m[4]] : [m[7], Number(m[8]), m[9]];
+  const [y, mo, d] = m[1]
+    ? [m[3], MONTHS.indexOf(m[1].toLowerCase()) + 1, m[2]]
+    : m[5]
+      ? [m[6], MONTHS.indexOf(m[5].toLowerCase()) + 1, m[4]]
+      : [m[7], Number(m[8]), m[9]];
   const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
   return Number.isNaN(date.getTime()) || date.getUTCDate() !== Number(d) ? null : date.toISOString().slice(0, 10);
 }
 
-const NUMBER_WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12, fifteen: 15, thirty: 30, sixty: 60, ninety: 90 };
-const DURATION = /\b(\d{1,4}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|thirty|sixty|ninety)(?:\s*\(\d+\))?[\s-]+(day|week|month|year)s?\b/i;
+const NUMBER_WORDS: Record<string, number> = {
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  fifteen: 15,
+  thirty: 30,
+  sixty: 60,
+  ninety: 90,
+};
+const DURATION =
+  /\b(\d{1,4}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|thirty|sixty|ninety)(?:\s*\(\d+\))?[\s-]+(day|week|month|year)s?\b/i;
 
 /** A duration in days: months count 365/12 days, years 365. */
 function durationDays(m: RegExpExecArray): number {
@@ -66,7 +89,14 @@ function sentenceAround(line: string, index: number): string {
   return line.slice(start, end ? index + end.index + 1 : line.length).trim();
 }
 
-const term = (line: Line, value: string, normalized: unknown, confidence: number, quote = line.text): KeyTerm => ({ value: value.trim(), normalized, quote, page: line.page, confidence, confirmed: false });
+const term = (line: Line, value: string, normalized: unknown, confidence: number, quote = line.text): KeyTerm => ({
+  value: value.trim(),
+  normalized,
+  quote,
+  page: line.page,
+  confidence,
+  confirmed: false,
+});
 
 /** The first line (not ignored) where `re` matches, with the match. */
 function firstMatch(lines: readonly Line[], re: RegExp): { line: Line; m: RegExpExecArray } | null {
@@ -93,23 +123,34 @@ function labelled(lines: readonly Line[], label: RegExp, value: RegExp): { line:
 
 const ENTITY = String.raw`[A-Z][\w&'.-]*(?:\s+(?:[A-Z][\w&'.-]*|of|and|&))*?(?:,?\s+(?:Inc|LLC|L\.L\.C|Ltd|Limited|Corp|Corporation|Co|GmbH|plc|LLP|LP|AG|BV|SA|SAS)\.?)?`;
 const BETWEEN = new RegExp(String.raw`\bbetween\s+(${ENTITY})\s+and\s+(${ENTITY})(?=\s*(?:[.,;(]|\(|$|\s+\())`);
-const SIGNATORY = /^(?:PROVIDER|CUSTOMER|PARTNER|COMPANY|CLIENT|VENDOR|SUPPLIER|LICENSOR|LICENSEE|BUYER|SELLER|CONSULTANT|CONTRACTOR)\s*:\s*([A-Z][^\t{}]{1,120}?)\s*$/;
+const SIGNATORY =
+  /^(?:PROVIDER|CUSTOMER|PARTNER|COMPANY|CLIENT|VENDOR|SUPPLIER|LICENSOR|LICENSEE|BUYER|SELLER|CONSULTANT|CONTRACTOR)\s*:\s*([A-Z][^\t{}]{1,120}?)\s*$/;
 /** Placeholder-like names a form leaves: "Provider", "{company_name}". */
 const GENERIC_PARTY = /^(provider|customer|partner|company|the parties)$/i;
 
 function parties(lines: readonly Line[]): KeyTerm | null {
   const between = firstMatch(lines, BETWEEN);
   if (between) {
-    const names = [between.m[1]!, between.m[2]!].map((n) => n.replace(/[.,]$/, (c) => (/\b(Inc|Ltd|Corp|Co)$/.test(n.slice(0, -1)) ? c : '')).trim());
-    if (!names.some((n) => GENERIC_PARTY.test(n))) return term(between.line, `${names[0]} and ${names[1]}`, names, 0.85, sentenceAround(between.line.text, between.m.index));
+    const names = [between.m[1]!, between.m[2]!].map((n) =>
+      n.replace(/[.,]$/, (c) => (/\b(Inc|Ltd|Corp|Co)$/.test(n.slice(0, -1)) ? c : '')).trim(),
+    );
+    if (!names.some((n) => GENERIC_PARTY.test(n)))
+      return term(between.line, `${names[0]} and ${names[1]}`, names, 0.85, sentenceAround(between.line.text, between.m.index));
   }
-  const signed = lines.filter((l) => !l.ignored && SIGNATORY.test(l.text)).map((l) => ({ line: l, name: SIGNATORY.exec(l.text)![1]!.trim() }));
+  const signed = lines
+    .filter((l) => !l.ignored && SIGNATORY.test(l.text))
+    .map((l) => ({ line: l, name: SIGNATORY.exec(l.text)![1]!.trim() }));
   const named = signed.filter((s) => !GENERIC_PARTY.test(s.name));
   const unique = [...new Map(named.map((s) => [s.name, s])).values()];
   if (unique.length < 2) return null;
   const [a, b] = unique;
   // Quoted from the first signature line; the second party's line is cited by its own text in value.
-  return term(a!.line, `${a!.name} and ${b!.name}`, unique.map((s) => s.name), 0.75);
+  return term(
+    a!.line,
+    `${a!.name} and ${b!.name}`,
+    unique.map((s) => s.name),
+    0.75,
+  );
 }
 
 function dateTerm(lines: readonly Line[], labels: RegExp, inline: RegExp[]): KeyTerm | null {
@@ -127,7 +168,8 @@ function dateTerm(lines: readonly Line[], labels: RegExp, inline: RegExp[]): Key
   return null;
 }
 
-const TERM_LABEL = /^(?:#+\s*)?(?:Initial Term|Term|Subscription Period|Pilot Period|SOW Term|Contract Term|Agreement Term|Term Length|Duration)$/i;
+const TERM_LABEL =
+  /^(?:#+\s*)?(?:Initial Term|Term|Subscription Period|Pilot Period|SOW Term|Contract Term|Agreement Term|Term Length|Duration)$/i;
 
 function termLength(lines: readonly Line[]): KeyTerm | null {
   const row = labelled(lines, TERM_LABEL, DURATION);
@@ -160,11 +202,13 @@ function renewalTerm(lines: readonly Line[], length: KeyTerm | null): KeyTerm | 
   const d = DURATION.exec(quote);
   if (d) return term(hit.line, d[0], durationDays(d), 0.8, quote);
   // "…renew for additional Subscription Periods": as long as the term it repeats.
-  const repeats = /\b(?:additional|successive|further|subsequent)\s+(Subscription Periods?|Terms?|Renewal Terms?|periods of equal length)/i.exec(quote);
+  const repeats =
+    /\b(?:additional|successive|further|subsequent)\s+(Subscription Periods?|Terms?|Renewal Terms?|periods of equal length)/i.exec(quote);
   return repeats && length ? term(hit.line, repeats[0], length.normalized, 0.6, quote) : null;
 }
 
-const NOTICE_DAYS = /\b(\d{1,3}|thirty|sixty|ninety)\s*(?:\(\d+\)\s*)?(?:calendar\s+|business\s+)?days?\s+(?:before|prior to)\s+the\s+(?:end|expiration|expiry)\s+of\s+the\s+(?:then[- ])?(?:current\s+)?(?:Subscription Period|term|Term|Renewal Term|Initial Term|Order Form)/i;
+const NOTICE_DAYS =
+  /\b(\d{1,3}|thirty|sixty|ninety)\s*(?:\(\d+\)\s*)?(?:calendar\s+|business\s+)?days?\s+(?:before|prior to)\s+the\s+(?:end|expiration|expiry)\s+of\s+the\s+(?:then[- ])?(?:current\s+)?(?:Subscription Period|term|Term|Renewal Term|Initial Term|Order Form)/i;
 
 function noticeDays(lines: readonly Line[]): KeyTerm | null {
   const hit = firstMatch(lines, NOTICE_DAYS);
@@ -183,13 +227,17 @@ function terminationForConvenience(lines: readonly Line[]): KeyTerm | null {
     if (!m) continue;
     // The right to terminate is in the sentence, or in the clause whose list this line is an item of.
     const quote = sentenceAround(line.text, m.index);
-    const intro = lines.slice(Math.max(0, i - 4), i).reverse().find((l) => /:\s*$/.test(l.text));
+    const intro = lines
+      .slice(Math.max(0, i - 4), i)
+      .reverse()
+      .find((l) => /:\s*$/.test(l.text));
     if (/\bterminat/i.test(quote) || (intro && /\bterminat/i.test(intro.text))) return term(line, m[0], true, 0.8, quote);
   }
   return null;
 }
 
-const LAW = /\b(?:laws of|governed by the laws? of|governed by)\s+((?:the\s+)?(?:State|Commonwealth|Province|Republic|Kingdom)\s+of\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|(?:England and Wales|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))/;
+const LAW =
+  /\b(?:laws of|governed by the laws? of|governed by)\s+((?:the\s+)?(?:State|Commonwealth|Province|Republic|Kingdom)\s+of\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|(?:England and Wales|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))/;
 const NOT_A_PLACE = /\b(Governing|Member|Applicable|United States Department|Agreement)\b/;
 
 function governingLaw(lines: readonly Line[]): KeyTerm | null {
@@ -203,7 +251,8 @@ function governingLaw(lines: readonly Line[]): KeyTerm | null {
   return null;
 }
 
-const VENUE = /\bcourts?\b[^.\n]{0,80}?\b(?:located in|sitting in|of|in)\s+((?:[A-Z][a-z]+\s*)+(?:County|Parish)?(?:,\s*(?:[A-Z][a-z]+\s*)+)?)/;
+const VENUE =
+  /\bcourts?\b[^.\n]{0,80}?\b(?:located in|sitting in|of|in)\s+((?:[A-Z][a-z]+\s*)+(?:County|Parish)?(?:,\s*(?:[A-Z][a-z]+\s*)+)?)/;
 
 function disputeVenue(lines: readonly Line[]): KeyTerm | null {
   for (const line of lines) {
@@ -216,7 +265,8 @@ function disputeVenue(lines: readonly Line[]): KeyTerm | null {
   return null;
 }
 
-const PAYMENT = /\b(?:pay|paid|payable|due)\b[^.,;\n]{0,80}?\bwithin\s+(\d{1,3}|thirty|sixty|ninety|fifteen|ten)\s*(?:\(\d+\)\s*)?(?:calendar\s+|business\s+)?days\b/i;
+const PAYMENT =
+  /\b(?:pay|paid|payable|due)\b[^.,;\n]{0,80}?\bwithin\s+(\d{1,3}|thirty|sixty|ninety|fifteen|ten)\s*(?:\(\d+\)\s*)?(?:calendar\s+|business\s+)?days\b/i;
 
 function paymentTerms(lines: readonly Line[]): KeyTerm | null {
   const hit = firstMatch(lines, PAYMENT);
@@ -230,7 +280,16 @@ const CAP_VALUE = /(?:(\d+(?:\.\d+)?)x the fees\b[^.]*?\b(\d+)[- ]month|\$\s?(\d
 
 function liabilityCap(lines: readonly Line[]): KeyTerm | null {
   const row = labelled(lines, /^(?:General Cap Amount|Liability Cap|Cap on Liability|Limitation of Liability)$/i, CAP_VALUE);
-  const hit = row ?? firstMatch(lines, new RegExp(String.raw`\bliab\w*\b[^.]{0,120}\b(?:shall not exceed|will not exceed|not be more than|limited to)\b[^.]{0,40}?` + CAP_VALUE.source, 'i'));
+  const hit =
+    row ??
+    firstMatch(
+      lines,
+      new RegExp(
+        String.raw`\bliab\w*\b[^.]{0,120}\b(?:shall not exceed|will not exceed|not be more than|limited to)\b[^.]{0,40}?` +
+          CAP_VALUE.source,
+        'i',
+      ),
+    );
   if (!hit) return null;
   const m = CAP_VALUE.exec(hit.line.text.slice(row ? 0 : hit.m.index)) ?? hit.m;
   const normalized = m[1]
@@ -246,9 +305,21 @@ export function extractKeyTermsByRules(pages: readonly Page[]): KeyTerms {
   const out = emptyTerms();
   const set = (k: KeyTermName, t: KeyTerm | null) => (out[k] = t);
   set('parties', parties(lines));
-  set('effective_date', dateTerm(lines, /^(?:#+\s*)?(?:[\w ]*Effective Date|Order Date|Start Date|Commencement Date)$/i, [/\bEffective Date (?:of|is)\b/i, /\beffective as of\b/i, /\bthis (?:agreement|contract)\b[^.]{0,30}?\bdated\b/i]));
+  set(
+    'effective_date',
+    dateTerm(lines, /^(?:#+\s*)?(?:[\w ]*Effective Date|Order Date|Start Date|Commencement Date)$/i, [
+      /\bEffective Date (?:of|is)\b/i,
+      /\beffective as of\b/i,
+      /\bthis (?:agreement|contract)\b[^.]{0,30}?\bdated\b/i,
+    ]),
+  );
   set('term_length', termLength(lines));
-  set('end_date', dateTerm(lines, /^(?:#+\s*)?(?:End Date|Expiration Date|Expiry Date|Termination Date)$/i, [/\b(?:expires? on|terminates? on|end(?:s)? on|until)\s+/i]));
+  set(
+    'end_date',
+    dateTerm(lines, /^(?:#+\s*)?(?:End Date|Expiration Date|Expiry Date|Termination Date)$/i, [
+      /\b(?:expires? on|terminates? on|end(?:s)? on|until)\s+/i,
+    ]),
+  );
   set('auto_renewal', autoRenewal(lines));
   set('renewal_term', out.auto_renewal?.normalized === true ? renewalTerm(lines, out.term_length) : null);
   set('non_renewal_notice_days', noticeDays(lines));

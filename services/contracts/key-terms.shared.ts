@@ -6,8 +6,18 @@
 import { z } from 'zod';
 
 export const KEY_TERMS = [
-  'parties', 'effective_date', 'term_length', 'end_date', 'auto_renewal', 'renewal_term', 'non_renewal_notice_days',
-  'termination_for_convenience', 'governing_law', 'dispute_venue', 'payment_terms', 'liability_cap',
+  'parties',
+  'effective_date',
+  'term_length',
+  'end_date',
+  'auto_renewal',
+  'renewal_term',
+  'non_renewal_notice_days',
+  'termination_for_convenience',
+  'governing_law',
+  'dispute_venue',
+  'payment_terms',
+  'liability_cap',
 ] as const;
 export type KeyTermName = (typeof KEY_TERMS)[number];
 

@@ -7,7 +7,10 @@ import { CONTRACT_STATUSES } from '../../models/contract';
 
 export const listQuery = pageQuery.extend({
   status: z.enum(CONTRACT_STATUSES, `must be one of ${CONTRACT_STATUSES.join(', ')}`).optional(),
-  type: z.string().regex(/^[a-z_]{1,50}$/, 'must be a contract type such as nda').optional(),
+  type: z
+    .string()
+    .regex(/^[a-z_]{1,50}$/, 'must be a contract type such as nda')
+    .optional(),
   search: z.string().trim().max(200, 'must be at most 200 characters').optional(),
 });
 

@@ -18,7 +18,14 @@ import { ContractTerms } from '../../models/contract-terms';
 import { Event } from '../../models/event';
 import { Organization } from '../../models/organization';
 import { User } from '../../models/user';
-import { contractTerms, renewalDeadline, renewalWorkflowId, rescheduleSignal, type RenewalDeadlineInput, type RenewalPlan } from '../../workflows/renewal-deadline.shared';
+import {
+  contractTerms,
+  renewalDeadline,
+  renewalWorkflowId,
+  rescheduleSignal,
+  type RenewalDeadlineInput,
+  type RenewalPlan,
+} from '../../workflows/renewal-deadline.shared';
 import { endDateOf, termsView } from './contract-terms';
 
 export const DEFAULT_REMINDER_DAYS = [90, 60, 30, 7];
@@ -37,7 +44,10 @@ export async function scheduleRenewalReminders(s: Services, organizationId: stri
 }
 
 const sentFilter = (organizationId: string, contractId: string, deadline: string) => ({
-  organization_id: new Types.ObjectId(organizationId), type: 'contract.renewal_due' as const, resource_id: contractId, 'data.deadline': deadline,
+  organization_id: new Types.ObjectId(organizationId),
+  type: 'contract.renewal_due' as const,
+  resource_id: contractId,
+  'data.deadline': deadline,
 });
 
 /** The deadline to remind about, the organization's reminder days and those already sent; null when the contract is gone. */
@@ -49,8 +59,12 @@ export async function planRenewalReminders({ organizationId, contractId }: Renew
     Organization.findById(organizationId),
   ]);
   const days = org?.renewal_reminder_days?.length ? [...org.renewal_reminder_days] : DEFAULT_REMINDER_DAYS;
-  const deadline = CLOSED.has(contract.status) ? null : terms?.opt_out_deadline ?? null;
-  const sent = deadline ? (await Event.find(sentFilter(organizationId, contractId, deadline)).lean()).map((e) => Number((e.data as { days_left?: unknown }).days_left)) : [];
+  const deadline = CLOSED.has(contract.status) ? null : (terms?.opt_out_deadline ?? null);
+  const sent = deadline
+    ? (await Event.find(sentFilter(organizationId, contractId, deadline)).lean()).map((e) =>
+        Number((e.data as { days_left?: unknown }).days_left),
+      )
+    : [];
   return { deadline, days, sent };
 }
 
@@ -58,7 +72,10 @@ export async function planRenewalReminders({ organizationId, contractId }: Renew
  * One reminder: the event, and mail to the contract's owner. Skipped when already recorded for
  * this deadline and day (a retried activity) or when the deadline has moved since it was planned.
  */
-export async function sendRenewalReminder(s: Services, { organizationId, contractId, deadline, days }: RenewalDeadlineInput & { deadline: string; days: number }): Promise<boolean> {
+export async function sendRenewalReminder(
+  s: Services,
+  { organizationId, contractId, deadline, days }: RenewalDeadlineInput & { deadline: string; days: number },
+): Promise<boolean> {
   const [contract, terms] = await Promise.all([
     Contract.findOne({ _id: contractId, organization_id: organizationId }),
     ContractTerms.findOne({ organization_id: organizationId, contract_id: contractId }),
@@ -82,7 +99,14 @@ export async function sendRenewalReminder(s: Services, { organizationId, contrac
       to: owner.email,
       dedupeKey: `renewal_due:${contract.id}:${deadline}:${days}`,
       ref: { contract_id: contract.id },
-      message: renewalDueMail(s.config.publicBaseUrl, { contractId: contract.id, title: contract.title, counterparty: contract.counterparty, deadline, daysLeft: days, endDate }),
+      message: renewalDueMail(s.config.publicBaseUrl, {
+        contractId: contract.id,
+        title: contract.title,
+        counterparty: contract.counterparty,
+        deadline,
+        daysLeft: days,
+        endDate,
+      }),
     });
   }
   return true;

@@ -46,7 +46,9 @@ export async function ensureSchedules(client: Client, taskQueue: string): Promis
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
       // Keep a pause an operator set; everything else follows the code.
-      await client.schedule.getHandle(id).update((prev) => ({ ...def, state: { ...def.state, paused: prev.state.paused, note: prev.state.note } }));
+      await client.schedule
+        .getHandle(id)
+        .update((prev) => ({ ...def, state: { ...def.state, paused: prev.state.paused, note: prev.state.note } }));
     }
     ids.push(id);
   }

@@ -28,7 +28,8 @@ const overExpanded = (max: number) => new ExtractionLimitError(`the file expands
 
 function openZip(path: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) =>
-    yauzl.open(path, { lazyEntries: true, autoClose: true }, (err, zip) => (err ? reject(err) : resolve(zip))));
+    yauzl.open(path, { lazyEntries: true, autoClose: true }, (err, zip) => (err ? reject(err) : resolve(zip))),
+  );
 }
 
 /** Inflates one entry into nothing, counting its bytes (`count` answers an error to stop); yauzl fails it past its declared size. */
@@ -68,16 +69,23 @@ async function checkZip(path: string, maxBytes: number): Promise<void> {
         if (declared > maxBytes) return reject(overExpanded(maxBytes));
         if (size > RATIO_GRACE_BYTES && size > MAX_INFLATE_RATIO * entry.compressedSize) {
           const ratio = Math.round(size / Math.max(entry.compressedSize, 1));
-          return reject(new ExtractionLimitError(`the file looks like a decompression bomb: its part ${entry.fileName} expands ${ratio} times, more than the ${MAX_INFLATE_RATIO} allowed`));
+          return reject(
+            new ExtractionLimitError(
+              `the file looks like a decompression bomb: its part ${entry.fileName} expands ${ratio} times, more than the ${MAX_INFLATE_RATIO} allowed`,
+            ),
+          );
         }
-        drainEntry(zip, entry, (n) => ((inflated += n) > maxBytes ? overExpanded(maxBytes) : undefined)).then(() => zip.readEntry(), (err: Error) => {
-          if (err instanceof ExtractionLimitError) return reject(err);
-          // yauzl's own words for an entry that inflates past its declared size.
-          if (/too many bytes/.test(err.message)) {
-            return reject(new ExtractionLimitError(`the file's part ${entry.fileName} expands beyond the size its header declares`));
-          }
-          reject(new UnreadableDocumentError(`not a readable DOCX (${err.message})`));
-        });
+        drainEntry(zip, entry, (n) => ((inflated += n) > maxBytes ? overExpanded(maxBytes) : undefined)).then(
+          () => zip.readEntry(),
+          (err: Error) => {
+            if (err instanceof ExtractionLimitError) return reject(err);
+            // yauzl's own words for an entry that inflates past its declared size.
+            if (/too many bytes/.test(err.message)) {
+              return reject(new ExtractionLimitError(`the file's part ${entry.fileName} expands beyond the size its header declares`));
+            }
+            reject(new UnreadableDocumentError(`not a readable DOCX (${err.message})`));
+          },
+        );
       });
       zip.readEntry();
     });

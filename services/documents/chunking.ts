@@ -47,7 +47,10 @@ export interface TextPiece {
 const MAX_HEADING_LENGTH = 100;
 const MARKDOWN_HEADING = /^#{1,6}\s+(.+)$/;
 // After a bare number the title is capitalised: "12 Termination" is a heading, "24 months" is not.
-const NUMBERED_HEADING = [/^(?:article|section|clause|schedule|annex|exhibit|part)\s+[\dIVXLC]+[.:)]?\s+\S.*$/i, /^\d+(?:\.\d+)*[.)]?\s+[\p{Lu}\d("“].*$/u];
+const NUMBERED_HEADING = [
+  /^(?:article|section|clause|schedule|annex|exhibit|part)\s+[\dIVXLC]+[.:)]?\s+\S.*$/i,
+  /^\d+(?:\.\d+)*[.)]?\s+[\p{Lu}\d("“].*$/u,
+];
 const SENTENCE_END = /[.;,:]$/;
 
 /** Words a title may have in lower case ("Limitation of Liability", "Term & Termination"). */
@@ -63,7 +66,10 @@ const RUN_IN_TITLE = /^((?:\d+(?:\.\d+)*\.?\s+)?[^.]{1,60}?)\.\s+(?=[\p{Lu}(“"
 export function runInTitle(text: string): string | null {
   const m = RUN_IN_TITLE.exec(text);
   if (!m) return null;
-  const words = m[1]!.trim().split(/\s+/).filter((w) => !/^\d+(\.\d+)*\.?$/.test(w));
+  const words = m[1]!
+    .trim()
+    .split(/\s+/)
+    .filter((w) => !/^\d+(\.\d+)*\.?$/.test(w));
   const titleCase = words.length > 0 && words.length <= 6 && words.every((w) => /^[\p{Lu}“"(]/u.test(w) || TITLE_CONNECTORS.has(w));
   return titleCase ? m[1]!.trim() : null;
 }
@@ -101,8 +107,19 @@ interface Heading {
 
 /** The characters `\s` and `String.prototype.trim` treat as white space. */
 function isSpace(code: number): boolean {
-  return (code >= 0x09 && code <= 0x0d) || code === 0x20 || code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
+  return (
+    (code >= 0x09 && code <= 0x0d) ||
+    code === 0x20 ||
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
 }
 
 /** Index of the first non-space character of `text[from, to)`, or -1. */
@@ -202,7 +219,7 @@ export class Chunker {
   /** Follows the lines of the text appended at `from`: headings of ended lines, the open line's state. */
   private scanLines(p: OpenPage, from: number): void {
     const end = p.from + p.buf.length;
-    for (let i = from; i < end; ) {
+    for (let i = from; i < end;) {
       const nl = p.buf.indexOf('\n', i - p.from);
       const lineEnd = nl < 0 ? end : p.from + nl;
       if (p.lineFirst < 0) {
@@ -251,7 +268,14 @@ export class Chunker {
       if (e > s) {
         const current = p.headings.filter((h) => h.at <= o + s).at(-1);
         if (current) this.section = current.title;
-        out.push({ index: this.chunkCount++, page: p.page, section: this.section, start: this.base + o + s, end: this.base + o + e, text: t.slice(s, e) });
+        out.push({
+          index: this.chunkCount++,
+          page: p.page,
+          section: this.section,
+          start: this.base + o + s,
+          end: this.base + o + e,
+          text: t.slice(s, e),
+        });
       }
       if (end >= length) {
         p.start = length;

@@ -10,7 +10,10 @@ export async function deleteDocument(s: Services, organizationId: string, doc: D
   const documentId = doc.id;
   if (doc.status === 'processing' && doc.workflow_id) {
     // Stop writing vectors before removing them.
-    await s.temporal.workflow.getHandle(doc.workflow_id).terminate('document deleted').catch(() => undefined);
+    await s.temporal.workflow
+      .getHandle(doc.workflow_id)
+      .terminate('document deleted')
+      .catch(() => undefined);
   }
   try {
     await deleteSource(s, organizationId, documentId);

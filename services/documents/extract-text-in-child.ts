@@ -28,8 +28,15 @@ export type ChildMessage =
   | { type: 'done' }
   | { type: 'error'; kind: 'limit' | 'unreadable' | 'missing' | 'other'; message: string };
 
-export type ExtractionLimits = Pick<Config,
-  'EXTRACT_MAX_EXPANDED_BYTES' | 'EXTRACT_MAX_TEXT_CHARS' | 'EXTRACT_MAX_PAGES' | 'EXTRACT_MEMORY_MB' | 'EXTRACT_TIMEOUT_MS' | 'EXTRACT_CONCURRENCY'>;
+export type ExtractionLimits = Pick<
+  Config,
+  | 'EXTRACT_MAX_EXPANDED_BYTES'
+  | 'EXTRACT_MAX_TEXT_CHARS'
+  | 'EXTRACT_MAX_PAGES'
+  | 'EXTRACT_MEMORY_MB'
+  | 'EXTRACT_TIMEOUT_MS'
+  | 'EXTRACT_CONCURRENCY'
+>;
 
 const CHILD = path.join(__dirname, `extraction-child${path.extname(__filename)}`);
 /**
@@ -76,7 +83,12 @@ export async function* extractTextInChild(
 ): AsyncGenerator<TextPiece> {
   const release = await turn(limits.EXTRACT_CONCURRENCY);
   const execArgv = [...LOADER, `--max-old-space-size=${limits.EXTRACT_MEMORY_MB}`];
-  const child = fork(CHILD, [], { execArgv, env: { NODE_ENV: process.env.NODE_ENV }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
+  const child = fork(CHILD, [], {
+    execArgv,
+    env: { NODE_ENV: process.env.NODE_ENV },
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    serialization: 'json',
+  });
   let stderr = '';
   child.stderr!.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-4096)));
   const inbox: ChildMessage[] = [];
@@ -95,7 +107,10 @@ export async function* extractTextInChild(
     closed ??= err;
     wake?.();
   });
-  child.send({ type: 'job', job: { path: file, mime, maxExpandedBytes: limits.EXTRACT_MAX_EXPANDED_BYTES, maxPages: limits.EXTRACT_MAX_PAGES, credits: CREDITS } } satisfies ParentMessage);
+  child.send({
+    type: 'job',
+    job: { path: file, mime, maxExpandedBytes: limits.EXTRACT_MAX_EXPANDED_BYTES, maxPages: limits.EXTRACT_MAX_PAGES, credits: CREDITS },
+  } satisfies ParentMessage);
 
   let waited = 0;
   let chars = 0;
@@ -123,7 +138,9 @@ export async function* extractTextInChild(
       else {
         chars += m.text.length;
         if (chars > limits.EXTRACT_MAX_TEXT_CHARS) {
-          throw new ExtractionLimitError(`the file holds more than ${limits.EXTRACT_MAX_TEXT_CHARS.toLocaleString('en-US')} characters of text`);
+          throw new ExtractionLimitError(
+            `the file holds more than ${limits.EXTRACT_MAX_TEXT_CHARS.toLocaleString('en-US')} characters of text`,
+          );
         }
         if (child.connected) child.send({ type: 'more' } satisfies ParentMessage);
         yield { page: m.page, text: m.text };

@@ -120,10 +120,16 @@ const NO_IMAGES = mammoth.images.imgElement(() => Promise.resolve({ src: '' }));
  * reopened after it, so every page's part of it still becomes a `#` line.
  */
 function docxPages(html: string): string[] {
-  const headingsSplit = html.replace(/(<h([1-6])[^>]*>)(.*?)(<\/h\2>)/gs, (whole, open: string, _level: string, inner: string, close: string) =>
-    inner.includes(PAGE_BREAK_HTML)
-      ? inner.split(PAGE_BREAK_HTML).map((part) => (part.replace(/<[^>]+>/g, '').trim() ? open + part + close : '')).join(PAGE_BREAK_HTML)
-      : whole);
+  const headingsSplit = html.replace(
+    /(<h([1-6])[^>]*>)(.*?)(<\/h\2>)/gs,
+    (whole, open: string, _level: string, inner: string, close: string) =>
+      inner.includes(PAGE_BREAK_HTML)
+        ? inner
+            .split(PAGE_BREAK_HTML)
+            .map((part) => (part.replace(/<[^>]+>/g, '').trim() ? open + part + close : ''))
+            .join(PAGE_BREAK_HTML)
+        : whole,
+  );
   return headingsSplit.split(PAGE_BREAK_HTML);
 }
 
@@ -202,7 +208,12 @@ export const txtPieces = (path: string, pieceBytes = TXT_PIECE_BYTES) => formFee
  * a PDF of more than `maxPages` pages. Untrusted files are read through
  * services/documents/extract-text-in-child.ts, which runs this in a child process.
  */
-export async function* extractText(path: string, mime: SupportedMime, onPage: (page: number, of: number) => void = () => {}, maxPages = Infinity): AsyncGenerator<TextPiece> {
+export async function* extractText(
+  path: string,
+  mime: SupportedMime,
+  onPage: (page: number, of: number) => void = () => {},
+  maxPages = Infinity,
+): AsyncGenerator<TextPiece> {
   const pieces = mime === MIME.pdf ? pdfPieces(path, onPage, maxPages) : mime === MIME.docx ? docxPieces(path) : txtPieces(path);
   let hasText = false;
   for await (const piece of pieces) {

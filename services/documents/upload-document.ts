@@ -16,7 +16,11 @@ import { detectFileType } from './extraction';
 // An unknown or malformed contract id in an upload is 404 (the contract is not found), as in a path.
 export const uploadBody = z.object({
   category: z.enum(DOCUMENT_CATEGORIES),
-  contract_id: z.string().max(100).meta({ pattern: ID_PATTERN.source, description: 'A contract of the organization; any other value answers 404' }).optional(),
+  contract_id: z
+    .string()
+    .max(100)
+    .meta({ pattern: ID_PATTERN.source, description: 'A contract of the organization; any other value answers 404' })
+    .optional(),
 });
 /** The client's name reduced to a plain file name: no directories, control or reserved characters. */
 export function sanitizeFilename(name: string): string {
@@ -37,7 +41,12 @@ export interface ReceivedFile {
   originalname: string;
 }
 
-export async function uploadDocument(s: Services, p: Principal, file: ReceivedFile, body: z.infer<typeof uploadBody>): Promise<DocumentDoc> {
+export async function uploadDocument(
+  s: Services,
+  p: Principal,
+  file: ReceivedFile,
+  body: z.infer<typeof uploadBody>,
+): Promise<DocumentDoc> {
   const { category, contract_id } = body;
   const owner = contract_id === undefined ? null : inOrg(p.organizationId, contract_id);
   if (contract_id !== undefined && !(owner && (await Contract.exists(owner)))) throw notFound('Contract');
@@ -60,7 +69,12 @@ export async function uploadDocument(s: Services, p: Principal, file: ReceivedFi
   doc.workflow_id = `ingest-${documentId}`;
   await doc.save();
   try {
-    await startWorkflow(s, documentIngestion, { workflowId: doc.workflow_id, args: [{ documentId }], organizationId: p.organizationId, recordId: documentId });
+    await startWorkflow(s, documentIngestion, {
+      workflowId: doc.workflow_id,
+      args: [{ documentId }],
+      organizationId: p.organizationId,
+      recordId: documentId,
+    });
   } catch (err) {
     await Document.deleteOne({ _id: doc._id });
     s.logger.error({ err, documentId }, 'could not start document ingestion');

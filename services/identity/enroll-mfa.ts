@@ -42,9 +42,18 @@ const selfActor = (user: UserDoc): Actor => ({ type: 'user', id: user.id, name: 
 /** Turns the pending secret into the enrolled one (done by enable, or by the first MFA login); returns new recovery codes. */
 async function completeEnrollment(user: UserDoc, sealed: string, step: number): Promise<string[]> {
   const replaced = !!user.mfa_secret_encrypted;
-  await User.updateOne({ _id: user._id }, { $set: { mfa_secret_encrypted: sealed, mfa_pending_secret_encrypted: null, mfa_enabled: true, mfa_last_step: step } });
+  await User.updateOne(
+    { _id: user._id },
+    { $set: { mfa_secret_encrypted: sealed, mfa_pending_secret_encrypted: null, mfa_enabled: true, mfa_last_step: step } },
+  );
   const codes = await issueRecoveryCodes(user);
-  await recordMfaEvent(user, 'team.mfa_enabled', replaced ? `${user.full_name} moved MFA to a new authenticator` : `${user.full_name} enabled MFA`, selfActor(user), { replaced });
+  await recordMfaEvent(
+    user,
+    'team.mfa_enabled',
+    replaced ? `${user.full_name} moved MFA to a new authenticator` : `${user.full_name} enabled MFA`,
+    selfActor(user),
+    { replaced },
+  );
   return codes;
 }
 
@@ -58,7 +67,13 @@ type SecondFactor = { kind: 'totp'; recoveryCodes?: string[] } | { kind: 'recove
 export async function passSecondFactor(s: Services, user: UserDoc, code: string): Promise<SecondFactor | null> {
   const left = user.mfa_secret_encrypted ? await spendRecoveryCode(user, code) : null;
   if (left !== null) {
-    await recordMfaEvent(user, 'team.mfa_recovery_code_used', `${user.full_name} signed in with a recovery code (${left} left)`, selfActor(user), { recovery_codes_left: left });
+    await recordMfaEvent(
+      user,
+      'team.mfa_recovery_code_used',
+      `${user.full_name} signed in with a recovery code (${left} left)`,
+      selfActor(user),
+      { recovery_codes_left: left },
+    );
     return { kind: 'recovery_code', left };
   }
   const sealed = user.mfa_secret_encrypted ?? user.mfa_pending_secret_encrypted;
@@ -68,7 +83,10 @@ export async function passSecondFactor(s: Services, user: UserDoc, code: string)
   if (!user.mfa_secret_encrypted) return { kind: 'totp', recoveryCodes: await completeEnrollment(user, sealed, step) };
   // Only a later step is accepted next time. The update is conditional so two requests cannot both use one
   // code: atomic on MongoDB, not on FerretDB 1.24, which applies it as a read and a separate write (SECURITY.md).
-  const recorded = await User.findOneAndUpdate({ _id: user._id, mfa_last_step: user.mfa_last_step ?? null }, { $set: { mfa_last_step: step } });
+  const recorded = await User.findOneAndUpdate(
+    { _id: user._id, mfa_last_step: user.mfa_last_step ?? null },
+    { $set: { mfa_last_step: step } },
+  );
   return recorded ? { kind: 'totp' } : null;
 }
 
@@ -81,16 +99,24 @@ const PROOF_FAILURES = { points: 5, duration: 900 };
  */
 export function mfaSetup(s: Services) {
   const limiterOptions = { ...PROOF_FAILURES, keyPrefix: redisKey(s.config, 'rl', 'mfa-proof') };
-  const proofFailures = new RateLimiterRedis({ ...limiterOptions, storeClient: s.redis, insuranceLimiter: new RateLimiterMemory(limiterOptions) });
+  const proofFailures = new RateLimiterRedis({
+    ...limiterOptions,
+    storeClient: s.redis,
+    insuranceLimiter: new RateLimiterMemory(limiterOptions),
+  });
 
   async function proveMfaOwner(user: UserDoc, proof: z.infer<typeof mfaSetupBody>) {
     const key = user.id;
     const spent = await proofFailures.get(key);
     if (spent && spent.consumedPoints >= PROOF_FAILURES.points) {
-      throw new AppError(429, 'Too many wrong codes or passwords; try again later', { 'Retry-After': String(Math.max(1, Math.ceil(spent.msBeforeNext / 1000))) });
+      throw new AppError(429, 'Too many wrong codes or passwords; try again later', {
+        'Retry-After': String(Math.max(1, Math.ceil(spent.msBeforeNext / 1000))),
+      });
     }
     if (!proof?.code && !proof?.password) throw forbidden('MFA is enrolled: send a current code or your password to replace it');
-    const ok = proof.password ? await verifyPassword(proof.password, user.password_hash) : (await passSecondFactor(s, user, proof.code!)) !== null;
+    const ok = proof.password
+      ? await verifyPassword(proof.password, user.password_hash)
+      : (await passSecondFactor(s, user, proof.code!)) !== null;
     if (!ok) {
       await proofFailures.penalty(key);
       throw forbidden('Wrong code or password');

@@ -18,7 +18,11 @@ export const mfaVerifyBody = z.object({ mfa_token: sessionToken, code: mfaCode }
 export async function signIn(s: Services, user: UserDoc) {
   const org = await Organization.findById(user.organization_id);
   if (org?.mfa_required || user.mfa_enabled) {
-    const mfa = signToken(s.config, 'mfa', { userId: user.id, organizationId: user.organization_id.toHexString(), sessionEpoch: user.session_epoch });
+    const mfa = signToken(s.config, 'mfa', {
+      userId: user.id,
+      organizationId: user.organization_id.toHexString(),
+      sessionEpoch: user.session_epoch,
+    });
     const enrollment = user.mfa_secret_encrypted ? {} : { mfa_enrollment: await startEnrollment(s, user) };
     return { mfa_required: true, mfa_token: mfa.token, expires_in: mfa.expiresIn, ...enrollment };
   }
@@ -33,7 +37,10 @@ export async function logIn(s: Services, body: z.infer<typeof loginBody>) {
   // A hash made with older parameters is replaced now that the password is at hand; the
   // condition keeps a password reset made meanwhile.
   if (needsRehash(user.password_hash)) {
-    await User.updateOne({ _id: user._id, password_hash: user.password_hash }, { $set: { password_hash: await hashPassword(body.password) } });
+    await User.updateOne(
+      { _id: user._id, password_hash: user.password_hash },
+      { $set: { password_hash: await hashPassword(body.password) } },
+    );
   }
   return signIn(s, user);
 }
@@ -51,4 +58,3 @@ export async function verifyMfaLogin(s: Services, body: z.infer<typeof mfaVerify
   const recovery = passed.kind === 'totp' && passed.recoveryCodes ? { recovery_codes: passed.recoveryCodes } : {};
   return { ...(await issueSession(s, user)), user: publicUser(user), ...recovery };
 }
-

@@ -22,13 +22,18 @@ function normalized(code: string): string | null {
   return /^[a-z2-7]{16}$/.test(plain) ? plain : null;
 }
 
-interface Owner { _id: Types.ObjectId; organization_id: Types.ObjectId }
+interface Owner {
+  _id: Types.ObjectId;
+  organization_id: Types.ObjectId;
+}
 
 /** New codes for the user, replacing any earlier ones; returns them in clear, to show once. */
 export async function issueRecoveryCodes(user: Owner): Promise<string[]> {
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
   await MfaRecoveryCode.deleteMany({ user_id: user._id });
-  await MfaRecoveryCode.insertMany(codes.map((c) => ({ organization_id: user.organization_id, user_id: user._id, code_hash: sha256Hex(normalized(c)!) })));
+  await MfaRecoveryCode.insertMany(
+    codes.map((c) => ({ organization_id: user.organization_id, user_id: user._id, code_hash: sha256Hex(normalized(c)!) })),
+  );
   return codes;
 }
 

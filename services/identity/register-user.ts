@@ -36,7 +36,9 @@ async function findInvite(invitedEmail: string, token: string) {
 export async function registerUser(s: Services, body: z.infer<typeof registerBody>) {
   if (await User.exists({ email: body.email })) throw conflict('email: already registered');
   const invite = body.invite_token ? await findInvite(body.email, body.invite_token) : null;
-  const organizationId = invite ? invite.organization_id : (await Organization.create({ name: body.organization_name ?? `${body.full_name}'s organization` }))._id;
+  const organizationId = invite
+    ? invite.organization_id
+    : (await Organization.create({ name: body.organization_name ?? `${body.full_name}'s organization` }))._id;
   let user: UserDoc;
   try {
     user = await User.create({
@@ -66,4 +68,3 @@ export async function registerUser(s: Services, body: z.infer<typeof registerBod
   // The organization's MFA rule holds from the first sign-in, not only from the next login.
   return signIn(s, user);
 }
-

@@ -41,4 +41,3 @@ export async function resetPassword(body: z.infer<typeof resetBody>) {
   await user.save();
   await RefreshToken.updateMany({ user_id: user._id, revoked_at: null }, { $set: { revoked_at: new Date() } });
 }
-

@@ -81,5 +81,8 @@ async function copyToRedis(s: Deps, key: string): Promise<void> {
   const rows = await RevokedToken.find({ expires_at: trusted({ $gt: new Date(readAt) }) }, { jti: 1, expires_at: 1 }).lean();
   const tx = s.redis.multi().zremrangebyscore(key, '-inf', readAt);
   for (const row of rows) tx.zadd(key, row.expires_at.getTime(), row.jti);
-  await tx.zadd(key, readAt + TRUST_MS, COMPLETE).pexpire(key, KEY_TTL_MS).exec();
+  await tx
+    .zadd(key, readAt + TRUST_MS, COMPLETE)
+    .pexpire(key, KEY_TTL_MS)
+    .exec();
 }

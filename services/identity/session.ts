@@ -61,6 +61,7 @@ export async function endSession(s: Services, userId: string, accessToken: strin
   await revokeTokenId(s, claims.jti, new Date(claims.exp * 1000), 'logout');
   if (body?.refresh_token) {
     const presented = await RefreshToken.findOne({ token_hash: sha256Hex(body.refresh_token), user_id: userId });
-    if (presented) await RefreshToken.updateMany({ family_id: presented.family_id, revoked_at: null }, { $set: { revoked_at: new Date() } });
+    if (presented)
+      await RefreshToken.updateMany({ family_id: presented.family_id, revoked_at: null }, { $set: { revoked_at: new Date() } });
   }
 }

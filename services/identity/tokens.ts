@@ -45,7 +45,11 @@ export interface SignedToken {
   expiresIn: number;
 }
 
-export function signToken(c: TokenConfig, kind: TokenKind, subject: { userId: string; organizationId: string; sessionEpoch: number }): SignedToken {
+export function signToken(
+  c: TokenConfig,
+  kind: TokenKind,
+  subject: { userId: string; organizationId: string; sessionEpoch: number },
+): SignedToken {
   const jti = randomUUID();
   const expiresIn = lifetime(c, kind);
   const token = jwt.sign({ org: subject.organizationId, sev: subject.sessionEpoch }, keyOf(c.JWT_SECRET), {

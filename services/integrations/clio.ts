@@ -47,16 +47,28 @@ const json = (ctx: ConnectorContext) => ({ ...bearer(ctx.credentials.access_toke
  * Writes one document (a new one, or a new version of `documentId`); reports the document's
  * id through `created` once it exists, so a failure of a later step keeps it.
  */
-async function writeDocument(ctx: ConnectorContext, documentId: string | undefined, c: ContractRecord, signed: boolean, created: (id: string) => void): Promise<string> {
+async function writeDocument(
+  ctx: ConnectorContext,
+  documentId: string | undefined,
+  c: ContractRecord,
+  signed: boolean,
+  created: (id: string) => void,
+): Promise<string> {
   const f = fileFor(c, signed);
   const parent = documentId ? { id: Number(documentId), type: 'Document' } : { id: matterOf(ctx), type: 'Matter' };
   // External properties tag the document with its contract (set once, on the document).
   const tags = documentId ? {} : { external_properties: Object.entries(f.appProperties).map(([name, value]) => ({ name, value })) };
-  const target = await callVendor('clio', ctx, `${api(ctx)}/documents.json?fields=${encodeURIComponent(UPLOAD_FIELDS)}`, {
-    method: 'POST',
-    headers: json(ctx),
-    body: JSON.stringify({ data: { name: f.name, content_type: 'text/plain', parent, ...tags } }),
-  }, uploadTarget);
+  const target = await callVendor(
+    'clio',
+    ctx,
+    `${api(ctx)}/documents.json?fields=${encodeURIComponent(UPLOAD_FIELDS)}`,
+    {
+      method: 'POST',
+      headers: json(ctx),
+      body: JSON.stringify({ data: { name: f.name, content_type: 'text/plain', parent, ...tags } }),
+    },
+    uploadTarget,
+  );
   const id = String(target.data.id);
   created(id);
 
@@ -69,11 +81,17 @@ async function writeDocument(ctx: ConnectorContext, documentId: string | undefin
   if (!stored.ok) throw await vendorError('clio', stored);
 
   // The name goes with the completion too: a renamed contract renames its document.
-  await callVendor('clio', ctx, `${api(ctx)}/documents/${id}.json`, {
-    method: 'PATCH',
-    headers: json(ctx),
-    body: JSON.stringify({ data: { uuid: version.uuid, fully_uploaded: true, name: f.name } }),
-  }, z.object({ data: z.object({ id: z.number() }) }));
+  await callVendor(
+    'clio',
+    ctx,
+    `${api(ctx)}/documents/${id}.json`,
+    {
+      method: 'PATCH',
+      headers: json(ctx),
+      body: JSON.stringify({ data: { uuid: version.uuid, fully_uploaded: true, name: f.name } }),
+    },
+    z.object({ data: z.object({ id: z.number() }) }),
+  );
   return id;
 }
 
@@ -87,9 +105,18 @@ export const clio: Connector<typeof connectBody> = {
 
   async test(ctx) {
     const headers = bearer(ctx.credentials.access_token);
-    const me = await callVendor('clio', ctx, `${api(ctx)}/users/who_am_i.json?fields=id,name`, { headers }, z.object({ data: z.object({ id: z.number(), name: z.string() }) }));
+    const me = await callVendor(
+      'clio',
+      ctx,
+      `${api(ctx)}/users/who_am_i.json?fields=id,name`,
+      { headers },
+      z.object({ data: z.object({ id: z.number(), name: z.string() }) }),
+    );
     const matter = await callVendor(
-      'clio', ctx, `${api(ctx)}/matters/${matterOf(ctx)}.json?fields=id,display_number`, { headers },
+      'clio',
+      ctx,
+      `${api(ctx)}/matters/${matterOf(ctx)}.json?fields=id,display_number`,
+      { headers },
       z.object({ data: z.object({ id: z.number(), display_number: z.string() }) }),
     );
     return { ok: true, detail: `matter ${matter.data.display_number} reachable as ${me.data.name}` };

@@ -61,14 +61,24 @@ export function fileFor(c: ContractRecord, signed: boolean) {
 async function writeFile(ctx: ConnectorContext, fileId: string | undefined, c: ContractRecord, signed: boolean): Promise<string> {
   const f = fileFor(c, signed);
   // Parents are set on create only; an update (PATCH) moves files only through addParents.
-  const metadata = fileId ? { name: f.name, appProperties: f.appProperties } : { name: f.name, mimeType: 'text/plain', parents: [folderOf(ctx)], appProperties: f.appProperties };
+  const metadata = fileId
+    ? { name: f.name, appProperties: f.appProperties }
+    : { name: f.name, mimeType: 'text/plain', parents: [folderOf(ctx)], appProperties: f.appProperties };
   const { body, contentType } = multipartRelated(metadata, f.content);
-  const url = fileId ? `${ctx.baseUrl}/upload/drive/v3/files/${encodeURIComponent(fileId)}?uploadType=multipart` : `${ctx.baseUrl}/upload/drive/v3/files?uploadType=multipart`;
-  const file = await callVendor('google_drive', ctx, url, {
-    method: fileId ? 'PATCH' : 'POST',
-    headers: { ...bearer(ctx.credentials.access_token), 'content-type': contentType },
-    body,
-  }, z.object({ id: z.string() }));
+  const url = fileId
+    ? `${ctx.baseUrl}/upload/drive/v3/files/${encodeURIComponent(fileId)}?uploadType=multipart`
+    : `${ctx.baseUrl}/upload/drive/v3/files?uploadType=multipart`;
+  const file = await callVendor(
+    'google_drive',
+    ctx,
+    url,
+    {
+      method: fileId ? 'PATCH' : 'POST',
+      headers: { ...bearer(ctx.credentials.access_token), 'content-type': contentType },
+      body,
+    },
+    z.object({ id: z.string() }),
+  );
   return file.id;
 }
 
@@ -82,7 +92,9 @@ export const googleDrive: Connector<typeof connectBody> = {
 
   async test(ctx) {
     const folder = await callVendor(
-      'google_drive', ctx, `${ctx.baseUrl}/drive/v3/files/${encodeURIComponent(folderOf(ctx))}?fields=id,name,mimeType`,
+      'google_drive',
+      ctx,
+      `${ctx.baseUrl}/drive/v3/files/${encodeURIComponent(folderOf(ctx))}?fields=id,name,mimeType`,
       { headers: bearer(ctx.credentials.access_token) },
       z.object({ id: z.string(), name: z.string(), mimeType: z.string() }),
     );

@@ -12,7 +12,10 @@ import { accessToken, bearer, callVendor, isoDay } from './vendor-http';
 const connectBody = z.object({
   access_token: accessToken,
   /** A deal property created with `hasUniqueValue: true`; it holds the contract id. */
-  id_property: z.string().regex(/^[a-z][a-z0-9_]{0,99}$/, 'must be a HubSpot property name').default('clm_contract_id'),
+  id_property: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,99}$/, 'must be a HubSpot property name')
+    .default('clm_contract_id'),
   pipeline: z.string().min(1).default('default'),
   base_url: z.url({ protocol: /^https?$/ }).optional(),
 });
@@ -57,17 +60,29 @@ export const hubspot: Connector<typeof connectBody> = {
   batchSize: 100,
 
   async test(ctx) {
-    await callVendor('hubspot', ctx, `${ctx.baseUrl}/crm/v3/objects/deals?limit=1`, { headers: bearer(ctx.credentials.access_token) }, z.object({ results: z.array(z.unknown()) }));
+    await callVendor(
+      'hubspot',
+      ctx,
+      `${ctx.baseUrl}/crm/v3/objects/deals?limit=1`,
+      { headers: bearer(ctx.credentials.access_token) },
+      z.object({ results: z.array(z.unknown()) }),
+    );
     return { ok: true, detail: 'deals readable' };
   },
 
   async upsert(ctx, contracts): Promise<UpsertResult> {
     const { id_property: idProperty, pipeline } = connectBody.omit({ access_token: true }).parse(ctx.config);
-    const res = await callVendor('hubspot', ctx, `${ctx.baseUrl}/crm/v3/objects/deals/batch/upsert`, {
-      method: 'POST',
-      headers: { ...bearer(ctx.credentials.access_token), 'content-type': 'application/json' },
-      body: JSON.stringify({ inputs: contracts.map((c) => hubspotDeal(idProperty, pipeline, c)) }),
-    }, batchResponse);
+    const res = await callVendor(
+      'hubspot',
+      ctx,
+      `${ctx.baseUrl}/crm/v3/objects/deals/batch/upsert`,
+      {
+        method: 'POST',
+        headers: { ...bearer(ctx.credentials.access_token), 'content-type': 'application/json' },
+        body: JSON.stringify({ inputs: contracts.map((c) => hubspotDeal(idProperty, pipeline, c)) }),
+      },
+      batchResponse,
+    );
     const out: UpsertResult = {};
     for (const r of res.results) {
       const contractId = r.properties[idProperty];

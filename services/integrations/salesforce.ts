@@ -25,12 +25,14 @@ const connectBody = z.object({
 });
 
 /** The documented UpsertResult list, one per record in request order. */
-const upsertResults = z.array(z.object({
-  id: z.string().nullish(),
-  success: z.boolean(),
-  created: z.boolean().optional(),
-  errors: z.array(z.object({ statusCode: z.string().optional(), message: z.string() })).default([]),
-}));
+const upsertResults = z.array(
+  z.object({
+    id: z.string().nullish(),
+    success: z.boolean(),
+    created: z.boolean().optional(),
+    errors: z.array(z.object({ statusCode: z.string().optional(), message: z.string() })).default([]),
+  }),
+);
 
 /**
  * A Salesforce call. Salesforce signals its API request limits with 403 REQUEST_LIMIT_EXCEEDED
@@ -89,17 +91,27 @@ export const salesforce: Connector<typeof connectBody> = {
   async test(ctx) {
     const { root, object } = cfg(ctx);
     // The object's basic information: proves the token, the instance and the object.
-    const info = await call(ctx, `${root}/sobjects/${object}`, { headers: bearer(ctx.credentials.access_token) }, z.object({ objectDescribe: z.object({ name: z.string() }) }));
+    const info = await call(
+      ctx,
+      `${root}/sobjects/${object}`,
+      { headers: bearer(ctx.credentials.access_token) },
+      z.object({ objectDescribe: z.object({ name: z.string() }) }),
+    );
     return { ok: true, detail: `object ${info.objectDescribe.name} reachable` };
   },
 
   async upsert(ctx, contracts): Promise<UpsertResult> {
     const { root, object, externalId } = cfg(ctx);
-    const results = await call(ctx, `${root}/composite/sobjects/${object}/${externalId}`, {
-      method: 'PATCH',
-      headers: { ...bearer(ctx.credentials.access_token), 'content-type': 'application/json' },
-      body: JSON.stringify({ allOrNone: false, records: contracts.map((c) => salesforceRecord(object, externalId, c)) }),
-    }, upsertResults);
+    const results = await call(
+      ctx,
+      `${root}/composite/sobjects/${object}/${externalId}`,
+      {
+        method: 'PATCH',
+        headers: { ...bearer(ctx.credentials.access_token), 'content-type': 'application/json' },
+        body: JSON.stringify({ allOrNone: false, records: contracts.map((c) => salesforceRecord(object, externalId, c)) }),
+      },
+      upsertResults,
+    );
     const out: UpsertResult = {};
     contracts.forEach((c, i) => {
       const r = results[i];

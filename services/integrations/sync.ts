@@ -43,7 +43,10 @@ export function contractRecord(c: ContractDoc): ContractRecord {
  * Starts a full sync of the integration's organization; returns its workflow id.
  * Ids are `<kind>-sync-<integrationId>-<start time>`: one per request, each findable by the integration.
  */
-export async function startIntegrationSync(s: Services, integration: Pick<IntegrationDoc, 'id' | 'type' | 'organization_id'>): Promise<string> {
+export async function startIntegrationSync(
+  s: Services,
+  integration: Pick<IntegrationDoc, 'id' | 'type' | 'organization_id'>,
+): Promise<string> {
   const connector = syncConnector(integration.type);
   if (!connector) throw new Error(`${integration.type} does not sync contracts`);
   const integrationId = integration.id;

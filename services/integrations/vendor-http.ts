@@ -5,7 +5,13 @@ import type { ConnectorContext, UpsertResult } from './connector';
 import { vendorJson } from './context';
 
 /** Calls the vendor; a non-2xx answer (with its Retry-After) or an undocumented body throws VendorError. */
-export async function callVendor<T extends z.ZodType>(vendor: IntegrationType, ctx: ConnectorContext, url: string, init: RequestInit, schema: T): Promise<z.infer<T>> {
+export async function callVendor<T extends z.ZodType>(
+  vendor: IntegrationType,
+  ctx: ConnectorContext,
+  url: string,
+  init: RequestInit,
+  schema: T,
+): Promise<z.infer<T>> {
   return vendorJson(vendor, await ctx.fetch(url, init), schema);
 }
 
@@ -31,7 +37,10 @@ export const isoDay = (iso: string | null) => (iso ? iso.slice(0, 10) : null);
  * them instead of creating second copies.
  */
 export class PartialUpsertError extends Error {
-  constructor(readonly done: UpsertResult, readonly failure: unknown) {
+  constructor(
+    readonly done: UpsertResult,
+    readonly failure: unknown,
+  ) {
     super(failure instanceof Error ? failure.message : String(failure));
   }
 }
@@ -41,7 +50,10 @@ export class PartialUpsertError extends Error {
  * A write of several calls reports its record through `created` as soon as it exists, so a
  * failure after that still keeps the id and the retry updates that record.
  */
-export async function writeEach(keys: string[], write: (key: string, created: (vendorId: string) => void) => Promise<string>): Promise<UpsertResult> {
+export async function writeEach(
+  keys: string[],
+  write: (key: string, created: (vendorId: string) => void) => Promise<string>,
+): Promise<UpsertResult> {
   const done: UpsertResult = {};
   for (const key of keys) {
     try {

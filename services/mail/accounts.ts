@@ -15,7 +15,13 @@ export async function mailInvitation(s: Services, invite: InviteDoc, token: stri
     to: invite.email,
     dedupeKey: `team-invite:${invite.id}`,
     ref: { invite_id: invite.id },
-    message: invitationMail(s.config.publicBaseUrl, { inviterName, organizationName: org?.name ?? 'their organization', role: invite.role, token, expiresAt: invite.expires_at }),
+    message: invitationMail(s.config.publicBaseUrl, {
+      inviterName,
+      organizationName: org?.name ?? 'their organization',
+      role: invite.role,
+      token,
+      expiresAt: invite.expires_at,
+    }),
   });
 }
 

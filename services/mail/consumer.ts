@@ -18,7 +18,11 @@ export const mailConsumer: EventConsumer = {
       case 'signature.completed':
         return mailSignersDue(s, sig);
       case 'signature.declined':
-        return mailSignatureDeclined(s, sig, { name: data.signer_name ?? 'A signer', email: data.signer_email ?? '', reason: data.reason ?? null });
+        return mailSignatureDeclined(s, sig, {
+          name: data.signer_name ?? 'A signer',
+          email: data.signer_email ?? '',
+          reason: data.reason ?? null,
+        });
       case 'signature.expired':
         return mailSignatureExpired(s, sig);
       default:

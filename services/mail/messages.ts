@@ -40,7 +40,14 @@ export const formatTime = (d: Date) => `${d.toISOString().slice(0, 16).replace('
 function compose(l: Layout): RenderedMail {
   const text = [
     ...l.paragraphs,
-    ...(l.quote ? [`${l.quote.label}:\n${l.quote.text.split(/\r?\n/).map((line) => `> ${line}`).join('\n')}`] : []),
+    ...(l.quote
+      ? [
+          `${l.quote.label}:\n${l.quote.text
+            .split(/\r?\n/)
+            .map((line) => `> ${line}`)
+            .join('\n')}`,
+        ]
+      : []),
     `${l.action.label}:\n${l.action.url}`,
     ...(l.after ?? []),
   ].join('\n\n');
@@ -49,7 +56,12 @@ function compose(l: Layout): RenderedMail {
     '<!DOCTYPE html><html><head><meta charset="utf-8"></head>',
     '<body style="font-family:Arial,Helvetica,sans-serif;font-size:15px;line-height:1.5;color:#222;max-width:600px">',
     ...l.paragraphs.map((s) => p(s)),
-    ...(l.quote ? [p(`${l.quote.label}:`), `<blockquote style="border-left:3px solid #ccc;margin:0 0 1em;padding-left:12px">${htmlText(l.quote.text)}</blockquote>`] : []),
+    ...(l.quote
+      ? [
+          p(`${l.quote.label}:`),
+          `<blockquote style="border-left:3px solid #ccc;margin:0 0 1em;padding-left:12px">${htmlText(l.quote.text)}</blockquote>`,
+        ]
+      : []),
     `<p><a href="${escapeHtml(l.action.url)}" style="display:inline-block;padding:10px 18px;background:#1a56db;color:#fff;text-decoration:none;border-radius:4px">${escapeHtml(l.action.label)}</a></p>`,
     p(`Or open this link: ${l.action.url}`, 'font-size:12px;color:#666'),
     ...(l.after ?? []).map((s) => p(s, 'font-size:12px;color:#666')),
@@ -60,7 +72,10 @@ function compose(l: Layout): RenderedMail {
 
 const link = (base: string, ...parts: string[]) => `${base}/${parts.map(encodeURIComponent).join('/')}`;
 
-export function invitationMail(base: string, v: { inviterName: string; organizationName: string; role: string; token: string; expiresAt: Date }): RenderedMail {
+export function invitationMail(
+  base: string,
+  v: { inviterName: string; organizationName: string; role: string; token: string; expiresAt: Date },
+): RenderedMail {
   return compose({
     subject: `${v.inviterName} invited you to join ${v.organizationName}`,
     paragraphs: [
@@ -72,7 +87,10 @@ export function invitationMail(base: string, v: { inviterName: string; organizat
   });
 }
 
-export function renewalDueMail(base: string, v: { contractId: string; title: string; counterparty: string; deadline: string; daysLeft: number; endDate: string | null }): RenderedMail {
+export function renewalDueMail(
+  base: string,
+  v: { contractId: string; title: string; counterparty: string; deadline: string; daysLeft: number; endDate: string | null },
+): RenderedMail {
   return compose({
     subject: `Renewal notice due in ${v.daysLeft} day${v.daysLeft === 1 ? '' : 's'}: ${v.title}`,
     paragraphs: [
@@ -112,7 +130,9 @@ export function signatureRequestMail(base: string, v: SignerMailValues): Rendere
     paragraphs: [
       `Hello ${v.signerName},`,
       `${v.requesterName} asks you to sign "${v.contractTitle}".`,
-      ...(v.signedBefore ? [`${v.signedBefore} signer${v.signedBefore === 1 ? ' has' : 's have'} signed before you; it is now your turn.`] : []),
+      ...(v.signedBefore
+        ? [`${v.signedBefore} signer${v.signedBefore === 1 ? ' has' : 's have'} signed before you; it is now your turn.`]
+        : []),
       `The request expires ${formatTime(v.expiresAt)}.`,
     ],
     quote: v.message ? { label: `Message from ${v.requesterName}`, text: v.message } : null,
@@ -139,10 +159,15 @@ interface RequestValues {
   contractTitle: string;
 }
 
-export function signatureDeclinedMail(base: string, v: RequestValues & { signerName: string; signerEmail: string; reason: string | null }): RenderedMail {
+export function signatureDeclinedMail(
+  base: string,
+  v: RequestValues & { signerName: string; signerEmail: string; reason: string | null },
+): RenderedMail {
   return compose({
     subject: `${v.signerName} declined to sign "${oneLine(v.contractTitle, 150)}"`,
-    paragraphs: [`${v.signerName} (${v.signerEmail}) declined to sign "${v.contractTitle}". The request is closed; nobody else can sign it.`],
+    paragraphs: [
+      `${v.signerName} (${v.signerEmail}) declined to sign "${v.contractTitle}". The request is closed; nobody else can sign it.`,
+    ],
     quote: v.reason ? { label: 'Their reason', text: v.reason } : null,
     action: { label: 'Open the request', url: link(base, 'signatures', v.signatureId) },
   });
@@ -162,14 +187,24 @@ export function signatureExpiredMail(base: string, v: RequestValues & { expiresA
 export function signatureCompletedMail(
   base: string,
   /** `copyToken`: a signer's time-limited link to the sealed PDF (services/signatures/signed-copy-link.ts); none for the requester. */
-  v: RequestValues & { signers: Array<{ name: string; signedAt: Date }>; completedAt: Date; certificate: string; copyToken: string | null; copyDays: number },
+  v: RequestValues & {
+    signers: Array<{ name: string; signedAt: Date }>;
+    completedAt: Date;
+    certificate: string;
+    copyToken: string | null;
+    copyDays: number;
+  },
 ): RenderedMail {
   return compose({
     subject: `Signed by everyone: "${oneLine(v.contractTitle, 150)}"`,
     paragraphs: [
       `Every signer has signed "${v.contractTitle}" (completed ${formatTime(v.completedAt)}):`,
       v.signers.map((x) => `- ${x.name}, ${formatTime(x.signedAt)}`).join('\n'),
-      ...(v.copyToken ? [`Download the signed PDF, sealed by the service with the signatures and the audit trail, within ${v.copyDays} days with the link below.`] : []),
+      ...(v.copyToken
+        ? [
+            `Download the signed PDF, sealed by the service with the signatures and the audit trail, within ${v.copyDays} days with the link below.`,
+          ]
+        : []),
       `The attached certificate.json is the service's signed statement of who signed which document when; check it offline against the service's public key, ${base}/api/v1/signatures/public-key.`,
     ],
     action: v.copyToken

@@ -27,8 +27,8 @@ export interface NewMail {
 /** The sealed parts, as the send activity reads them. */
 export type MailContent = Omit<RenderedMail, 'subject'>;
 
-export const mailWorkflowId = (m: Pick<OutgoingMailRecord, 'id' | 'retries'>) => (m.retries ? `mail-${m.id}-retry-${m.retries}` : `mail-${m.id}`);
-
+export const mailWorkflowId = (m: Pick<OutgoingMailRecord, 'id' | 'retries'>) =>
+  m.retries ? `mail-${m.id}-retry-${m.retries}` : `mail-${m.id}`;
 
 export async function queueMail(s: Services, m: NewMail): Promise<OutgoingMailRecord> {
   const id = new Types.ObjectId();
@@ -77,7 +77,11 @@ export async function startMailDelivery(s: Services, mail: OutgoingMailRecord): 
  * (the relay loop calls this). Stops at the first failure and throws it.
  */
 export async function startPendingMail(s: Services, { olderThanMs = 1500, limit = 100 } = {}): Promise<number> {
-  const due = await OutgoingMail.find({ status: 'queued', workflow_id: null, queued_at: trusted({ $lte: new Date(Date.now() - olderThanMs) }) })
+  const due = await OutgoingMail.find({
+    status: 'queued',
+    workflow_id: null,
+    queued_at: trusted({ $lte: new Date(Date.now() - olderThanMs) }),
+  })
     .sort({ queued_at: 1 })
     .limit(limit);
   for (const mail of due) await startMailDelivery(s, mail);
@@ -88,7 +92,10 @@ export async function startPendingMail(s: Services, { olderThanMs = 1500, limit 
  * Sends a failed message again in a fresh attempt window (`mail-<id>-retry-<n>`), with the
  * same Message-ID. Returns null when the message is not failed (anymore).
  */
-export async function retryMail(s: Services, filter: { _id: Types.ObjectId; organization_id: Types.ObjectId }): Promise<OutgoingMailRecord | null> {
+export async function retryMail(
+  s: Services,
+  filter: { _id: Types.ObjectId; organization_id: Types.ObjectId },
+): Promise<OutgoingMailRecord | null> {
   const mail = await OutgoingMail.findOneAndUpdate(
     { ...filter, status: 'failed' },
     { $set: { status: 'queued', workflow_id: null, failed_at: null }, $inc: { retries: 1 } },

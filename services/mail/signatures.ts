@@ -14,7 +14,13 @@ import { User } from '../../models/user';
 import { queueMail } from './queue';
 import { COPY_LINK_DAYS, copyToken } from '../signatures/signed-copy-link';
 import {
-  signatureCompletedMail, signatureDeclinedMail, signatureExpiredMail, signatureReminderMail, signatureRequestMail, type RenderedMail, type SignerMailValues,
+  signatureCompletedMail,
+  signatureDeclinedMail,
+  signatureExpiredMail,
+  signatureReminderMail,
+  signatureRequestMail,
+  type RenderedMail,
+  type SignerMailValues,
 } from './messages';
 
 type Signer = SignatureRecord['signers'][number];
@@ -43,7 +49,14 @@ function signerValues(s: Services, sig: SignatureRecord, signer: Signer): Signer
 }
 
 /** A mail to each signer whose link still acts; `round` tells a reminder round's apart. */
-async function mailSigners(s: Services, sig: SignatureRecord, signers: Signer[], kind: 'signature_request' | 'signature_reminder', render: (base: string, values: SignerMailValues) => RenderedMail, round = '') {
+async function mailSigners(
+  s: Services,
+  sig: SignatureRecord,
+  signers: Signer[],
+  kind: 'signature_request' | 'signature_reminder',
+  render: (base: string, values: SignerMailValues) => RenderedMail,
+  round = '',
+) {
   for (const signer of signers) {
     const values = signerValues(s, sig, signer);
     if (!values) continue;
@@ -59,7 +72,8 @@ async function mailSigners(s: Services, sig: SignatureRecord, signers: Signer[],
 }
 
 /** Each due signer's request (with their link), once per signer. */
-export const mailSignersDue = (s: Services, sig: SignatureRecord) => mailSigners(s, sig, signersDue(sig), 'signature_request', signatureRequestMail);
+export const mailSignersDue = (s: Services, sig: SignatureRecord) =>
+  mailSigners(s, sig, signersDue(sig), 'signature_request', signatureRequestMail);
 
 /** One reminder round (`round` names it, so a retried activity queues nothing twice). */
 export const mailSignatureReminders = (s: Services, sig: SignatureRecord, signers: Signer[], round: string) =>
@@ -72,20 +86,51 @@ async function requesterEmail(sig: SignatureRecord): Promise<string | null> {
 }
 
 /** A notice to whoever sent the request, once per request and kind (none when they are gone). */
-async function mailRequester(s: Services, sig: SignatureRecord, kind: 'signature_declined' | 'signature_expired', message: RenderedMail): Promise<void> {
+async function mailRequester(
+  s: Services,
+  sig: SignatureRecord,
+  kind: 'signature_declined' | 'signature_expired',
+  message: RenderedMail,
+): Promise<void> {
   const to = await requesterEmail(sig);
   if (!to) return;
-  await queueMail(s, { organizationId: sig.organization_id, kind, to, dedupeKey: `${kind.replace('_', '-')}:${sig.id}`, ref: { signature_id: sig.id }, message });
+  await queueMail(s, {
+    organizationId: sig.organization_id,
+    kind,
+    to,
+    dedupeKey: `${kind.replace('_', '-')}:${sig.id}`,
+    ref: { signature_id: sig.id },
+    message,
+  });
 }
 
 export const mailSignatureDeclined = (s: Services, sig: SignatureRecord, by: { name: string; email: string; reason: string | null }) =>
-  mailRequester(s, sig, 'signature_declined', signatureDeclinedMail(s.config.publicBaseUrl, { signatureId: sig.id, contractTitle: sig.contract_title, signerName: by.name, signerEmail: by.email, reason: by.reason }));
+  mailRequester(
+    s,
+    sig,
+    'signature_declined',
+    signatureDeclinedMail(s.config.publicBaseUrl, {
+      signatureId: sig.id,
+      contractTitle: sig.contract_title,
+      signerName: by.name,
+      signerEmail: by.email,
+      reason: by.reason,
+    }),
+  );
 
 export const mailSignatureExpired = (s: Services, sig: SignatureRecord) =>
-  mailRequester(s, sig, 'signature_expired', signatureExpiredMail(s.config.publicBaseUrl, {
-    signatureId: sig.id, contractTitle: sig.contract_title, expiresAt: sig.expires_at,
-    signed: sig.signers.filter((x) => x.status === 'signed').length, total: sig.signers.length,
-  }));
+  mailRequester(
+    s,
+    sig,
+    'signature_expired',
+    signatureExpiredMail(s.config.publicBaseUrl, {
+      signatureId: sig.id,
+      contractTitle: sig.contract_title,
+      expiresAt: sig.expires_at,
+      signed: sig.signers.filter((x) => x.status === 'signed').length,
+      total: sig.signers.length,
+    }),
+  );
 
 /** The completion notice with the certificate: to the requester and to every signer. */
 export async function mailSignatureCompleted(s: Services, sig: SignatureRecord): Promise<void> {
@@ -101,7 +146,9 @@ export async function mailSignatureCompleted(s: Services, sig: SignatureRecord):
   const recipients = [
     ...(requester ? [{ to: requester, key: 'requester', copyToken: null }] : []),
     // A requester who also signed gets the requester's copy only.
-    ...sig.signers.filter((x) => x.email !== requester).map((x) => ({ to: x.email, key: String(x._id), copyToken: copyToken(s.config, sig.id, String(x._id), sig.completed_at!) })),
+    ...sig.signers
+      .filter((x) => x.email !== requester)
+      .map((x) => ({ to: x.email, key: String(x._id), copyToken: copyToken(s.config, sig.id, String(x._id), sig.completed_at!) })),
   ];
   for (const r of recipients) {
     await queueMail(s, {
@@ -115,4 +162,5 @@ export async function mailSignatureCompleted(s: Services, sig: SignatureRecord):
   }
 }
 
-export const findSignature = (organizationId: Types.ObjectId, id: string) => Signature.findOne({ _id: id, organization_id: organizationId });
+export const findSignature = (organizationId: Types.ObjectId, id: string) =>
+  Signature.findOne({ _id: id, organization_id: organizationId });

@@ -28,7 +28,10 @@ export async function indexContract(s: Services, organizationId: string, contrac
   const chunks = chunkPages([{ page: 1, text: contractText(contract) }]);
   for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
     const batch = chunks.slice(i, i + EMBED_BATCH);
-    const vectors = await s.ai.embed(batch.map((c) => embeddingText({ ...c, title: contract.title })), 'document');
+    const vectors = await s.ai.embed(
+      batch.map((c) => embeddingText({ ...c, title: contract.title })),
+      'document',
+    );
     await indexChunks(
       s,
       'contracts_kb',

@@ -30,7 +30,8 @@ export async function withVectorStore<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (isVectorStoreDown(err)) throw unavailable('The vector store (Elasticsearch) is unavailable, so questions cannot be answered now; try again shortly');
+    if (isVectorStoreDown(err))
+      throw unavailable('The vector store (Elasticsearch) is unavailable, so questions cannot be answered now; try again shortly');
     throw err;
   }
 }

@@ -96,6 +96,11 @@ export const contextChars = (passages: readonly ContextPassage[]) => passages.re
 export async function retrieve(store: VectorStore & { ai: AiPort }, organizationId: string, question: string): Promise<Passage[]> {
   const query = expandQuery(question);
   const [vector] = await store.ai.embed([query.embedding], 'query');
-  const hits = await searchChunks(store, organizationId, { text: query.keywords, vector: vector! }, { k: RETRIEVAL_K, minRelevance: MIN_RELEVANCE });
+  const hits = await searchChunks(
+    store,
+    organizationId,
+    { text: query.keywords, vector: vector! },
+    { k: RETRIEVAL_K, minRelevance: MIN_RELEVANCE },
+  );
   return buildContext(mergeOverlapping(hits.filter((h) => h.relevance >= MIN_RELEVANCE)));
 }

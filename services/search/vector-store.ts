@@ -122,7 +122,11 @@ async function createIndex(store: VectorStore, index: string): Promise<void> {
       mappings: MAPPINGS,
     });
   } catch (err) {
-    if (!(err instanceof errors.ResponseError && (err.body as { error?: { type?: string } } | undefined)?.error?.type === 'resource_already_exists_exception')) throw err;
+    if (!(
+      err instanceof errors.ResponseError &&
+      (err.body as { error?: { type?: string } } | undefined)?.error?.type === 'resource_already_exists_exception'
+    ))
+      throw err;
     // An index made by an earlier version gets the fields added since (new fields only:
     // existing ones cannot change); its chunks gain them when re-embedded.
     const { embedding_model, terms } = MAPPINGS.properties!;
@@ -131,7 +135,11 @@ async function createIndex(store: VectorStore, index: string): Promise<void> {
 }
 
 /** A title as words: a file name without its extension, its dashes and underscores as spaces. */
-const titleWords = (title: string) => title.replace(/\.[a-z0-9]{2,4}$/i, '').replace(/[-_]+/g, ' ').trim();
+const titleWords = (title: string) =>
+  title
+    .replace(/\.[a-z0-9]{2,4}$/i, '')
+    .replace(/[-_]+/g, ' ')
+    .trim();
 
 /**
  * What gets embedded for a chunk: the document's title and the section heading give it the
@@ -230,7 +238,10 @@ async function deleteMatching(store: VectorStore, indices: string[], query: esty
   for (;;) {
     const page = await store.es.search({ index: indices, query, size: 1000, _source: false, ignore_unavailable: true });
     if (!page.hits.hits.length) return deleted;
-    const res = await store.es.bulk({ operations: page.hits.hits.map((h) => ({ delete: { _index: h._index, _id: h._id! } })), refresh: true });
+    const res = await store.es.bulk({
+      operations: page.hits.hits.map((h) => ({ delete: { _index: h._index, _id: h._id! } })),
+      refresh: true,
+    });
     deleted += res.items.filter((i) => i.delete?.result === 'deleted').length;
   }
 }
@@ -248,11 +259,20 @@ export async function deleteSource(
   await ensureCollections(store);
   const filter: estypes.QueryDslQueryContainer[] = [{ term: { organization_id: organizationId } }, { term: { source_id: sourceId } }];
   if (opts.fromChunk !== undefined) filter.push({ range: { chunk_index: { gte: opts.fromChunk } } });
-  return deleteMatching(store, (opts.collections ?? COLLECTIONS).map((c) => indexName(store, c)), { bool: { filter } });
+  return deleteMatching(
+    store,
+    (opts.collections ?? COLLECTIONS).map((c) => indexName(store, c)),
+    { bool: { filter } },
+  );
 }
 
 /** Removes an organization's chunks in one collection indexed before `before` (stale after a full re-index). */
-export async function deleteIndexedBefore(store: VectorStore, collection: Collection, organizationId: string, before: Date): Promise<number> {
+export async function deleteIndexedBefore(
+  store: VectorStore,
+  collection: Collection,
+  organizationId: string,
+  before: Date,
+): Promise<number> {
   await ensureCollections(store);
   return deleteMatching(store, [indexName(store, collection)], {
     bool: { filter: [{ term: { organization_id: organizationId } }, { range: { indexed_at: { lt: before.toISOString() } } }] },
@@ -300,10 +320,18 @@ function toHit(store: VectorStore, h: RankedHit, relevance: number, score: numbe
  * `minRelevance` are returned: keywords promote a relevant chunk but never admit an
  * unrelated one. Best first.
  */
-export async function searchChunks(store: VectorStore, organizationId: string, query: { text: string; vector: number[] }, opts: SearchOptions): Promise<SearchHit[]> {
+export async function searchChunks(
+  store: VectorStore,
+  organizationId: string,
+  query: { text: string; vector: number[] },
+  opts: SearchOptions,
+): Promise<SearchHit[]> {
   await ensureCollections(store);
   const index = COLLECTIONS.map((c) => indexName(store, c));
-  const filter: estypes.QueryDslQueryContainer[] = [{ term: { organization_id: organizationId } }, { term: { embedding_model: modelOf(store) } }];
+  const filter: estypes.QueryDslQueryContainer[] = [
+    { term: { organization_id: organizationId } },
+    { term: { embedding_model: modelOf(store) } },
+  ];
   const [knn, bm25] = await Promise.all([
     store.es.search<StoredChunk>({
       index,

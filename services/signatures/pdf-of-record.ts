@@ -21,7 +21,7 @@ async function bytesOf(organizationId: Types.ObjectId, documentId: Types.ObjectI
 export async function freezePdfOfRecord(contract: { organization_id: Types.ObjectId; document_id?: Types.ObjectId | null }) {
   if (!contract.document_id) return {};
   const bytes = await bytesOf(contract.organization_id, contract.document_id);
-  if (!bytes) throw badRequest('contract_id: the contract\'s PDF of record (document_id) no longer exists');
+  if (!bytes) throw badRequest("contract_id: the contract's PDF of record (document_id) no longer exists");
   return { record_document_id: contract.document_id, record_pdf_sha256: sha256Hex(bytes) };
 }
 
@@ -29,6 +29,7 @@ export async function freezePdfOfRecord(contract: { organization_id: Types.Objec
 export async function readPdfOfRecord(sig: SignatureRecord): Promise<Buffer | null> {
   if (!sig.record_document_id) return null;
   const bytes = await bytesOf(sig.organization_id, sig.record_document_id);
-  if (!bytes || sha256Hex(bytes) !== sig.record_pdf_sha256) throw new PdfOfRecordChangedError('the PDF of record was changed or removed after the request was sent');
+  if (!bytes || sha256Hex(bytes) !== sig.record_pdf_sha256)
+    throw new PdfOfRecordChangedError('the PDF of record was changed or removed after the request was sent');
   return bytes;
 }

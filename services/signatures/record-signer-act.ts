@@ -60,7 +60,8 @@ const GONE: Record<string, string> = {
   cancelled: 'This signature request was cancelled',
 };
 
-export const isExpired = (sig: SignatureRecord) => sig.status === 'expired' || (sig.status === 'pending' && sig.expires_at.getTime() <= Date.now());
+export const isExpired = (sig: SignatureRecord) =>
+  sig.status === 'expired' || (sig.status === 'pending' && sig.expires_at.getTime() <= Date.now());
 
 /** Why a signer's link can no longer act, or null when it can. */
 export function goneReason(sig: SignatureRecord, signer: Signer): string | null {
@@ -106,7 +107,9 @@ function emit(sig: SignatureRecord, type: EventType, signer: Signer, summary: st
 /** Tells the workflow; the act is already stored, so a failed signal is only logged (the workflow re-reads on its timer). */
 async function tell(s: Services, sig: SignatureRecord, send: (h: ReturnType<typeof s.temporal.workflow.getHandle>) => Promise<void>) {
   try {
-    await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () => send(s.temporal.workflow.getHandle(`signature-${sig.id}`)));
+    await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+      send(s.temporal.workflow.getHandle(`signature-${sig.id}`)),
+    );
   } catch (err) {
     s.logger.warn({ err, signatureId: sig.id }, 'could not signal the signature workflow; it catches up from the store');
   }
@@ -126,7 +129,14 @@ async function act(token: string, client: SignerClient, decide: (sig: SignatureR
     const d = decide(sig, signer);
     if (!d) return null;
     return {
-      entry: { ...d.entry, signer_id: String(signer._id), name: signer.name, email: signer.email, ip: client.ip, user_agent: client.userAgent },
+      entry: {
+        ...d.entry,
+        signer_id: String(signer._id),
+        name: signer.name,
+        email: signer.email,
+        ip: client.ip,
+        user_agent: client.userAgent,
+      },
       set: () => ({ ...d.request, ...Object.fromEntries(Object.entries(d.fields).map(([k, v]) => [`signers.${i}.${k}`, v])) }),
     };
   });
@@ -157,10 +167,20 @@ export async function signAsSigner(s: Services, token: string, client: SignerCli
     if (notYourTurn) return null;
     return {
       entry: { type: 'signed', at: now.toISOString(), detail: signatureText },
-      fields: { status: 'signed', signed_at: now, signature_text: signatureText, ip: client.ip, user_agent: client.userAgent, ...(signer.viewed_at ? {} : { viewed_at: now }) },
+      fields: {
+        status: 'signed',
+        signed_at: now,
+        signature_text: signatureText,
+        ip: client.ip,
+        user_agent: client.userAgent,
+        ...(signer.viewed_at ? {} : { viewed_at: now }),
+      },
     };
   });
-  if (!r.changed) throw notYourTurn ? conflict('It is not your turn yet: an earlier signer has not signed') : new AppError(410, 'This signing link was already used to sign');
+  if (!r.changed)
+    throw notYourTurn
+      ? conflict('It is not your turn yet: an earlier signer has not signed')
+      : new AppError(410, 'This signing link was already used to sign');
   await emit(r.sig, 'signature.completed', r.signer, `${r.signer.name} signed "${r.sig.contract_title}"`, { signed_at: now.toISOString() });
   await tell(s, r.sig, (h) => h.signal(signedSignal, { signerId: String(r.signer._id) }));
   return r;

@@ -19,7 +19,14 @@ export interface SignedPdfEvidence {
   documentHash: string;
   keyId: string | null;
   completedAt: Date | null;
-  signers: Array<{ name: string; email: string; signatureText: string | null; signedAt: Date | null; ip: string | null; userAgent: string | null }>;
+  signers: Array<{
+    name: string;
+    email: string;
+    signatureText: string | null;
+    signedAt: Date | null;
+    ip: string | null;
+    userAgent: string | null;
+  }>;
   trail: AuditEntry[];
 }
 
@@ -67,7 +74,10 @@ function wrap(font: PDFFont, text: string, size: number, width = WIDTH): string[
 class Writer {
   private page!: PDFPage;
   private y = 0;
-  constructor(private readonly pdf: PDFDocument, private readonly fonts: Fonts) {
+  constructor(
+    private readonly pdf: PDFDocument,
+    private readonly fonts: Fonts,
+  ) {
     this.newPage();
   }
 
@@ -97,7 +107,13 @@ async function fontsOf(pdf: PDFDocument): Promise<Fonts> {
   };
 }
 
-const time = (d: Date | null) => (d ? d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '-');
+const time = (d: Date | null) =>
+  d
+    ? d
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC')
+    : '-';
 
 /** The contract text as pages: the copy a signer downloads, and the start of the signed PDF. */
 export async function renderDocumentPdf(title: string, text: string): Promise<PDFDocument> {
@@ -114,7 +130,10 @@ export async function renderDocumentPdf(title: string, text: string): Promise<PD
 export async function appendEvidencePages(pdf: PDFDocument, ev: SignedPdfEvidence): Promise<void> {
   const w = new Writer(pdf, await fontsOf(pdf));
   w.text('Signatures', { size: 16, font: 'bold', gap: 4 });
-  w.text(`${ev.title}: every signer signed electronically with a typed name${ev.completedAt ? `; completed ${time(ev.completedAt)}` : ''}.`, { gap: 12 });
+  w.text(
+    `${ev.title}: every signer signed electronically with a typed name${ev.completedAt ? `; completed ${time(ev.completedAt)}` : ''}.`,
+    { gap: 12 },
+  );
   for (const x of ev.signers) {
     w.text(x.signatureText ?? x.name, { size: 15, font: 'bold' });
     w.text(`${x.name} <${x.email}>`);
@@ -124,7 +143,10 @@ export async function appendEvidencePages(pdf: PDFDocument, ev: SignedPdfEvidenc
   w.newPage();
   w.text('Audit trail', { size: 16, font: 'bold', gap: 4 });
   w.text(`Signature request ${ev.signatureId}. Document SHA-256: ${ev.documentHash}. Certificate key_id: ${ev.keyId ?? '-'}.`, { gap: 4 });
-  w.text('Each entry\'s hash is the SHA-256 of the previous hash and the entry\'s canonical JSON (GET /api/v1/signatures/:id/verify checks the chain).', { size: 9, grey: true, gap: 10 });
+  w.text(
+    "Each entry's hash is the SHA-256 of the previous hash and the entry's canonical JSON (GET /api/v1/signatures/:id/verify checks the chain).",
+    { size: 9, grey: true, gap: 10 },
+  );
   for (const e of ev.trail) {
     const who = [e.name, e.email ? `<${e.email}>` : null].filter(Boolean).join(' ');
     w.text(`#${e.seq} ${e.type}  ${e.at}${who ? `  ${who}` : ''}`, { font: 'bold', size: 10 });

@@ -60,7 +60,10 @@ function selfSigned(passphrase: string): Buffer {
   cert.serialNumber = `01${randomBytes(15).toString('hex')}`;
   cert.validity.notBefore = new Date(Date.now() - 60_000);
   cert.validity.notAfter = new Date(Date.now() + 10 * 365 * 24 * 3600 * 1000);
-  const name = [{ name: 'commonName', value: 'Contract lifecycle service document seal' }, { name: 'organizationName', value: 'Contract lifecycle service' }];
+  const name = [
+    { name: 'commonName', value: 'Contract lifecycle service document seal' },
+    { name: 'organizationName', value: 'Contract lifecycle service' },
+  ];
   cert.setSubject(name);
   cert.setIssuer(name);
   cert.setExtensions([
@@ -78,10 +81,17 @@ async function load(config: SealConfig): Promise<SealIdentity> {
   const passphrase = randomBytes(24).toString('base64url');
   const generated = JSON.stringify({ p12: selfSigned(passphrase).toString('base64'), passphrase });
   // $setOnInsert: the first process to get here wins; everyone reads the winner's certificate.
-  await ServiceKey.updateOne({ _id: KEY_ID }, { $setOnInsert: { private_key_encrypted: encryptSecret(config, generated) } }, { upsert: true });
+  await ServiceKey.updateOne(
+    { _id: KEY_ID },
+    { $setOnInsert: { private_key_encrypted: encryptSecret(config, generated) } },
+    { upsert: true },
+  );
   const stored = await ServiceKey.findById(KEY_ID).lean();
   if (!stored) throw new Error('PDF seal certificate could not be stored');
-  const { p12, passphrase: storedPassphrase } = JSON.parse(decryptSecret(config, stored.private_key_encrypted)) as { p12: string; passphrase: string };
+  const { p12, passphrase: storedPassphrase } = JSON.parse(decryptSecret(config, stored.private_key_encrypted)) as {
+    p12: string;
+    passphrase: string;
+  };
   return identityOf(Buffer.from(p12, 'base64'), storedPassphrase);
 }
 
@@ -112,7 +122,13 @@ export interface SealCheck {
   reason?: string;
 }
 
-const refused = (reason: string): SealCheck => ({ valid: false, covers_whole_document: false, signed_by: null, service_certificate: false, reason });
+const refused = (reason: string): SealCheck => ({
+  valid: false,
+  covers_whole_document: false,
+  signed_by: null,
+  service_certificate: false,
+  reason,
+});
 
 /**
  * Checks the last signature of a PDF: its byte range covers the whole file but the
@@ -129,17 +145,27 @@ export function checkSeal(bytes: Buffer, identity: Pick<SealIdentity, 'fingerpri
   const signed = Buffer.concat([bytes.subarray(a, a + b), bytes.subarray(c, c + d)]);
   try {
     const hex = text.slice(b + 1, c - 1).replace(/(00)+$/, '');
-    const msg = forge.pkcs7.messageFromAsn1(forge.asn1.fromDer(forge.util.createBuffer(Buffer.from(hex, 'hex').toString('binary')))) as forge.pkcs7.PkcsSignedData & { rawCapture: { authenticatedAttributes: forge.asn1.Asn1[]; signature: string } };
+    const msg = forge.pkcs7.messageFromAsn1(
+      forge.asn1.fromDer(forge.util.createBuffer(Buffer.from(hex, 'hex').toString('binary'))),
+    ) as forge.pkcs7.PkcsSignedData & { rawCapture: { authenticatedAttributes: forge.asn1.Asn1[]; signature: string } };
     const cert = msg.certificates[0];
     if (!cert) return refused('the signature carries no certificate');
     const attrs = msg.rawCapture.authenticatedAttributes;
-    const digestAttr = attrs.find((x) => forge.asn1.derToOid((x.value as forge.asn1.Asn1[])[0]!.value as string) === forge.pki.oids.messageDigest!);
-    const digest = digestAttr && Buffer.from((((digestAttr.value as forge.asn1.Asn1[])[1]!.value as forge.asn1.Asn1[])[0]!.value as string), 'binary');
+    const digestAttr = attrs.find(
+      (x) => forge.asn1.derToOid((x.value as forge.asn1.Asn1[])[0]!.value as string) === forge.pki.oids.messageDigest!,
+    );
+    const digest =
+      digestAttr && Buffer.from(((digestAttr.value as forge.asn1.Asn1[])[1]!.value as forge.asn1.Asn1[])[0]!.value as string, 'binary');
     const digestOk = digest?.equals(createHash('sha256').update(signed).digest()) === true;
     // The signature covers the DER of the attributes as a SET (tag 0x31), not their [0] IMPLICIT form.
     const set = forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.SET, true, attrs);
     const pem = forge.pki.certificateToPem(cert);
-    const signatureOk = verify('sha256', Buffer.from(forge.asn1.toDer(set).getBytes(), 'binary'), createPublicKey(pem), Buffer.from(msg.rawCapture.signature, 'binary'));
+    const signatureOk = verify(
+      'sha256',
+      Buffer.from(forge.asn1.toDer(set).getBytes(), 'binary'),
+      createPublicKey(pem),
+      Buffer.from(msg.rawCapture.signature, 'binary'),
+    );
     const x509 = new X509Certificate(pem);
     const valid = digestOk && signatureOk;
     return {

@@ -21,20 +21,28 @@ import { appendAudit, sha256 } from './signature-evidence';
 
 const DAY_MS = 24 * 3600 * 1000;
 
-
 export const signatureRequestBody = z
   .object({
     contract_id: idSchema,
     signers: z
-      .array(z.object({ name: requiredText(200), email: z.email('must be an email address').trim().toLowerCase() }), 'must be a list of { name, email }')
+      .array(
+        z.object({ name: requiredText(200), email: z.email('must be an email address').trim().toLowerCase() }),
+        'must be a list of { name, email }',
+      )
       .min(1, 'must name at least one signer')
       .max(20, 'must name at most 20 signers'),
     ordered: z.boolean('must be true or false').default(false),
     message: z.string().trim().max(2000, 'must be at most 2000 characters').optional(),
-    expires_in_days: z.number('must be a number').int('must be a whole number of days').min(1, 'must be at least 1').max(365, 'must be at most 365').default(30),
+    expires_in_days: z
+      .number('must be a number')
+      .int('must be a whole number of days')
+      .min(1, 'must be at least 1')
+      .max(365, 'must be at most 365')
+      .default(30),
   })
   .superRefine((b, ctx) => {
-    if (new Set(b.signers.map((x) => x.email)).size !== b.signers.length) ctx.addIssue({ code: 'custom', path: ['signers'], message: 'signer emails must be unique' });
+    if (new Set(b.signers.map((x) => x.email)).size !== b.signers.length)
+      ctx.addIssue({ code: 'custom', path: ['signers'], message: 'signer emails must be unique' });
   });
 export type SignatureRequestInput = z.infer<typeof signatureRequestBody>;
 
@@ -43,16 +51,28 @@ export type SignatureRequestInput = z.infer<typeof signatureRequestBody>;
  * SHA-256 is stored, and an idempotent replay of the creation can show the same link again
  * without the token being kept anywhere.
  */
-export const signingToken = (s: Services, signatureId: string, signerId: string) => derivedSecret(s.config, 'signing-link', `${signatureId}:${signerId}`);
+export const signingToken = (s: Services, signatureId: string, signerId: string) =>
+  derivedSecret(s.config, 'signing-link', `${signatureId}:${signerId}`);
 
 /** The request as sent, and each signer's link token in signer order (shown once). */
-export async function sendSignatureRequest(s: Services, p: Principal, body: SignatureRequestInput, reminderIntervalMs: number): Promise<{ sig: SignatureRecord; tokens: string[] }> {
+export async function sendSignatureRequest(
+  s: Services,
+  p: Principal,
+  body: SignatureRequestInput,
+  reminderIntervalMs: number,
+): Promise<{ sig: SignatureRecord; tokens: string[] }> {
   const contract = await findOwned(Contract, p, body.contract_id, 'Contract');
-  if (!contract.content.trim() && !contract.document_id) throw badRequest('contract_id: the contract has no content to sign; add or draft it first, or name its PDF of record (document_id)');
+  if (!contract.content.trim() && !contract.document_id)
+    throw badRequest('contract_id: the contract has no content to sign; add or draft it first, or name its PDF of record (document_id)');
   const record = await freezePdfOfRecord(contract);
 
   const now = new Date();
-  const requested: AuditEntryInput = { type: 'requested', at: now.toISOString(), name: p.name, detail: `${body.signers.length} signer(s), ${body.ordered ? 'ordered' : 'parallel'}` };
+  const requested: AuditEntryInput = {
+    type: 'requested',
+    at: now.toISOString(),
+    name: p.name,
+    detail: `${body.signers.length} signer(s), ${body.ordered ? 'ordered' : 'parallel'}`,
+  };
   const sig = new Signature({
     organization_id: new Types.ObjectId(p.organizationId),
     contract_id: contract._id,
@@ -84,7 +104,12 @@ export async function sendSignatureRequest(s: Services, p: Principal, body: Sign
     throw notFound('Contract');
   }
   const workflowId = `signature-${sig.id}`;
-  const input: SignatureWorkflowInput = { signatureId: sig.id, signerIds: sig.signers.map((x) => String(x._id)), expiresAtMs: sig.expires_at.getTime(), reminderIntervalMs };
+  const input: SignatureWorkflowInput = {
+    signatureId: sig.id,
+    signerIds: sig.signers.map((x) => String(x._id)),
+    expiresAtMs: sig.expires_at.getTime(),
+    reminderIntervalMs,
+  };
   try {
     await startWorkflow(s, signatureRequest, { workflowId, args: [input], organizationId: p.organizationId, recordId: sig.id });
   } catch (err) {

@@ -13,23 +13,35 @@ const TEMPORAL_DEADLINE_MS = 5000;
  * link answers 410 at once), then a signal to its workflow, best effort (the workflow also
  * reads the stored status on its next timer). Null when the request was no longer pending.
  */
-export async function cancelSignatureRequest(s: Services, id: Types.ObjectId | string, by: string, detail?: string): Promise<SignatureRecord | null> {
+export async function cancelSignatureRequest(
+  s: Services,
+  id: Types.ObjectId | string,
+  by: string,
+  detail?: string,
+): Promise<SignatureRecord | null> {
   const done = await changeWithAudit(id, { status: 'pending' }, () => ({
     entry: { type: 'cancelled', at: new Date().toISOString(), name: by, ...(detail ? { detail } : {}) },
     set: () => ({ status: 'cancelled' }),
   }));
   if (!done) return null;
   await s.temporalConnection
-    .withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () => s.temporal.workflow.getHandle(`signature-${done.sig.id}`).signal(cancelSignal, { reason: detail ?? `cancelled by ${by}` }))
-    .catch((err: unknown) => s.logger.warn({ err, signatureId: done.sig.id }, 'could not signal cancel; the workflow catches up from the store'));
+    .withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+      s.temporal.workflow.getHandle(`signature-${done.sig.id}`).signal(cancelSignal, { reason: detail ?? `cancelled by ${by}` }),
+    )
+    .catch((err: unknown) =>
+      s.logger.warn({ err, signatureId: done.sig.id }, 'could not signal cancel; the workflow catches up from the store'),
+    );
   return done.sig;
 }
 
 /** Asks the workflow to seal again a completed request whose sealing failed. */
 export async function retrySealing(s: Services, sig: SignatureRecord): Promise<void> {
-  if (sig.status !== 'completed' || sig.sealed_at || !sig.sealing_error) throw conflict(sig.sealed_at ? 'The signed PDF is already sealed' : 'Only a completed request whose sealing failed can be retried');
-  await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () => s.temporal.workflow.getHandle(`signature-${sig.id}`).signal(retrySealSignal)).catch((err: unknown) => {
-    s.logger.error({ err, signatureId: sig.id }, 'could not signal the sealing retry');
-    throw unavailable('The workflow engine is unavailable; try again shortly');
-  });
+  if (sig.status !== 'completed' || sig.sealed_at || !sig.sealing_error)
+    throw conflict(sig.sealed_at ? 'The signed PDF is already sealed' : 'Only a completed request whose sealing failed can be retried');
+  await s.temporalConnection
+    .withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () => s.temporal.workflow.getHandle(`signature-${sig.id}`).signal(retrySealSignal))
+    .catch((err: unknown) => {
+      s.logger.error({ err, signatureId: sig.id }, 'could not signal the sealing retry');
+      throw unavailable('The workflow engine is unavailable; try again shortly');
+    });
 }

@@ -77,7 +77,12 @@ export function loadSigningKey(privatePem: string): SigningKey {
 
 export function issueCertificate(key: SigningKey, payload: CertificatePayload): Certificate {
   const bytes = canonicalJson(payload);
-  return { algorithm: 'Ed25519', payload: bytes, signature: sign(null, Buffer.from(bytes), key.privateKey).toString('base64'), key_id: key.keyId };
+  return {
+    algorithm: 'Ed25519',
+    payload: bytes,
+    signature: sign(null, Buffer.from(bytes), key.privateKey).toString('base64'),
+    key_id: key.keyId,
+  };
 }
 
 export function certificateValid(publicKey: KeyObject, cert: Certificate): boolean {

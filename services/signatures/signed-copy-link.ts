@@ -19,7 +19,10 @@ export function copyToken(config: Pick<Config, 'ENCRYPTION_KEY'>, signatureId: s
 }
 
 /** The ids and deadline of a genuine copy link, 'expired' past its deadline, null for anything else. */
-export function readCopyToken(config: Pick<Config, 'ENCRYPTION_KEY'>, token: string): { signatureId: string; signerId: string; until: Date } | 'expired' | null {
+export function readCopyToken(
+  config: Pick<Config, 'ENCRYPTION_KEY'>,
+  token: string,
+): { signatureId: string; signerId: string; until: Date } | 'expired' | null {
   const m = /^([0-9a-f]{24})\.([0-9a-f]{24})\.([0-9a-z]{1,10})\.([A-Za-z0-9]{43})$/.exec(token);
   if (!m || !safeEqual(m[4]!, mac(config, `${m[1]}.${m[2]}.${m[3]}`))) return null;
   const until = new Date(parseInt(m[3]!, 36) * 1000);

@@ -20,7 +20,13 @@ import { isDuplicateKey } from '../../platform/mongo';
 /** A signed PDF must fit in one store record (16 MB) with room to spare. */
 const MAX_PDF_BYTES = 15 * 1024 * 1024;
 
-const filenameOf = (sig: SignatureRecord, suffix: string) => `${sig.contract_title.replace(/[^A-Za-z0-9._ -]+/g, '').trim().slice(0, 80) || 'document'}${suffix}.pdf`;
+const filenameOf = (sig: SignatureRecord, suffix: string) =>
+  `${
+    sig.contract_title
+      .replace(/[^A-Za-z0-9._ -]+/g, '')
+      .trim()
+      .slice(0, 80) || 'document'
+  }${suffix}.pdf`;
 
 /** Lean reads give BSON Binary for Buffer fields. */
 const bytesOf = (b: unknown): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from((b as { buffer: Uint8Array }).buffer));
@@ -61,15 +67,25 @@ export async function renderSignedPdf(signatureId: string): Promise<'rendered' |
     documentHash: sig.document_hash,
     keyId: (sig.certificate as Certificate | null)?.key_id ?? null,
     completedAt: sig.completed_at ?? null,
-    signers: sig.signers.map((x) => ({ name: x.name, email: x.email, signatureText: x.signature_text ?? null, signedAt: x.signed_at ?? null, ip: x.ip ?? null, userAgent: x.user_agent ?? null })),
+    signers: sig.signers.map((x) => ({
+      name: x.name,
+      email: x.email,
+      signatureText: x.signature_text ?? null,
+      signedAt: x.signed_at ?? null,
+      ip: x.ip ?? null,
+      userAgent: x.user_agent ?? null,
+    })),
     trail: auditOf(sig),
   });
   const bytes = Buffer.from(await pdf.save({ useObjectStreams: false }));
-  if (bytes.length > MAX_PDF_BYTES) throw ApplicationFailure.nonRetryable(`the signed PDF is ${bytes.length} bytes, above the ${MAX_PDF_BYTES} a record holds`);
+  if (bytes.length > MAX_PDF_BYTES)
+    throw ApplicationFailure.nonRetryable(`the signed PDF is ${bytes.length} bytes, above the ${MAX_PDF_BYTES} a record holds`);
   try {
     await SignedPdf.updateOne(
       { _id: sig._id, state: 'rendered' },
-      { $set: { organization_id: sig.organization_id, bytes, sha256: sha256Hex(bytes), size_bytes: bytes.length, rendered_at: new Date() } },
+      {
+        $set: { organization_id: sig.organization_id, bytes, sha256: sha256Hex(bytes), size_bytes: bytes.length, rendered_at: new Date() },
+      },
       { upsert: true },
     );
   } catch (err) {
@@ -88,15 +104,30 @@ export async function sealSignedPdf(s: Services, signatureId: string): Promise<{
   if (stored.state === 'rendered') {
     const identity = await getSealIdentity(s.config);
     const sealedAt = new Date();
-    const bytes = await sealPdf(await PDFDocument.load(bytesOf(stored.bytes)), identity, { reason: `Signed by every signer of signature request ${signatureId}`, signingTime: sealedAt });
+    const bytes = await sealPdf(await PDFDocument.load(bytesOf(stored.bytes)), identity, {
+      reason: `Signed by every signer of signature request ${signatureId}`,
+      signingTime: sealedAt,
+    });
     await SignedPdf.updateOne(
       { _id: signatureId, state: 'rendered', rendered_at: stored.rendered_at },
-      { $set: { state: 'sealed', bytes, sha256: sha256Hex(bytes), size_bytes: bytes.length, sealed_at: sealedAt, seal_certificate: identity.fingerprint } },
+      {
+        $set: {
+          state: 'sealed',
+          bytes,
+          sha256: sha256Hex(bytes),
+          size_bytes: bytes.length,
+          sealed_at: sealedAt,
+          seal_certificate: identity.fingerprint,
+        },
+      },
     );
     stored = await SignedPdf.findById(signatureId).lean();
     if (stored?.state !== 'sealed') throw new Error(`signature request ${signatureId}: the rendered file changed while sealing`);
   }
-  await Signature.updateOne({ _id: signatureId }, { $set: { sealed_at: stored.sealed_at, pdf_sha256: stored.sha256, sealing_error: null } });
+  await Signature.updateOne(
+    { _id: signatureId },
+    { $set: { sealed_at: stored.sealed_at, pdf_sha256: stored.sha256, sealing_error: null } },
+  );
   return { sealed_at: stored.sealed_at!, size_bytes: stored.size_bytes, ms: Date.now() - started };
 }
 
@@ -114,9 +145,14 @@ export interface PdfDownload {
  * link the sealed PDF once there is one, else the document to sign while the link is open
  * or its signer has signed. 'gone' for a closed link, null for an unknown one.
  */
-export async function signingPdf(token: string, copy: { signatureId: string; signerId: string } | 'expired' | null): Promise<PdfDownload | 'gone' | null> {
+export async function signingPdf(
+  token: string,
+  copy: { signatureId: string; signerId: string } | 'expired' | null,
+): Promise<PdfDownload | 'gone' | null> {
   if (copy === 'expired') return 'gone';
-  const found = copy ? await Signature.findOne({ _id: copy.signatureId, 'signers._id': copy.signerId }).then((sig) => sig && { sig }) : await findByToken(token);
+  const found = copy
+    ? await Signature.findOne({ _id: copy.signatureId, 'signers._id': copy.signerId }).then((sig) => sig && { sig })
+    : await findByToken(token);
   if (!found) return null;
   const { sig } = found;
   const sealed = await sealedPdfOf(sig.id);

@@ -13,5 +13,11 @@ export async function sealReport(s: Services, sig: SignatureRecord) {
   }
   const check = checkSeal(pdf.bytes, await getSealIdentity(s.config));
   const valid = check.valid && check.service_certificate && pdf.sha256 === sig.pdf_sha256;
-  return { status: 'sealed' as const, ...check, valid, sealed_at: pdf.sealed_at ?? null, ...(check.valid && !valid ? { reason: 'the PDF is not the one the service sealed' } : {}) };
+  return {
+    status: 'sealed' as const,
+    ...check,
+    valid,
+    sealed_at: pdf.sealed_at ?? null,
+    ...(check.valid && !valid ? { reason: 'the PDF is not the one the service sealed' } : {}),
+  };
 }

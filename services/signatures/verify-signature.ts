@@ -26,8 +26,10 @@ export async function verifySignature(s: Services, sig: SignatureRecord) {
     if (!certificateValid(key.publicKey, certificate)) reasons.push('the certificate signature does not verify');
     else {
       const payload = JSON.parse(certificate.payload) as CertificatePayload;
-      if (payload.signature_id !== sig.id || payload.document_hash !== sig.document_hash) reasons.push('the certificate belongs to other evidence');
-      if (!trail.some((e) => e.type === 'completed' && e.hash === payload.audit_head)) reasons.push('the certificate does not match the audit trail');
+      if (payload.signature_id !== sig.id || payload.document_hash !== sig.document_hash)
+        reasons.push('the certificate belongs to other evidence');
+      if (!trail.some((e) => e.type === 'completed' && e.hash === payload.audit_head))
+        reasons.push('the certificate does not match the audit trail');
     }
   }
   return {

@@ -27,7 +27,13 @@ export const eventDeliveryWorkflowId = (eventId: string) => `webhook-event-${eve
 export const redeliveryWorkflowId = (deliveryId: string) => `webhook-delivery-${deliveryId}`;
 
 /** Starts the workflow of `deliveries` unless it already exists; `recordId` names the event or the redelivery. */
-async function startDeliveries(s: Services, workflowId: string, organizationId: Types.ObjectId, recordId: string, deliveries: DeliveryRef[]): Promise<void> {
+async function startDeliveries(
+  s: Services,
+  workflowId: string,
+  organizationId: Types.ObjectId,
+  recordId: string,
+  deliveries: DeliveryRef[],
+): Promise<void> {
   await startWorkflow(s, webhookEvent, {
     workflowId,
     args: [{ deliveries }],
@@ -35,7 +41,6 @@ async function startDeliveries(s: Services, workflowId: string, organizationId: 
     recordId,
   });
 }
-
 
 /**
  * The delivery of `event` to `subscriptionId`: created once (one write), found again on a
@@ -62,10 +67,15 @@ async function deliveryFor(event: EventRecord, subscriptionId: Types.ObjectId) {
 export const webhookConsumer: EventConsumer = {
   name: 'webhooks',
   async consume(s, event) {
-    const subscriptions = await WebhookSubscription.find({ organization_id: event.organization_id, active: true, events: event.type }, { _id: 1 }).lean();
+    const subscriptions = await WebhookSubscription.find(
+      { organization_id: event.organization_id, active: true, events: event.type },
+      { _id: 1 },
+    ).lean();
     if (!subscriptions.length) return;
     const deliveries = await Promise.all(subscriptions.map((sub) => deliveryFor(event, sub._id)));
-    const pending = deliveries.filter((d) => d.status === 'pending').map((d) => ({ deliveryId: d.id, subscriptionId: d.subscription_id.toHexString() }));
+    const pending = deliveries
+      .filter((d) => d.status === 'pending')
+      .map((d) => ({ deliveryId: d.id, subscriptionId: d.subscription_id.toHexString() }));
     if (pending.length) await startDeliveries(s, eventDeliveryWorkflowId(event.id), event.organization_id, event.id, pending);
   },
 };
@@ -85,7 +95,9 @@ export async function redeliver(s: Services, failed: InstanceType<typeof Webhook
     next_attempt_at: new Date(),
   });
   try {
-    await startDeliveries(s, fresh.workflow_id!, fresh.organization_id, fresh.id, [{ deliveryId: fresh.id, subscriptionId: fresh.subscription_id.toHexString() }]);
+    await startDeliveries(s, fresh.workflow_id!, fresh.organization_id, fresh.id, [
+      { deliveryId: fresh.id, subscriptionId: fresh.subscription_id.toHexString() },
+    ]);
   } catch (err) {
     // Without its workflow the row would stay pending forever; the caller may try again.
     await WebhookDelivery.deleteOne({ _id: fresh._id });

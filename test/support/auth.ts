@@ -72,7 +72,10 @@ export async function addMember(owner: TestUser, role: Role): Promise<TestUser> 
 export async function enableMfa(u: TestUser): Promise<{ secret: string; recoveryCodes: string[] }> {
   const setup = await api<{ secret: string }>('POST', '/auth/mfa/setup', { token: u.token });
   if (setup.status !== 200) throw new Error(`mfa setup failed: ${setup.status} ${setup.text}`);
-  const enable = await api<{ recovery_codes: string[] }>('POST', '/auth/mfa/enable', { token: u.token, body: { code: await totpNow(setup.body.secret) } });
+  const enable = await api<{ recovery_codes: string[] }>('POST', '/auth/mfa/enable', {
+    token: u.token,
+    body: { code: await totpNow(setup.body.secret) },
+  });
   if (enable.status !== 200) throw new Error(`mfa enable failed: ${enable.status} ${enable.text}`);
   return { secret: setup.body.secret, recoveryCodes: enable.body.recovery_codes };
 }

@@ -64,17 +64,21 @@ export function writeZip(entries: ZipEntry[]): Buffer {
 /** Every entry of a zip, inflated (for well-formed test files only). */
 async function readZip(bytes: Buffer): Promise<ZipEntry[]> {
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.fromBuffer(bytes, { lazyEntries: true }, (err, z) => (err ? reject(err) : resolve(z))));
+    yauzl.fromBuffer(bytes, { lazyEntries: true }, (err, z) => (err ? reject(err) : resolve(z))),
+  );
   const entries: ZipEntry[] = [];
   await new Promise<void>((resolve, reject) => {
     zip.on('entry', (entry: yauzl.Entry) => {
       zip.openReadStream(entry, (err, stream) => {
         if (err) return reject(err);
         const parts: Buffer[] = [];
-        stream.on('data', (b: Buffer) => parts.push(b)).on('error', reject).on('end', () => {
-          entries.push({ name: entry.fileName, data: Buffer.concat(parts) });
-          zip.readEntry();
-        });
+        stream
+          .on('data', (b: Buffer) => parts.push(b))
+          .on('error', reject)
+          .on('end', () => {
+            entries.push({ name: entry.fileName, data: Buffer.concat(parts) });
+            zip.readEntry();
+          });
       });
     });
     zip.on('end', () => resolve()).on('error', reject);
@@ -88,7 +92,9 @@ const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 /** A word/document.xml of `bytes` (about) of one-letter paragraphs: the densest XML per byte mammoth reads. */
 export function oneLetterParagraphs(bytes: number): Buffer {
   const paragraph = '<w:p><w:r><w:t>a</w:t></w:r></w:p>';
-  return Buffer.from(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${W}"><w:body>${paragraph.repeat(Math.ceil(bytes / paragraph.length))}</w:body></w:document>`);
+  return Buffer.from(
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${W}"><w:body>${paragraph.repeat(Math.ceil(bytes / paragraph.length))}</w:body></w:document>`,
+  );
 }
 
 /**
@@ -119,7 +125,12 @@ export function pdfWithContent(content: Buffer): Buffer {
     parts.push(obj);
     at += obj.length;
   });
-  const xref = ['xref', `0 ${objects.length + 1}`, '0000000000 65535 f ', ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n `)].join('\n');
+  const xref = [
+    'xref',
+    `0 ${objects.length + 1}`,
+    '0000000000 65535 f ',
+    ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n `),
+  ].join('\n');
   parts.push(Buffer.from(`${xref}\ntrailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`));
   return Buffer.concat(parts);
 }

@@ -56,13 +56,21 @@ export async function upload(
   token: string,
   file: { name: string; bytes: Uint8Array; type?: string },
   category?: string,
-  { headers = {}, base = testEnv().baseUrl, fields = {} }: { headers?: Record<string, string>; base?: string; fields?: Record<string, string> } = {},
+  {
+    headers = {},
+    base = testEnv().baseUrl,
+    fields = {},
+  }: { headers?: Record<string, string>; base?: string; fields?: Record<string, string> } = {},
 ) {
   const form = new FormData();
   form.append('file', new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.name);
   if (category !== undefined) form.append('category', category);
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  const res = await fetch(`${base}/documents/upload`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${token}` }, body: form });
+  const res = await fetch(`${base}/documents/upload`, {
+    method: 'POST',
+    headers: { ...headers, authorization: `Bearer ${token}` },
+    body: form,
+  });
   const text = await res.text();
   return { status: res.status, body: (text ? JSON.parse(text) : undefined) as UploadedDocument & { detail?: string } };
 }

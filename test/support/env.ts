@@ -67,7 +67,9 @@ export async function startTestEnv(): Promise<TestEnv> {
 
 /** Deletes the run's indices by name: Elasticsearch 8 refuses wildcard deletes (action.destructive_requires_name). */
 async function deleteIndices(services: Services, prefix: string): Promise<void> {
-  const indices = await services.es.cat.indices({ index: `${prefix}*`, h: 'index', format: 'json', expand_wildcards: 'all' }).catch(() => []);
+  const indices = await services.es.cat
+    .indices({ index: `${prefix}*`, h: 'index', format: 'json', expand_wildcards: 'all' })
+    .catch(() => []);
   const names = indices.map((i) => i.index).filter((name): name is string => !!name?.startsWith(prefix));
   if (names.length) await services.es.indices.delete({ index: names.join(','), ignore_unavailable: true }).catch(() => undefined);
 }

@@ -42,10 +42,17 @@ export async function startFakeGemini(answer: (call: GeminiCall) => GeminiAnswer
     req.on('end', () => {
       const m = /^\/v1beta\/models\/([^:/]+):(\w+)/.exec(req.url ?? '');
       if (req.method !== 'POST' || !m) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 404, message: 'not found', status: 'NOT_FOUND' } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { code: 404, message: 'not found', status: 'NOT_FOUND' } }));
         return;
       }
-      const call: GeminiCall = { model: m[1]!, method: m[2]!, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>, headers: req.headers };
+      const call: GeminiCall = {
+        model: m[1]!,
+        method: m[2]!,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>,
+        headers: req.headers,
+      };
       calls.push(call);
       const a = answer(call);
       if ('hang' in a) {

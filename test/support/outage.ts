@@ -24,7 +24,10 @@ export interface OutageStack {
   stop(): Promise<void>;
 }
 
-export async function startOutageStack(label: string, opts: { env?: Record<string, string>; sharedTemporal?: boolean } = {}): Promise<OutageStack> {
+export async function startOutageStack(
+  label: string,
+  opts: { env?: Record<string, string>; sharedTemporal?: boolean } = {},
+): Promise<OutageStack> {
   const id = randomBytes(4).toString('hex');
   const dbFile = path.join(os.tmpdir(), `temporal-${label}-${id}.db`);
   const mongo = new URL(testEnvironment().MONGODB_URI!);
@@ -32,13 +35,18 @@ export async function startOutageStack(label: string, opts: { env?: Record<strin
   const port = await freePort();
   let temporal: EngineProcess | undefined = opts.sharedTemporal ? undefined : await startTemporalDevServer(port, dbFile);
   const env = {
-    ...testEnvironment(), MONGODB_URI: mongo.toString(), ...(temporal ? { TEMPORAL_ADDRESS: temporal.url } : {}), TEMPORAL_TASK_QUEUE: `${label}-${id}`, ...opts.env,
+    ...testEnvironment(),
+    MONGODB_URI: mongo.toString(),
+    ...(temporal ? { TEMPORAL_ADDRESS: temporal.url } : {}),
+    TEMPORAL_TASK_QUEUE: `${label}-${id}`,
+    ...opts.env,
   };
   const apiProc = await startApiProcess(env);
   const worker = startWorkerProcess(env);
   const base = `${apiProc.url}/api/v1`;
   const register = await api<{ access_token: string }>('POST', '/auth/register', {
-    base, body: { email: `${label}-${id}@example.test`, password: 'outage-password-1', full_name: 'Outage Owner' },
+    base,
+    body: { email: `${label}-${id}@example.test`, password: 'outage-password-1', full_name: 'Outage Owner' },
   });
   if (register.status !== 201) throw new Error(`register failed: ${register.status} ${register.text}`);
   return {

@@ -56,7 +56,14 @@ const outputTo = (logFile?: string): StdioOptions => {
   return ['ignore', fd, fd];
 };
 
-async function startProcess(cmd: string, args: string[], port: number, url: string, env?: NodeJS.ProcessEnv, logFile?: string): Promise<EngineProcess> {
+async function startProcess(
+  cmd: string,
+  args: string[],
+  port: number,
+  url: string,
+  env?: NodeJS.ProcessEnv,
+  logFile?: string,
+): Promise<EngineProcess> {
   const child: ChildProcess = spawn(cmd, args, { stdio: outputTo(logFile), env: env ?? process.env });
   await waitFor(() => portOpen(port), 30000, `${cmd} on :${port}`);
   return {
@@ -74,14 +81,24 @@ async function startProcess(cmd: string, args: string[], port: number, url: stri
 
 export async function startRedis(): Promise<EngineProcess> {
   const port = await freePort();
-  return startProcess('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], port, `redis://127.0.0.1:${port}`);
+  return startProcess(
+    'redis-server',
+    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
+    port,
+    `redis://127.0.0.1:${port}`,
+  );
 }
 
 /** A FerretDB of the test's own; pass the `port` and `dir` of a stopped one to start it again with its data. */
 export async function startFerretDb(again?: { port: number; dir: string }): Promise<EngineProcess & { dir: string }> {
   const port = again?.port ?? (await freePort());
   const dir = again?.dir ?? mkdtempSync(path.join(os.tmpdir(), 'ferretdb-'));
-  const engine = await startProcess(path.join(repoRoot, '.stack/bin/ferretdb'), ['-listen', `127.0.0.1:${port}`, '-data', dir], port, `mongodb://127.0.0.1:${port}/health_check`);
+  const engine = await startProcess(
+    path.join(repoRoot, '.stack/bin/ferretdb'),
+    ['-listen', `127.0.0.1:${port}`, '-data', dir],
+    port,
+    `mongodb://127.0.0.1:${port}/health_check`,
+  );
   return { ...engine, dir };
 }
 
@@ -90,15 +107,24 @@ export async function startFerretDb(again?: { port: number; dir: string }): Prom
  * Pass the ports of a stopped one to start it again where its clients expect it (empty: it
  * keeps mail in memory only).
  */
-export async function startGreenMail(again?: { smtpPort: number; apiPort: number }): Promise<EngineProcess & { smtpPort: number; apiPort: number; apiUrl: string }> {
+export async function startGreenMail(again?: {
+  smtpPort: number;
+  apiPort: number;
+}): Promise<EngineProcess & { smtpPort: number; apiPort: number; apiUrl: string }> {
   const downloads = path.join(repoRoot, '.stack/downloads');
   const jar = readdirSync(downloads).find((f) => /^greenmail-standalone-.*\.jar$/.test(f));
   if (!jar) throw new Error('GreenMail not found in .stack/downloads: run scripts/stack.sh provision');
   const smtpPort = again?.smtpPort ?? (await freePort());
   const apiPort = again?.apiPort ?? (await freePort());
   const args = [
-    '-Xmx128m', `-Dgreenmail.smtp.port=${smtpPort}`, '-Dgreenmail.smtp.hostname=127.0.0.1', '-Dgreenmail.auth.disabled',
-    '-Dgreenmail.api.hostname=127.0.0.1', `-Dgreenmail.api.port=${apiPort}`, '-jar', path.join(downloads, jar),
+    '-Xmx128m',
+    `-Dgreenmail.smtp.port=${smtpPort}`,
+    '-Dgreenmail.smtp.hostname=127.0.0.1',
+    '-Dgreenmail.auth.disabled',
+    '-Dgreenmail.api.hostname=127.0.0.1',
+    `-Dgreenmail.api.port=${apiPort}`,
+    '-jar',
+    path.join(downloads, jar),
   ];
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const engine = await startProcess('java', args, smtpPort, `smtp://127.0.0.1:${smtpPort}`);
@@ -135,10 +161,11 @@ export async function startTcpProxy(target: { host: string; port: number }) {
     restore() {
       open = true;
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -148,13 +175,22 @@ export async function startTcpProxy(target: { host: string; port: number }) {
  * the source through tsx, so tests need no build.
  */
 function entryArgs(entry: 'api/server' | 'workers/worker'): string[] {
-  return process.env.RUN_COMPILED === '1' ? [path.join(repoRoot, 'dist', `${entry}.js`)] : ['--import', 'tsx', path.join(repoRoot, `${entry}.ts`)];
+  return process.env.RUN_COMPILED === '1'
+    ? [path.join(repoRoot, 'dist', `${entry}.js`)]
+    : ['--import', 'tsx', path.join(repoRoot, `${entry}.ts`)];
 }
 
 /** Runs the real API entry point (api/server.ts) as its own process; its output goes to `logFile` when given. */
 export async function startApiProcess(env: Record<string, string | undefined>, logFile?: string): Promise<EngineProcess> {
   const port = await freePort();
-  return startProcess(process.execPath, entryArgs('api/server'), port, `http://127.0.0.1:${port}`, { ...env, PORT: String(port), HOST: '127.0.0.1' }, logFile);
+  return startProcess(
+    process.execPath,
+    entryArgs('api/server'),
+    port,
+    `http://127.0.0.1:${port}`,
+    { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    logFile,
+  );
 }
 
 /**
@@ -164,17 +200,33 @@ export async function startApiProcess(env: Record<string, string | undefined>, l
  */
 export async function startTemporalDevServer(port: number, dbFile: string, pragmas: string[] = []): Promise<EngineProcess> {
   const attributes = ['OrganizationId', 'RecordId', 'RecordKind'].flatMap((k) => ['--search-attribute', `${k}=Keyword`]);
-  const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', dbFile, ...attributes, ...pragmas.flatMap((p) => ['--sqlite-pragma', p])];
+  const args = [
+    'server',
+    'start-dev',
+    '--headless',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--db-filename',
+    dbFile,
+    ...attributes,
+    ...pragmas.flatMap((p) => ['--sqlite-pragma', p]),
+  ];
   const server = await startProcess(path.join(repoRoot, '.stack/bin/temporal'), args, port, `127.0.0.1:${port}`);
-  await waitFor(async () => {
-    const conn = await Connection.connect({ address: server.url, connectTimeout: 1000 });
-    try {
-      await conn.workflowService.describeNamespace({ namespace: 'default' });
-      return true;
-    } finally {
-      await conn.close();
-    }
-  }, 60000, `the Temporal server on :${port}`);
+  await waitFor(
+    async () => {
+      const conn = await Connection.connect({ address: server.url, connectTimeout: 1000 });
+      try {
+        await conn.workflowService.describeNamespace({ namespace: 'default' });
+        return true;
+      } finally {
+        await conn.close();
+      }
+    },
+    60000,
+    `the Temporal server on :${port}`,
+  );
   return server;
 }
 

@@ -10,13 +10,21 @@ export interface Received {
   at: number;
 }
 
-export async function startReceiver(answer: (req: Received, n: number) => number | { status: number; headers?: Record<string, string>; body?: string } = () => 200) {
+export async function startReceiver(
+  answer: (req: Received, n: number) => number | { status: number; headers?: Record<string, string>; body?: string } = () => 200,
+) {
   const received: Received[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r: Received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const r: Received = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       received.push(r);
       const a = answer(r, received.length);
       const spec = typeof a === 'number' ? { status: a } : a;

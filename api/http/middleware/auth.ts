@@ -27,7 +27,11 @@ export function bearerOf(req: Request): string | undefined {
 const lower = (a: Role, b: Role): Role => (roleAtLeast(a, b) ? b : a);
 
 async function apiKeyPrincipal(s: Services, key: string): Promise<Principal | null> {
-  const found = await ApiKey.findOneAndUpdate({ key_hash: sha256Hex(key) }, { $set: { last_used_at: new Date() } }, { returnDocument: 'after' });
+  const found = await ApiKey.findOneAndUpdate(
+    { key_hash: sha256Hex(key) },
+    { $set: { last_used_at: new Date() } },
+    { returnDocument: 'after' },
+  );
   if (!found) return null;
   // A key never outranks its creator as they are now; a removed creator's keys stop.
   const organizationId = found.organization_id.toHexString();

@@ -10,7 +10,10 @@ import type { Config } from '../../../platform/config';
 import { AppError, badRequest } from '../../../platform/errors';
 import { checkJsonBody } from './input';
 
-interface BodyReadError { status?: number; type?: string }
+interface BodyReadError {
+  status?: number;
+  type?: string;
+}
 
 /** What the client sent wrong when body-parser could not read the body; other errors as they are. */
 function readError(encodingHeader: string | undefined, err: unknown): unknown {

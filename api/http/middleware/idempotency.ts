@@ -20,14 +20,19 @@ import { isDuplicateKey } from '../../../platform/mongo';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
-
 /** Inserts the in-flight row, or returns the live row someone else holds for this key. */
 async function claim(scope: string, key: string, fingerprint: string): Promise<IdempotencyKeyDoc | null> {
   await IdempotencyKey.init();
   await IdempotencyKey.deleteMany({ scope, expires_at: trusted({ $lt: new Date() }) });
   for (;;) {
     try {
-      await IdempotencyKey.create({ scope, key, fingerprint, state: 'in_flight', expires_at: new Date(Date.now() + IDEMPOTENCY_TTL_SECONDS * 1000) });
+      await IdempotencyKey.create({
+        scope,
+        key,
+        fingerprint,
+        state: 'in_flight',
+        expires_at: new Date(Date.now() + IDEMPOTENCY_TTL_SECONDS * 1000),
+      });
       return null;
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
@@ -74,7 +79,10 @@ export function idempotent(logger: Logger, codec?: ReplayCodec): RequestHandler 
       if (existing.state === 'in_flight') throw conflict('Idempotency-Key: a request with this key is still in progress');
       const body: unknown = codec ? await codec.replayed(existing.body, req) : existing.body;
       if (existing.error_code) res.set(ERROR_CODE_HEADER, existing.error_code);
-      res.set('Idempotent-Replayed', 'true').status(existing.status ?? 200).json(body);
+      res
+        .set('Idempotent-Replayed', 'true')
+        .status(existing.status ?? 200)
+        .json(body);
       return;
     }
 
@@ -85,7 +93,13 @@ export function idempotent(logger: Logger, codec?: ReplayCodec): RequestHandler 
     res.json = ((body: unknown) => {
       answered = true;
       // A server fault is not an answer to keep: the key is freed so the client can retry.
-      const store = res.statusCode >= 500 ? release() : IdempotencyKey.updateOne({ scope, key }, { $set: { state: 'done', status: res.statusCode, body: codec ? codec.stored(body) : body, error_code: errorCodeOf(res) } });
+      const store =
+        res.statusCode >= 500
+          ? release()
+          : IdempotencyKey.updateOne(
+              { scope, key },
+              { $set: { state: 'done', status: res.statusCode, body: codec ? codec.stored(body) : body, error_code: errorCodeOf(res) } },
+            );
       store.then(
         () => send(body),
         (err: unknown) => {

@@ -17,7 +17,13 @@ interface PathMethods {
 
 /** `/contracts/{id}` as Express matches `/contracts/:id`: any one segment, any case, an optional trailing slash. */
 const patternOf = (path: string) =>
-  new RegExp(`^${path.split(/\{\w+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}/?$`, 'i');
+  new RegExp(
+    `^${path
+      .split(/\{\w+\}/)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]+')}/?$`,
+    'i',
+  );
 
 function pathTable(apiPrefix: string): PathMethods[] {
   const byPath = new Map<string, Set<string>>();

@@ -51,7 +51,10 @@ const addressKey = (req: Request) => `ip:${req.ip ?? 'unknown'}`;
 
 function counter(s: Services, name: string, window: Window) {
   const options = { points: window.points, duration: window.seconds, keyPrefix: redisKey(s.config, 'rl', name) };
-  return { ...window, limiter: new RateLimiterRedis({ ...options, storeClient: s.redis, insuranceLimiter: new RateLimiterMemory(options) }) };
+  return {
+    ...window,
+    limiter: new RateLimiterRedis({ ...options, storeClient: s.redis, insuranceLimiter: new RateLimiterMemory(options) }),
+  };
 }
 type Counter = ReturnType<typeof counter>;
 
@@ -147,7 +150,12 @@ export function rateLimits(s: Services): RateLimits {
   return {
     login: requestLimit(s, 'login', { points: c.RATE_LIMIT_LOGIN_PER_MINUTE, seconds: MINUTES }, addressKey),
     register: requestLimit(s, 'register', { points: c.RATE_LIMIT_REGISTER_PER_MINUTE, seconds: MINUTES }, addressKey),
-    passwordReset: requestLimit(s, 'password-reset', { points: c.RATE_LIMIT_PASSWORD_RESET_PER_5_MINUTES, seconds: 5 * MINUTES }, addressKey),
+    passwordReset: requestLimit(
+      s,
+      'password-reset',
+      { points: c.RATE_LIMIT_PASSWORD_RESET_PER_5_MINUTES, seconds: 5 * MINUTES },
+      addressKey,
+    ),
     default: requestLimit(s, 'default', { points: c.RATE_LIMIT_DEFAULT_PER_MINUTE, seconds: MINUTES }, principalKey),
 
     async loginAttempt(req, attempt) {
@@ -169,7 +177,10 @@ export function rateLimits(s: Services): RateLimits {
         attempt,
       );
       // The password was right: this address's failures for the account are forgiven, and it is exempt from the account-wide lock.
-      await Promise.all([failures.pair.limiter.delete(`${account}:${address}`), s.redis.set(known, '1', 'EX', KNOWN_ADDRESS_SECONDS).catch(() => undefined)]);
+      await Promise.all([
+        failures.pair.limiter.delete(`${account}:${address}`),
+        s.redis.set(known, '1', 'EX', KNOWN_ADDRESS_SECONDS).catch(() => undefined),
+      ]);
       return result;
     },
 
@@ -178,7 +189,11 @@ export function rateLimits(s: Services): RateLimits {
       // Only a signed MFA token names an account (one whose password was just given); anything else is a plain 401.
       const claims = typeof token === 'string' ? verifyToken(c, 'mfa', token) : null;
       if (!claims) return attempt();
-      return holdAgainst([{ counter: failures.mfa, key: `user:${claims.sub}`, enforce: true }], 'Too many wrong codes; try again later', attempt);
+      return holdAgainst(
+        [{ counter: failures.mfa, key: `user:${claims.sub}`, enforce: true }],
+        'Too many wrong codes; try again later',
+        attempt,
+      );
     },
   };
 }

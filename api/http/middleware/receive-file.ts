@@ -32,7 +32,8 @@ export function receiveFile(s: Services): RequestHandler {
         return next();
       }
       if (err instanceof multer.MulterError) {
-        if (err.code === 'LIMIT_FILE_SIZE') return next(new AppError(413, `file: larger than the ${megabytes(s.config.UPLOAD_MAX_BYTES)} upload limit`));
+        if (err.code === 'LIMIT_FILE_SIZE')
+          return next(new AppError(413, `file: larger than the ${megabytes(s.config.UPLOAD_MAX_BYTES)} upload limit`));
         return next(badRequest(`${err.field ?? 'file'}: ${err.message.toLowerCase()}`));
       }
       next(badRequest(`file: could not read the multipart body (${(err as Error).message})`));

@@ -8,10 +8,20 @@ import { Vendor } from '../../../models/vendor';
 import { monthRange } from '../../../services/analytics/spend';
 
 interface Activity {
-  id: string; type: string; actor: { type: string; id: string | null; name: string | null };
-  resource_type: string; resource_id: string; summary: string; timestamp: string;
+  id: string;
+  type: string;
+  actor: { type: string; id: string | null; name: string | null };
+  resource_type: string;
+  resource_id: string;
+  summary: string;
+  timestamp: string;
 }
-interface Feed { activities: Activity[]; total: number; page: number; page_size: number }
+interface Feed {
+  activities: Activity[];
+  total: number;
+  page: number;
+  page_size: number;
+}
 
 describe('GET /analytics/activity', function () {
   // Registration hashes passwords; on a shared, busy machine a few sign-ups take a minute.
@@ -19,7 +29,10 @@ describe('GET /analytics/activity', function () {
 
   it('pages through every event of the organization, newest first, with actor, resource and summary', async () => {
     const owner = await signUp();
-    const contract = await api<{ id: string }>('POST', '/contracts', { token: owner.token, body: { title: 'Lease of Unit 4', type: 'lease', counterparty: 'Landlord plc' } });
+    const contract = await api<{ id: string }>('POST', '/contracts', {
+      token: owner.token,
+      body: { title: 'Lease of Unit 4', type: 'lease', counterparty: 'Landlord plc' },
+    });
     await api('PUT', `/contracts/${contract.body.id}`, { token: owner.token, body: { status: 'active' } });
     const vendor = await api<{ id: string }>('POST', '/vendors', { token: owner.token, body: { name: 'Paper Co' } });
     const viewer = await addMember(owner, 'viewer'); // registering by invitation emits team.member_joined
@@ -35,7 +48,10 @@ describe('GET /analytics/activity', function () {
     expect(created.actor).to.deep.equal({ type: 'user', id: owner.user.id, name: owner.user.full_name });
     expect(created.summary).to.contain('Lease of Unit 4');
     expect(created.timestamp).to.match(/Z$/);
-    expect(feed.body.activities.find((a) => a.type === 'vendor.created')).to.include({ resource_type: 'vendor', resource_id: vendor.body.id });
+    expect(feed.body.activities.find((a) => a.type === 'vendor.created')).to.include({
+      resource_type: 'vendor',
+      resource_id: vendor.body.id,
+    });
 
     const byType = await api<Feed>('GET', '/analytics/activity?type=contract.created', { token: owner.token });
     expect(byType.body.activities.map((a) => a.type)).to.deep.equal(['contract.created']);
@@ -70,14 +86,26 @@ interface Dashboard {
   compliance: { tasks_pending: number; tasks_resolved: number };
   vendors: { total: number; high_risk: number };
 }
-interface Spend { period: string; data: Array<{ month: string; spend: number; contracts: number }>; total_spend: number; average_per_contract: number }
-interface Forecast { forecast: Array<{ month: string; predicted_spend: number; confidence: number }>; trend: string; history: Array<{ month: string; spend: number }> }
+interface Spend {
+  period: string;
+  data: Array<{ month: string; spend: number; contracts: number }>;
+  total_spend: number;
+  average_per_contract: number;
+}
+interface Forecast {
+  forecast: Array<{ month: string; predicted_spend: number; confidence: number }>;
+  trend: string;
+  history: Array<{ month: string; spend: number }>;
+}
 
 /** The date `monthsAgo` months before this month, on its `day` (YYYY-MM-DD). */
 const dayInMonth = (monthsAgo: number, day = 10) => `${monthRange(new Date(), 1, -monthsAgo)[0]}-${String(day).padStart(2, '0')}`;
 
 async function contract(u: TestUser, body: Record<string, unknown>, status?: string): Promise<string> {
-  const res = await api<{ id: string }>('POST', '/contracts', { token: u.token, body: { title: 'Services', type: 'service_agreement', counterparty: 'Acme', ...body } });
+  const res = await api<{ id: string }>('POST', '/contracts', {
+    token: u.token,
+    body: { title: 'Services', type: 'service_agreement', counterparty: 'Acme', ...body },
+  });
   expect(res.status, res.text).to.equal(201);
   if (status) expect((await api('PUT', `/contracts/${res.body.id}`, { token: u.token, body: { status } })).status).to.equal(200);
   return res.body.id;
@@ -87,12 +115,16 @@ describe('GET /analytics/dashboard', function () {
   // About twenty requests on a shared, busy machine.
   this.timeout(180000);
 
-  it('counts the organization\'s contracts, signatures, compliance tasks and vendors', async () => {
+  it("counts the organization's contracts, signatures, compliance tasks and vendors", async () => {
     const owner = await signUp();
     const ids = [
-      await contract(owner, {}), await contract(owner, {}),
-      await contract(owner, {}, 'active'), await contract(owner, {}, 'active'), await contract(owner, {}, 'active'),
-      await contract(owner, {}, 'expired'), await contract(owner, {}, 'completed'),
+      await contract(owner, {}),
+      await contract(owner, {}),
+      await contract(owner, {}, 'active'),
+      await contract(owner, {}, 'active'),
+      await contract(owner, {}, 'active'),
+      await contract(owner, {}, 'expired'),
+      await contract(owner, {}, 'completed'),
     ];
     const levels = ['low', 'medium', 'high', 'critical', 'critical', null];
     for (const [i, level] of levels.entries()) {
@@ -103,16 +135,34 @@ describe('GET /analytics/dashboard', function () {
     }
     const org = new Types.ObjectId(owner.organizationId);
     const sigStatuses = ['completed', 'completed', 'completed', 'pending', 'declined', 'expired', 'pending', 'cancelled'];
-    await Signature.insertMany(sigStatuses.map((status) => ({
-      organization_id: org, contract_id: new Types.ObjectId(ids[2]), contract_title: 'Services', status,
-      signers: [{ name: 'S', email: 's@example.test', order: 1, token_hash: 'x'.repeat(64) }],
-      document: 'text', document_hash: 'h'.repeat(64), expires_at: new Date(Date.now() + 86400000),
-    })));
+    await Signature.insertMany(
+      sigStatuses.map((status) => ({
+        organization_id: org,
+        contract_id: new Types.ObjectId(ids[2]),
+        contract_title: 'Services',
+        status,
+        signers: [{ name: 'S', email: 's@example.test', order: 1, token_hash: 'x'.repeat(64) }],
+        document: 'text',
+        document_hash: 'h'.repeat(64),
+        expires_at: new Date(Date.now() + 86400000),
+      })),
+    );
     const taskStatuses = ['pending', 'pending', 'in_progress', 'resolved'];
-    await ComplianceTask.insertMany(taskStatuses.map((status, i) => ({
-      organization_id: org, title: `Task ${i}`, description: 'd', priority: 'high', status, due_date: new Date(),
-      contract_id: new Types.ObjectId(ids[0]), contract_title: 'Services', regulation_type: 'GDPR', jurisdiction: 'EU', rule_id: `rule-${i}`,
-    })));
+    await ComplianceTask.insertMany(
+      taskStatuses.map((status, i) => ({
+        organization_id: org,
+        title: `Task ${i}`,
+        description: 'd',
+        priority: 'high',
+        status,
+        due_date: new Date(),
+        contract_id: new Types.ObjectId(ids[0]),
+        contract_title: 'Services',
+        regulation_type: 'GDPR',
+        jurisdiction: 'EU',
+        rule_id: `rule-${i}`,
+      })),
+    );
 
     // Another organization's records count for it alone.
     const stranger = await signUp();
@@ -230,7 +280,10 @@ describe('GET /analytics/forecast', function () {
 
     const empty = await signUp();
     const e = await api<Forecast>('GET', '/analytics/forecast?months_ahead=1', { token: empty.token });
-    expect(e.body).to.deep.include({ trend: 'stable', forecast: [{ month: monthRange(new Date(), 1, 1)[0], predicted_spend: 0, confidence: 0 }] });
+    expect(e.body).to.deep.include({
+      trend: 'stable',
+      forecast: [{ month: monthRange(new Date(), 1, 1)[0], predicted_spend: 0, confidence: 0 }],
+    });
   });
 
   it('refuses a bad months_ahead with 400', async () => {

@@ -11,25 +11,53 @@ import { ComplianceTask } from '../../../models/compliance-task';
 import { Event } from '../../../models/event';
 
 interface Task {
-  id: string; title: string; description: string; priority: string; status: string; due_date: string;
-  contract_id: string; contract_title: string; regulation_type: string; jurisdiction: string; rule_id: string;
+  id: string;
+  title: string;
+  description: string;
+  priority: string;
+  status: string;
+  due_date: string;
+  contract_id: string;
+  contract_title: string;
+  regulation_type: string;
+  jurisdiction: string;
+  rule_id: string;
   resolved_at: string | null;
 }
-interface TaskList { tasks: Task[]; total: number; page: number; page_size: number }
-interface Scan { scan_id: string; status: string; contracts_scanned: number; tasks_created: number; started_at: string; completed_at: string | null; workflow_id: string }
+interface TaskList {
+  tasks: Task[];
+  total: number;
+  page: number;
+  page_size: number;
+}
+interface Scan {
+  scan_id: string;
+  status: string;
+  contracts_scanned: number;
+  tasks_created: number;
+  started_at: string;
+  completed_at: string | null;
+  workflow_id: string;
+}
 interface Dashboard {
   summary: { total_tasks: number; total: number; pending: number; in_progress: number; resolved: number; overdue: number };
   by_priority: Record<string, number>;
   by_regulation: Record<string, number>;
 }
 
-const EU_PROCESSING = 'The Supplier shall host the CRM and process personal data of the Customer\'s clients located in the European Union on behalf of the Customer.';
-const EU_TERMS = ' The parties agree to the Data Processing Addendum in Schedule 2. The Supplier shall notify the Customer of any personal data breach without undue delay.';
+const EU_PROCESSING =
+  "The Supplier shall host the CRM and process personal data of the Customer's clients located in the European Union on behalf of the Customer.";
+const EU_TERMS =
+  ' The parties agree to the Data Processing Addendum in Schedule 2. The Supplier shall notify the Customer of any personal data breach without undue delay.';
 
 async function createContract(u: TestUser, title: string, content: string, status = 'draft'): Promise<string> {
-  const res = await api<{ id: string }>('POST', '/contracts', { token: u.token, body: { title, type: 'service_agreement', counterparty: 'Acme GmbH', content } });
+  const res = await api<{ id: string }>('POST', '/contracts', {
+    token: u.token,
+    body: { title, type: 'service_agreement', counterparty: 'Acme GmbH', content },
+  });
   expect(res.status, res.text).to.equal(201);
-  if (status !== 'draft') expect((await api('PUT', `/contracts/${res.body.id}`, { token: u.token, body: { status } })).status).to.equal(200);
+  if (status !== 'draft')
+    expect((await api('PUT', `/contracts/${res.body.id}`, { token: u.token, body: { status } })).status).to.equal(200);
   return res.body.id;
 }
 
@@ -75,7 +103,14 @@ describe('compliance', () => {
     const bareTasks = (await tasksOf(owner, `?contract_id=${bare}`)).tasks;
     const gdpr = bareTasks.find((t) => t.rule_id === 'gdpr-processing-terms');
     expect(gdpr, JSON.stringify(bareTasks)).to.not.equal(undefined);
-    expect(gdpr).to.include({ regulation_type: 'GDPR', jurisdiction: 'EU', priority: 'high', status: 'pending', contract_id: bare, contract_title: 'EU CRM hosting' });
+    expect(gdpr).to.include({
+      regulation_type: 'GDPR',
+      jurisdiction: 'EU',
+      priority: 'high',
+      status: 'pending',
+      contract_id: bare,
+      contract_title: 'EU CRM hosting',
+    });
     expect(gdpr!.title).to.match(/data-processing terms/);
     // due_date = today + the rule's 14 days
     expect(gdpr!.due_date).to.equal(new Date(Date.now() + 14 * 86_400_000).toISOString().slice(0, 10));
@@ -137,7 +172,10 @@ describe('compliance', () => {
     const viewer = await addMember(owner, 'viewer');
     const task = (await tasksOf(owner, '?status=pending')).tasks[0]!;
 
-    const progress = await api<Task>('PUT', `/compliance/tasks/${task.id}`, { token: member.token, body: { status: 'in_progress', priority: 'low' } });
+    const progress = await api<Task>('PUT', `/compliance/tasks/${task.id}`, {
+      token: member.token,
+      body: { status: 'in_progress', priority: 'low' },
+    });
     expect(progress.status, progress.text).to.equal(200);
     expect(progress.body).to.include({ status: 'in_progress', priority: 'low', resolved_at: null, title: task.title });
     const done = await api<Task>('PUT', `/compliance/tasks/${task.id}`, { token: member.token, body: { status: 'resolved' } });
@@ -176,7 +214,10 @@ describe('compliance', () => {
     const other = await signUp();
     const foreign = await api('POST', '/compliance/scan', { token: other.token, body: { jurisdictions: ['EU'], contract_ids: [bare] } });
     expect(foreign.status).to.equal(404);
-    const mine = await api<{ scan_id: string }>('POST', '/compliance/scan', { token: owner.token, body: { jurisdictions: ['US'], contract_ids: [covered] } });
+    const mine = await api<{ scan_id: string }>('POST', '/compliance/scan', {
+      token: owner.token,
+      body: { jurisdictions: ['US'], contract_ids: [covered] },
+    });
     expect((await api('GET', `/compliance/scans/${mine.body.scan_id}`, { token: other.token })).status).to.equal(404);
   });
 
@@ -196,9 +237,12 @@ describe('compliance', () => {
     const org = await signUp();
     const receiver = await startReceiver(() => 200);
     try {
-      const sub = await api('POST', '/webhooks/subscribe', { token: org.token, body: { url: `${receiver.url}/hooks`, events: ['compliance.alert'], secret: 'receiver-shared-secret-0123456789' } });
+      const sub = await api('POST', '/webhooks/subscribe', {
+        token: org.token,
+        body: { url: `${receiver.url}/hooks`, events: ['compliance.alert'], secret: 'receiver-shared-secret-0123456789' },
+      });
       expect(sub.status, sub.text).to.equal(201);
-      const id = await createContract(org, 'Card processing', 'The Processor stores cardholder data of the Merchant\'s customers.');
+      const id = await createContract(org, 'Card processing', "The Processor stores cardholder data of the Merchant's customers.");
       const result = await scan(org, { jurisdictions: ['EU'] });
       expect(result.tasks_created).to.equal(1);
       const [req] = await receiver.waitFor(1);
@@ -207,8 +251,15 @@ describe('compliance', () => {
       const [task] = (await tasksOf(org)).tasks;
       expect(payload.event).to.equal('compliance.alert');
       expect(payload.data).to.include({
-        task_id: task!.id, title: task!.title, priority: 'high', regulation_type: 'Industry Specific', jurisdiction: 'GLOBAL',
-        contract_id: id, contract_title: 'Card processing', due_date: task!.due_date, rule_id: 'pci-dss-cardholder-data',
+        task_id: task!.id,
+        title: task!.title,
+        priority: 'high',
+        regulation_type: 'Industry Specific',
+        jurisdiction: 'GLOBAL',
+        contract_id: id,
+        contract_title: 'Card processing',
+        due_date: task!.due_date,
+        rule_id: 'pci-dss-cardholder-data',
       });
       // A re-scan raises nothing new, so nothing more is delivered.
       await scan(org, { jurisdictions: ['EU'] });
@@ -222,8 +273,16 @@ describe('compliance', () => {
   it('a retried scan step creates the task and its alert once', async function () {
     this.timeout(150000);
     const org = await signUp();
-    const contractId = await createContract(org, 'Ledger outsourcing', 'The Vendor maintains the general ledger and prepares financial statements.');
-    const scan = await ComplianceScan.create({ organization_id: new Types.ObjectId(org.organizationId), scope: 'all', jurisdictions: ['US'] });
+    const contractId = await createContract(
+      org,
+      'Ledger outsourcing',
+      'The Vendor maintains the general ledger and prepares financial statements.',
+    );
+    const scan = await ComplianceScan.create({
+      organization_id: new Types.ObjectId(org.organizationId),
+      scope: 'all',
+      jurisdictions: ['US'],
+    });
     const activities = createComplianceActivities(testEnv().services);
     const scanBatch = (input: Parameters<typeof activities.scanBatch>[0]) => activities.scanBatch(input);
     const step = { scanId: scan.id, afterId: null, scannedBefore: 0, limit: 25 };
@@ -243,13 +302,23 @@ describe('compliance', () => {
     this.timeout(150000);
     const org = await signUp();
     const organization_id = new Types.ObjectId(org.organizationId);
-    for (let i = 0; i < 5; i++) await createContract(org, `Clinic ${i}`, 'The clinic shares patient records and cardholder data with the Vendor.');
+    for (let i = 0; i < 5; i++)
+      await createContract(org, `Clinic ${i}`, 'The clinic shares patient records and cardholder data with the Vendor.');
     const activities = createComplianceActivities(testEnv().services);
-    const scans = await ComplianceScan.create([{ organization_id, scope: 'all', jurisdictions: ['US'] }, { organization_id, scope: 'all', jurisdictions: ['US'] }]);
-    await Promise.all(scans.map((scan) => new MockActivityEnvironment().run(
-      (input: Parameters<typeof activities.scanBatch>[0]) => activities.scanBatch(input),
-      { scanId: scan.id, afterId: null, scannedBefore: 0, limit: 25 },
-    )));
+    const scans = await ComplianceScan.create([
+      { organization_id, scope: 'all', jurisdictions: ['US'] },
+      { organization_id, scope: 'all', jurisdictions: ['US'] },
+    ]);
+    await Promise.all(
+      scans.map((scan) =>
+        new MockActivityEnvironment().run((input: Parameters<typeof activities.scanBatch>[0]) => activities.scanBatch(input), {
+          scanId: scan.id,
+          afterId: null,
+          scannedBefore: 0,
+          limit: 25,
+        }),
+      ),
+    );
     const tasks = await ComplianceTask.find({ organization_id }).lean();
     expect(tasks).to.have.length(10);
     expect(new Set(tasks.map((t) => `${t.contract_id.toHexString()}:${t.rule_id}`)).size).to.equal(10);

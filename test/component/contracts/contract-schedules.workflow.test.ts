@@ -15,7 +15,10 @@ const DAY_MS = 86400000;
 const day = (offsetDays: number) => new Date(Date.now() + offsetDays * DAY_MS).toISOString().slice(0, 10);
 
 async function activeContract(u: TestUser, body: Record<string, unknown>): Promise<string> {
-  const res = await api<{ id: string }>('POST', '/contracts', { token: u.token, body: { title: 'Office lease', type: 'lease', counterparty: 'Landlord plc', ...body } });
+  const res = await api<{ id: string }>('POST', '/contracts', {
+    token: u.token,
+    body: { title: 'Office lease', type: 'lease', counterparty: 'Landlord plc', ...body },
+  });
   expect(res.status, res.text).to.equal(201);
   expect((await api('PUT', `/contracts/${res.body.id}`, { token: u.token, body: { status: 'active' } })).status).to.equal(200);
   return res.body.id;
@@ -40,7 +43,10 @@ describe('contract schedules (dev server)', function () {
     const owner = await signUp();
     const ended = await activeContract(owner, { start_date: day(-400), end_date: day(-1) });
     const endsToday = await activeContract(owner, { end_date: day(0) });
-    const draft = await api<{ id: string }>('POST', '/contracts', { token: owner.token, body: { title: 'Draft', type: 'nda', counterparty: 'X', end_date: day(-5) } });
+    const draft = await api<{ id: string }>('POST', '/contracts', {
+      token: owner.token,
+      body: { title: 'Draft', type: 'nda', counterparty: 'X', end_date: day(-5) },
+    });
     const before = (await eventsOf(ended, 'contract.updated')).length; // the PUT to active
 
     expect(await run(contractExpirySweepWorkflow)).to.be.at.least(1);
@@ -53,13 +59,24 @@ describe('contract schedules (dev server)', function () {
     expect(events).to.have.length(before + 1);
     const expiry = events.at(-1)!;
     expect(expiry.organization_id.toHexString()).to.equal(owner.organizationId);
-    expect(expiry.data).to.deep.equal({ id: ended, title: 'Office lease', type: 'lease', status: 'expired', counterparty: 'Landlord plc', changed_fields: ['status'] });
+    expect(expiry.data).to.deep.equal({
+      id: ended,
+      title: 'Office lease',
+      type: 'lease',
+      status: 'expired',
+      counterparty: 'Landlord plc',
+      changed_fields: ['status'],
+    });
     expect(expiry.actor).to.include({ type: 'system' });
 
     // A second run finds nothing left to do for this contract.
     await run(contractExpirySweepWorkflow);
     expect(await eventsOf(ended, 'contract.updated')).to.have.length(before + 1);
-    const feed = await api<{ activities: Array<{ type: string; resource_id: string; summary: string }> }>('GET', '/analytics/activity?type=contract.updated', { token: owner.token });
+    const feed = await api<{ activities: Array<{ type: string; resource_id: string; summary: string }> }>(
+      'GET',
+      '/analytics/activity?type=contract.updated',
+      { token: owner.token },
+    );
     expect(feed.body.activities.filter((a) => a.resource_id === ended && a.summary.includes('expired'))).to.have.length(1);
   });
 
@@ -86,17 +103,26 @@ describe('contract schedules (dev server)', function () {
     await run(renewalRemindersWorkflow);
     const after = await eventsOf(soon, 'contract.renewal_due');
     expect(after.map((e) => (e.data as { end_date: string }).end_date)).to.deep.equal([day(10), day(12)]);
-    const feed = await api<{ activities: Array<{ type: string; resource_id: string }> }>('GET', '/analytics/activity?type=contract.renewal_due', { token: owner.token });
+    const feed = await api<{ activities: Array<{ type: string; resource_id: string }> }>(
+      'GET',
+      '/analytics/activity?type=contract.renewal_due',
+      { token: owner.token },
+    );
     expect(feed.body.activities.map((a) => a.resource_id)).to.deep.equal([soon, soon]);
   });
 
   describe('schedules', () => {
     // The test worker does not run workers/worker.ts main(); the same call makes them here.
-    const ids = () => ['contract-expiry-sweep', 'renewal-reminders'].map((n) => scheduleId(n as 'renewal-reminders', testEnv().config.TEMPORAL_TASK_QUEUE));
+    const ids = () =>
+      ['contract-expiry-sweep', 'renewal-reminders'].map((n) => scheduleId(n as 'renewal-reminders', testEnv().config.TEMPORAL_TASK_QUEUE));
     after(async () => {
-      for (const id of ids()) await testEnv().services.temporal.schedule.getHandle(id).delete().catch((err: unknown) => {
-        if (!(err instanceof ScheduleNotFoundError)) throw err;
-      });
+      for (const id of ids())
+        await testEnv()
+          .services.temporal.schedule.getHandle(id)
+          .delete()
+          .catch((err: unknown) => {
+            if (!(err instanceof ScheduleNotFoundError)) throw err;
+          });
     });
 
     it('are created at worker start, idempotently, daily with overlap SKIP and a catch-up window, and run the sweep', async () => {
@@ -163,7 +189,8 @@ describe('contract expiry sweep (time-skipping)', function () {
   it('a contract ending tomorrow is left alone today and expired by the sweep two days later', async () => {
     const owner = await signUp();
     const endsTomorrow = await activeContract(owner, { end_date: day(1) });
-    const sweep = () => env.client.workflow.execute(contractExpirySweepWorkflow, { taskQueue, workflowId: `sweep-${Math.random()}`, args: [{}] });
+    const sweep = () =>
+      env.client.workflow.execute(contractExpirySweepWorkflow, { taskQueue, workflowId: `sweep-${Math.random()}`, args: [{}] });
 
     await sweep();
     expect((await api<{ status: string }>('GET', `/contracts/${endsTomorrow}`, { token: owner.token })).body.status).to.equal('active');

@@ -4,8 +4,19 @@ import { addMember, signUp, type TestUser } from '../../support/auth';
 import { makeDocx, settled, upload } from '../../support/documents';
 import { KEY_TERMS } from '../../../services/contracts/key-terms.shared';
 
-interface Term { value: string; normalized: unknown; quote: string; page: number; confidence: number; confirmed: boolean }
-interface TermsBody { contract_id: string; extracted_at: string | null; terms: Record<string, Term | null> }
+interface Term {
+  value: string;
+  normalized: unknown;
+  quote: string;
+  page: number;
+  confidence: number;
+  confirmed: boolean;
+}
+interface TermsBody {
+  contract_id: string;
+  extracted_at: string | null;
+  terms: Record<string, Term | null>;
+}
 
 const COVER = [
   'This Order Form incorporates the Framework Terms between Harbour Cloud, Inc. and Quayside Foods LLC.',
@@ -22,7 +33,10 @@ const TERMS = [
 ];
 
 async function contract(u: TestUser, content = '') {
-  const res = await api<{ id: string }>('POST', '/contracts', { token: u.token, body: { title: 'Harbour hosting', type: 'service_agreement', counterparty: 'Harbour Cloud, Inc.', content } });
+  const res = await api<{ id: string }>('POST', '/contracts', {
+    token: u.token,
+    body: { title: 'Harbour hosting', type: 'service_agreement', counterparty: 'Harbour Cloud, Inc.', content },
+  });
   expect(res.status).to.equal(201);
   return res.body.id;
 }
@@ -38,7 +52,10 @@ describe('contract key terms', function () {
   });
 
   it('extracts them when a contract document attached to the contract becomes ready, each quoted verbatim with its page', async () => {
-    const bytes = await makeDocx([{ heading: 'Key Terms', paragraphs: COVER }, { heading: 'Term & Termination', paragraphs: TERMS, newPage: true }]);
+    const bytes = await makeDocx([
+      { heading: 'Key Terms', paragraphs: COVER },
+      { heading: 'Term & Termination', paragraphs: TERMS, newPage: true },
+    ]);
     const doc = await upload(owner.token, { name: 'harbour.docx', bytes }, 'contract', { fields: { contract_id: contractId } });
     expect((await settled(owner.token, doc.body.id)).status).to.equal('ready');
     const res = await api<TermsBody>('GET', `/contracts/${contractId}/terms`, { token: owner.token });
@@ -50,39 +67,72 @@ describe('contract key terms', function () {
     expect(t.parties).to.include({ page: 1, confirmed: false });
     expect(t.parties!.normalized).to.deep.equal(['Harbour Cloud, Inc.', 'Quayside Foods LLC']);
     expect(t.effective_date!.normalized).to.equal('2026-03-01');
-    expect(t.governing_law).to.include({ value: 'the State of Delaware', normalized: 'Delaware', quote: 'The laws of the State of Delaware', page: 1 });
+    expect(t.governing_law).to.include({
+      value: 'the State of Delaware',
+      normalized: 'Delaware',
+      quote: 'The laws of the State of Delaware',
+      page: 1,
+    });
     expect(t.dispute_venue!.normalized).to.equal('Wilmington, Delaware');
     expect(t.auto_renewal).to.include({ normalized: true, page: 2 });
-    expect(t.payment_terms).to.include({ normalized: 45, quote: 'Customer will pay each invoice within 45 days from the invoice date.', page: 2 });
+    expect(t.payment_terms).to.include({
+      normalized: 45,
+      quote: 'Customer will pay each invoice within 45 days from the invoice date.',
+      page: 2,
+    });
     // What the text does not say is null.
     expect(t.liability_cap).to.equal(null);
     expect(t.termination_for_convenience).to.equal(null);
     for (const term of Object.values(t)) if (term) expect(term.confidence).to.be.within(0, 1);
   });
 
-  it('keeps a member\'s confirmed or corrected term through later extractions; null clears one', async () => {
+  it("keeps a member's confirmed or corrected term through later extractions; null clears one", async () => {
     const member = await addMember(owner, 'member');
     const put = await api<TermsBody>('PUT', `/contracts/${contractId}/terms`, {
       token: member.token,
-      body: { terms: { governing_law: { value: 'the State of New York', normalized: 'New York' }, payment_terms: { confirmed: true }, dispute_venue: null } },
+      body: {
+        terms: {
+          governing_law: { value: 'the State of New York', normalized: 'New York' },
+          payment_terms: { confirmed: true },
+          dispute_venue: null,
+        },
+      },
     });
     expect(put.status, put.text).to.equal(200);
-    expect(put.body.terms.governing_law).to.include({ value: 'the State of New York', normalized: 'New York', confirmed: true, confidence: 1 });
+    expect(put.body.terms.governing_law).to.include({
+      value: 'the State of New York',
+      normalized: 'New York',
+      confirmed: true,
+      confidence: 1,
+    });
     expect(put.body.terms.payment_terms).to.include({ normalized: 45, confirmed: true });
     expect(put.body.terms.dispute_venue).to.equal(null);
     const again = await api<TermsBody>('POST', `/contracts/${contractId}/extract`, { token: owner.token });
     expect(again.status).to.equal(200);
     expect(again.body.terms.governing_law).to.include({ normalized: 'New York', confirmed: true });
     expect(again.body.terms.dispute_venue!.normalized).to.equal('Wilmington, Delaware'); // not confirmed: extracted again
-    expect((await api('PUT', `/contracts/${contractId}/terms`, { token: member.token, body: { terms: { payment_terms: { normalized: 'soon' } } } })).status).to.equal(400);
+    expect(
+      (
+        await api('PUT', `/contracts/${contractId}/terms`, {
+          token: member.token,
+          body: { terms: { payment_terms: { normalized: 'soon' } } },
+        })
+      ).status,
+    ).to.equal(400);
     const viewer = await addMember(owner, 'viewer');
     expect((await api('PUT', `/contracts/${contractId}/terms`, { token: viewer.token, body: { terms: {} } })).status).to.equal(403);
     expect((await api('GET', `/contracts/${contractId}/terms`, { token: viewer.token })).status).to.equal(200);
   });
 
-  it('extracts again when the contract\'s content changes (through the event relay)', async () => {
+  it("extracts again when the contract's content changes (through the event relay)", async () => {
     const id = await contract(owner, 'Draft terms to follow.');
-    const changed = await api('PUT', `/contracts/${id}`, { token: owner.token, body: { content: 'This Agreement is governed by the laws of the State of Texas. Either party may terminate this Agreement for any or no reason upon 30 days notice.' } });
+    const changed = await api('PUT', `/contracts/${id}`, {
+      token: owner.token,
+      body: {
+        content:
+          'This Agreement is governed by the laws of the State of Texas. Either party may terminate this Agreement for any or no reason upon 30 days notice.',
+      },
+    });
     expect(changed.status).to.equal(200);
     let terms: TermsBody['terms'] = {};
     for (let i = 0; i < 100 && !terms.governing_law; i++) {
@@ -93,16 +143,28 @@ describe('contract key terms', function () {
     expect(terms.termination_for_convenience?.normalized).to.equal(true);
   });
 
-  it('lists renewals whose opt-out deadline is near (not taken for a contract id), only the organization\'s', async () => {
+  it("lists renewals whose opt-out deadline is near (not taken for a contract id), only the organization's", async () => {
     const end = new Date(Date.now() + 40 * 86_400_000);
     const endText = end.toLocaleDateString('en-US', { timeZone: 'UTC', month: 'long', day: 'numeric', year: 'numeric' });
-    const id = await contract(owner, `This Agreement ends on ${endText} and renews automatically unless either party gives notice at least 30 days before the end of the current term.`);
+    const id = await contract(
+      owner,
+      `This Agreement ends on ${endText} and renews automatically unless either party gives notice at least 30 days before the end of the current term.`,
+    );
     expect((await api('POST', `/contracts/${id}/extract`, { token: owner.token })).status).to.equal(200);
     const deadline = new Date(Date.parse(`${end.toISOString().slice(0, 10)}T00:00:00Z`) - 30 * 86_400_000).toISOString().slice(0, 10);
-    const soon = await api<{ renewals: Array<Record<string, unknown>>; total: number }>('GET', '/contracts/renewals?within_days=30', { token: owner.token });
+    const soon = await api<{ renewals: Array<Record<string, unknown>>; total: number }>('GET', '/contracts/renewals?within_days=30', {
+      token: owner.token,
+    });
     expect(soon.status, soon.text).to.equal(200);
-    expect(soon.body.renewals.find((r) => r.contract_id === id)).to.include({ opt_out_deadline: deadline, days_left: 10, non_renewal_notice_days: 30, end_date: end.toISOString().slice(0, 10) });
-    const tooSoon = await api<{ renewals: Array<{ contract_id: string }> }>('GET', '/contracts/renewals?within_days=5', { token: owner.token });
+    expect(soon.body.renewals.find((r) => r.contract_id === id)).to.include({
+      opt_out_deadline: deadline,
+      days_left: 10,
+      non_renewal_notice_days: 30,
+      end_date: end.toISOString().slice(0, 10),
+    });
+    const tooSoon = await api<{ renewals: Array<{ contract_id: string }> }>('GET', '/contracts/renewals?within_days=5', {
+      token: owner.token,
+    });
     expect(tooSoon.body.renewals.map((r) => r.contract_id)).to.not.include(id);
     expect((await api('GET', '/contracts/renewals?within_days=-1', { token: owner.token })).status).to.equal(400);
     const stranger = await signUp();
@@ -111,8 +173,11 @@ describe('contract key terms', function () {
     expect((await api('POST', `/contracts/${id}/extract`, { token: stranger.token })).status).to.equal(404);
   });
 
-  it('lets an owner set the organization\'s renewal reminder days', async () => {
-    const res = await api<{ renewal_reminder_days: number[] }>('PUT', '/settings/organization', { token: owner.token, body: { renewal_reminder_days: [10, 45, 10] } });
+  it("lets an owner set the organization's renewal reminder days", async () => {
+    const res = await api<{ renewal_reminder_days: number[] }>('PUT', '/settings/organization', {
+      token: owner.token,
+      body: { renewal_reminder_days: [10, 45, 10] },
+    });
     expect(res.status, res.text).to.equal(200);
     expect(res.body.renewal_reminder_days).to.deep.equal([45, 10]);
     expect((await api('PUT', '/settings/organization', { token: owner.token, body: { renewal_reminder_days: [0] } })).status).to.equal(400);

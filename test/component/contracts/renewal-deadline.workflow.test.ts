@@ -15,7 +15,8 @@ import { sendRenewalReminder } from '../../../services/contracts/renewal-deadlin
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const longDate = (ms: number) => new Date(ms).toLocaleDateString('en-US', { timeZone: 'UTC', month: 'long', day: 'numeric', year: 'numeric' });
+const longDate = (ms: number) =>
+  new Date(ms).toLocaleDateString('en-US', { timeZone: 'UTC', month: 'long', day: 'numeric', year: 'numeric' });
 
 /** Waits (in real time) until `check` holds: an activity may still be running when a time skip returns. */
 async function eventually<T>(read: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
@@ -35,7 +36,12 @@ describe('renewal deadline reminders (time-skipping)', function () {
 
   before(async () => {
     env = await createTimeSkippingEnv();
-    worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../../workflows'), activities: createContractTermsActivities(testEnv().services) });
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowsPath: require.resolve('../../../workflows'),
+      activities: createContractTermsActivities(testEnv().services),
+    });
     running = worker.run();
   });
   after(async () => {
@@ -49,28 +55,40 @@ describe('renewal deadline reminders (time-skipping)', function () {
     const start = Number(await env.currentTimeMs());
     const end = Date.parse(`${isoDay(start + 130 * DAY_MS)}T00:00:00Z`);
     const content = `This Agreement ends on ${longDate(end)}. It renews automatically for successive one-year terms unless either party gives notice of non-renewal at least 30 days before the end of the then-current term.`;
-    const created = await api<{ id: string }>('POST', '/contracts', { token: owner.token, body: { title: 'Hosting', type: 'service_agreement', counterparty: 'Northwind', content } });
+    const created = await api<{ id: string }>('POST', '/contracts', {
+      token: owner.token,
+      body: { title: 'Hosting', type: 'service_agreement', counterparty: 'Northwind', content },
+    });
     const contractId = created.body.id;
-    const extracted = await api<{ terms: Record<string, { normalized: unknown } | null> }>('POST', `/contracts/${contractId}/extract`, { token: owner.token });
+    const extracted = await api<{ terms: Record<string, { normalized: unknown } | null> }>('POST', `/contracts/${contractId}/extract`, {
+      token: owner.token,
+    });
     expect(extracted.status, extracted.text).to.equal(200);
     expect(extracted.body.terms.end_date?.normalized).to.equal(isoDay(end));
     expect(extracted.body.terms.non_renewal_notice_days?.normalized).to.equal(30);
 
     const reminders = () => Event.find({ resource_id: contractId, type: 'contract.renewal_due' }).sort({ occurred_at: 1 }).lean();
-    const handle = await env.client.workflow.start(renewalDeadlineWorkflow, { taskQueue, workflowId: `renewal-test-${contractId}`, args: [{ organizationId: owner.organizationId, contractId }] });
+    const handle = await env.client.workflow.start(renewalDeadlineWorkflow, {
+      taskQueue,
+      workflowId: `renewal-test-${contractId}`,
+      args: [{ organizationId: owner.organizationId, contractId }],
+    });
     await env.sleep(HOUR_MS);
     expect(await reminders()).to.have.length(0);
 
     // The edit: 20 days' notice instead of 30 moves the deadline ten days later.
     const oldDeadline = end - 30 * DAY_MS;
     const deadline = end - 20 * DAY_MS;
-    const edited = await api('PUT', `/contracts/${contractId}/terms`, { token: owner.token, body: { terms: { non_renewal_notice_days: { value: '20 days', normalized: 20 } } } });
+    const edited = await api('PUT', `/contracts/${contractId}/terms`, {
+      token: owner.token,
+      body: { terms: { non_renewal_notice_days: { value: '20 days', normalized: 20 } } },
+    });
     expect(edited.status, edited.text).to.equal(200);
     await handle.signal(rescheduleSignal);
 
     const skipTo = async (at: number) => env.sleep(Math.max(1, at - Number(await env.currentTimeMs())));
     await skipTo(oldDeadline - 90 * DAY_MS + HOUR_MS);
-    expect(await reminders(), 'nothing on the old deadline\'s first day').to.have.length(0);
+    expect(await reminders(), "nothing on the old deadline's first day").to.have.length(0);
 
     const days = [90, 60, 30, 7];
     for (const [i, d] of days.entries()) {
@@ -85,7 +103,14 @@ describe('renewal deadline reminders (time-skipping)', function () {
     // Planning again, or a retried activity, sends none twice.
     await handle.signal(rescheduleSignal);
     await env.sleep(2 * DAY_MS);
-    expect(await sendRenewalReminder(testEnv().services, { organizationId: owner.organizationId, contractId, deadline: isoDay(deadline), days: 7 })).to.equal(false);
+    expect(
+      await sendRenewalReminder(testEnv().services, {
+        organizationId: owner.organizationId,
+        contractId,
+        deadline: isoDay(deadline),
+        days: 7,
+      }),
+    ).to.equal(false);
     expect((await reminders()).map((e) => (e.data as { days_left: number }).days_left)).to.deep.equal(days);
     const mail = await OutgoingMail.find({ kind: 'renewal_due', to: owner.email }).lean();
     expect(mail.map((m) => m.subject).sort()).to.deep.equal(days.map((d) => `Renewal notice due in ${d} days: Hosting`).sort());

@@ -9,7 +9,11 @@ import { indexName } from '../../../services/search/vector-store';
 
 const PDF_PAGES = [
   ['1. Scope', 'This master agreement covers consulting services for the harbour project.'],
-  ['2. Fees', 'The quarterly retainer is 7,450 euros, invoiced on the first business day.', 'Late payments accrue interest at four percent.'],
+  [
+    '2. Fees',
+    'The quarterly retainer is 7,450 euros, invoiced on the first business day.',
+    'Late payments accrue interest at four percent.',
+  ],
 ];
 
 async function vectorsOf(documentId: string): Promise<number> {
@@ -52,11 +56,19 @@ describe('documents', function () {
   });
 
   it('uploads a DOCX and a TXT (policy goes to the knowledge base)', async () => {
-    const docx = await upload(owner.token, {
-      name: 'handbook.docx',
-      bytes: await makeDocx([{ heading: 'Travel', paragraphs: ['Economy class for flights under six hours.'] }]),
-    }, 'policy');
-    const txt = await upload(owner.token, { name: 'notes.txt', bytes: Buffer.from('Meeting notes: renewal déjà discussed.\fSecond page.') }, 'other');
+    const docx = await upload(
+      owner.token,
+      {
+        name: 'handbook.docx',
+        bytes: await makeDocx([{ heading: 'Travel', paragraphs: ['Economy class for flights under six hours.'] }]),
+      },
+      'policy',
+    );
+    const txt = await upload(
+      owner.token,
+      { name: 'notes.txt', bytes: Buffer.from('Meeting notes: renewal déjà discussed.\fSecond page.') },
+      'other',
+    );
     expect(docx.status).to.equal(201);
     expect(txt.status).to.equal(201);
     expect(docx.body.mime_type).to.equal('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
@@ -72,7 +84,11 @@ describe('documents', function () {
     const before = await uploadFiles();
     const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
     const exe = Buffer.from([0x4d, 0x5a, 0x90, 0x00, 0x03, 0x00, 0x00, 0x00, 0x04, 0x00, 0xff, 0xff, 0x00, 0x00]);
-    for (const [name, bytes] of [['contract.pdf', png], ['report.docx', exe], ['notes.txt', exe]] as const) {
+    for (const [name, bytes] of [
+      ['contract.pdf', png],
+      ['report.docx', exe],
+      ['notes.txt', exe],
+    ] as const) {
       const res = await upload(owner.token, { name, bytes, type: 'application/pdf' }, 'contract');
       expect(res.status, name).to.equal(400);
       expect(res.body.detail).to.equal('file: content is not a PDF, DOCX or UTF-8 text file');
@@ -114,7 +130,12 @@ describe('documents', function () {
     expect(again.status).to.equal(201);
     expect(again.body.id).to.equal(first.body.id);
     // Same name, size and category; only the bytes differ.
-    const other = await upload(owner.token, { name: 'minutes.txt', bytes: Buffer.from('Board minutes: the budget was rejected.') }, 'other', key);
+    const other = await upload(
+      owner.token,
+      { name: 'minutes.txt', bytes: Buffer.from('Board minutes: the budget was rejected.') },
+      'other',
+      key,
+    );
     expect(other.status).to.equal(409);
     expect(other.body.detail).to.equal('Idempotency-Key: already used for a different request');
     await expectUploadFiles(files);
@@ -131,14 +152,20 @@ describe('documents', function () {
   });
 
   it('lists with filters and pagination', async () => {
-    const all = await api<{ documents: UploadedDocument[]; total: number; page: number; page_size: number }>('GET', '/documents', { token: owner.token });
+    const all = await api<{ documents: UploadedDocument[]; total: number; page: number; page_size: number }>('GET', '/documents', {
+      token: owner.token,
+    });
     expect(all.status).to.equal(200);
     expect(all.body).to.include({ page: 1, page_size: 20 });
     expect(all.body.total).to.equal(all.body.documents.length);
     expect(all.body.total).to.be.at.least(5);
-    const contracts = await api<{ documents: UploadedDocument[]; total: number }>('GET', '/documents?category=contract&status=ready', { token: owner.token });
+    const contracts = await api<{ documents: UploadedDocument[]; total: number }>('GET', '/documents?category=contract&status=ready', {
+      token: owner.token,
+    });
     expect(contracts.body.documents.map((d) => d.id)).to.deep.equal([pdf.id]);
-    const paged = await api<{ documents: UploadedDocument[]; page_size: number }>('GET', '/documents?page=2&page_size=2', { token: owner.token });
+    const paged = await api<{ documents: UploadedDocument[]; page_size: number }>('GET', '/documents?page=2&page_size=2', {
+      token: owner.token,
+    });
     expect(paged.body.documents).to.have.length(2);
     expect(paged.body.documents[0]!.id).to.equal(all.body.documents[2]!.id);
     expect((await api('GET', '/documents?page_size=500', { token: owner.token })).body.page_size).to.equal(100);
@@ -146,13 +173,18 @@ describe('documents', function () {
     expect((await api('GET', '/documents?status=lost', { token: owner.token })).status).to.equal(400);
   });
 
-  it('attaches an upload to a contract of the organization (contract_id), listed by it; another organization\'s or a malformed id is 404', async () => {
-    const contract = await api<{ id: string }>('POST', '/contracts', { token: owner.token, body: { title: 'Harbour MSA', type: 'service_agreement', counterparty: 'Harbour Ltd' } });
+  it("attaches an upload to a contract of the organization (contract_id), listed by it; another organization's or a malformed id is 404", async () => {
+    const contract = await api<{ id: string }>('POST', '/contracts', {
+      token: owner.token,
+      body: { title: 'Harbour MSA', type: 'service_agreement', counterparty: 'Harbour Ltd' },
+    });
     const bytes = Buffer.from('The harbour services renew each year.');
     const attached = await upload(owner.token, { name: 'harbour.txt', bytes }, 'contract', { fields: { contract_id: contract.body.id } });
     expect(attached.status, attached.body.detail).to.equal(201);
     expect(attached.body.contract_id).to.equal(contract.body.id);
-    const listed = await api<{ documents: UploadedDocument[] }>('GET', `/documents?contract_id=${contract.body.id}`, { token: owner.token });
+    const listed = await api<{ documents: UploadedDocument[] }>('GET', `/documents?contract_id=${contract.body.id}`, {
+      token: owner.token,
+    });
     expect(listed.body.documents.map((d) => d.id)).to.deep.equal([attached.body.id]);
     expect((await api('GET', '/documents?contract_id=nope', { token: owner.token })).status).to.equal(400);
     const stranger = await signUp();
@@ -169,7 +201,9 @@ describe('documents', function () {
     expect(res.status).to.equal(200);
     expect(res.body).to.have.all.keys('summary', 'key_terms', 'risks', 'document_type', 'page_count');
     expect(res.body.page_count).to.equal(2);
-    expect(res.body.summary).to.be.a('string').and.match(/consulting services/);
+    expect(res.body.summary)
+      .to.be.a('string')
+      .and.match(/consulting services/);
   });
 
   it('hides documents from other organizations and enforces roles', async () => {

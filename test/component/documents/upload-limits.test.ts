@@ -73,17 +73,24 @@ describe('upload limits', function () {
     expect(seconds).to.be.below(30);
     expect(await extractTries(res.body.id)).to.deep.equal({ tries: 1, nonRetryable: true });
 
-    const normal = await upload(owner.token, {
-      name: 'after.docx',
-      bytes: await makeDocx([{ heading: 'Travel', paragraphs: ['Economy class for flights under six hours.'] }]),
-    }, 'policy');
+    const normal = await upload(
+      owner.token,
+      {
+        name: 'after.docx',
+        bytes: await makeDocx([{ heading: 'Travel', paragraphs: ['Economy class for flights under six hours.'] }]),
+      },
+      'policy',
+    );
     expect(normal.status).to.equal(201);
     const after = await settled(owner.token, normal.body.id);
     const statuses = await stop();
     expect(after.status).to.equal('ready');
     expect(after.chunk_count).to.be.above(0);
     expect(statuses.length).to.be.above(0);
-    expect(statuses.every((s) => s === 200), `health answered ${statuses.join(',')}`).to.equal(true);
+    expect(
+      statuses.every((s) => s === 200),
+      `health answered ${statuses.join(',')}`,
+    ).to.equal(true);
   });
 
   it('fails a DOCX whose zip headers understate what it inflates to', async () => {
@@ -100,7 +107,9 @@ describe('upload limits', function () {
     const res = await upload(owner.token, { name: 'small-bomb.docx', bytes: await docxWithBody(oneLetterParagraphs(5 * MB)) }, 'contract');
     const doc = await settled(owner.token, res.body.id);
     expect(doc.status).to.equal('failed');
-    expect(doc.error).to.match(/^the file looks like a decompression bomb: its part word\/document\.xml expands \d+ times, more than the 100 allowed$/);
+    expect(doc.error).to.match(
+      /^the file looks like a decompression bomb: its part word\/document\.xml expands \d+ times, more than the 100 allowed$/,
+    );
   });
 
   it('fails a PDF whose streams inflate past the limit', async () => {
@@ -117,7 +126,11 @@ describe('upload limits', function () {
     let bombId: string;
 
     before(async () => {
-      const small = await upload(owner.token, { name: 'travel.docx', bytes: await makeDocx([{ heading: 'Travel', paragraphs: ['Economy class for flights under six hours.'] }]) }, 'policy');
+      const small = await upload(
+        owner.token,
+        { name: 'travel.docx', bytes: await makeDocx([{ heading: 'Travel', paragraphs: ['Economy class for flights under six hours.'] }]) },
+        'policy',
+      );
       ready = (await settled(owner.token, small.body.id)).id;
       bombId = (await settled(owner.token, (await upload(owner.token, { name: 'bomb.docx', bytes: bomb }, 'contract')).body.id)).id;
     });

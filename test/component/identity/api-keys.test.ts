@@ -4,7 +4,15 @@ import { addMember, signUp } from '../../support/auth';
 import { ApiKey } from '../../../models/api-key';
 import { sha256Hex } from '../../../platform/security/crypto';
 
-interface CreatedKey { id: string; name: string; prefix: string; role: string; key: string; created_at: string; last_used_at: string | null }
+interface CreatedKey {
+  id: string;
+  name: string;
+  prefix: string;
+  role: string;
+  key: string;
+  created_at: string;
+  last_used_at: string | null;
+}
 
 describe('API keys', () => {
   it('are shown once, stored hashed, act for the organization and record their last use', async () => {
@@ -27,7 +35,9 @@ describe('API keys', () => {
     expect(used.status).to.equal(200);
     expect(used.body.members).to.have.length(1);
     // A member-role key may not manage the team.
-    expect((await api('POST', '/team/invite', { token: created.body.key, body: { email: 'k@example.test', role: 'viewer' } })).status).to.equal(403);
+    expect(
+      (await api('POST', '/team/invite', { token: created.body.key, body: { email: 'k@example.test', role: 'viewer' } })).status,
+    ).to.equal(403);
     const after = await api<{ api_keys: { last_used_at: string | null }[] }>('GET', '/settings/api-keys', { token: owner.token });
     expect(after.body.api_keys[0]!.last_used_at).to.be.a('string');
   });

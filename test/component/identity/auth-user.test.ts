@@ -36,7 +36,9 @@ describe('authentication cache', () => {
     await doc.save();
     expect((await authUser(s, id, org))?.role).to.equal('admin');
     await warm(member);
-    expect((await api('POST', '/contracts', { token: member.token, body: { title: 'T', type: 'nda', counterparty: 'C' } })).status).to.equal(201);
+    expect(
+      (await api('POST', '/contracts', { token: member.token, body: { title: 'T', type: 'nda', counterparty: 'C' } })).status,
+    ).to.equal(201);
     await User.deleteMany({ email: member.email });
     expect(await authUser(s, id, org)).to.equal(null);
     expect((await api('GET', '/contracts', { token: member.token })).status).to.equal(401);

@@ -15,7 +15,10 @@ describe('auth: register and login', () => {
   it('registers a new organization owner and logs in with the login response shape', async () => {
     const owner = await signUp({ organizationName: 'Acme Legal' });
     expect(owner.user.role).to.equal('owner');
-    const res = await api<LoginBody>('POST', '/auth/login', { body: { email: owner.email.toUpperCase(), password: owner.password }, headers: fromIp(uniqueIp()) });
+    const res = await api<LoginBody>('POST', '/auth/login', {
+      body: { email: owner.email.toUpperCase(), password: owner.password },
+      headers: fromIp(uniqueIp()),
+    });
     expect(res.status).to.equal(200);
     expect(res.body.token_type).to.equal('bearer');
     expect(res.body.expires_in).to.equal(1800);
@@ -28,17 +31,29 @@ describe('auth: register and login', () => {
 
   it('rejects a taken email with 409 and a short password with 400', async () => {
     const owner = await signUp();
-    const taken = await api('POST', '/auth/register', { body: { email: owner.email, password: 'long-enough-1', full_name: 'X' }, headers: fromIp(uniqueIp()) });
+    const taken = await api('POST', '/auth/register', {
+      body: { email: owner.email, password: 'long-enough-1', full_name: 'X' },
+      headers: fromIp(uniqueIp()),
+    });
     expect(taken.status).to.equal(409);
-    const short = await api('POST', '/auth/register', { body: { email: 'short@example.test', password: 'short', full_name: 'X' }, headers: fromIp(uniqueIp()) });
+    const short = await api('POST', '/auth/register', {
+      body: { email: 'short@example.test', password: 'short', full_name: 'X' },
+      headers: fromIp(uniqueIp()),
+    });
     expect(short.status).to.equal(400);
     expect(short.body).to.deep.equal({ detail: 'password: must be at least 8 characters' });
   });
 
   it('answers a wrong password and an unknown email alike with 401', async () => {
     const owner = await signUp();
-    const wrong = await api('POST', '/auth/login', { body: { email: owner.email, password: 'not-the-password' }, headers: fromIp(uniqueIp()) });
-    const unknown = await api('POST', '/auth/login', { body: { email: 'nobody@example.test', password: 'not-the-password' }, headers: fromIp(uniqueIp()) });
+    const wrong = await api('POST', '/auth/login', {
+      body: { email: owner.email, password: 'not-the-password' },
+      headers: fromIp(uniqueIp()),
+    });
+    const unknown = await api('POST', '/auth/login', {
+      body: { email: 'nobody@example.test', password: 'not-the-password' },
+      headers: fromIp(uniqueIp()),
+    });
     expect(wrong.status).to.equal(401);
     expect(unknown.status).to.equal(401);
     expect(wrong.body).to.deep.equal(unknown.body);
@@ -111,7 +126,11 @@ describe('auth: tokens', () => {
     try {
       const base = `http://127.0.0.1:${(second.address() as AddressInfo).port}/api/v1`;
       expect((await api('GET', '/team/members', { token: owner.token, base })).status).to.equal(401);
-      const fresh = await api<LoginBody>('POST', '/auth/login', { base, body: { email: owner.email, password: owner.password }, headers: fromIp(uniqueIp()) });
+      const fresh = await api<LoginBody>('POST', '/auth/login', {
+        base,
+        body: { email: owner.email, password: owner.password },
+        headers: fromIp(uniqueIp()),
+      });
       expect((await api('GET', '/team/members', { token: fresh.body.access_token, base })).status).to.equal(200);
     } finally {
       await new Promise((r) => second.close(r));
@@ -120,12 +139,18 @@ describe('auth: tokens', () => {
 
   it('never lets MongoDB operators through: 400, nobody logged in', async () => {
     await signUp();
-    for (const body of [{ email: { $gt: '' }, password: { $gt: '' } }, { email: { $ne: null }, password: 'x' }]) {
+    for (const body of [
+      { email: { $gt: '' }, password: { $gt: '' } },
+      { email: { $ne: null }, password: 'x' },
+    ]) {
       const res = await api('POST', '/auth/login', { body, headers: fromIp(uniqueIp()) });
       expect(res.status).to.equal(400);
       expect(res.body.detail).to.match(/^email: /);
     }
-    const reset = await api('POST', '/auth/password/reset', { body: { token: { $ne: 'x' }, password: 'long-enough-pw' }, headers: fromIp(uniqueIp()) });
+    const reset = await api('POST', '/auth/password/reset', {
+      body: { token: { $ne: 'x' }, password: 'long-enough-pw' },
+      headers: fromIp(uniqueIp()),
+    });
     expect(reset.status).to.equal(400);
     const refresh = await api('POST', '/auth/refresh', { body: { refresh_token: { $ne: 'x' } } });
     expect(refresh.status).to.equal(400);
@@ -158,7 +183,14 @@ describe('auth: tokens', () => {
 
     // A hash from before: N=2^14, as the service wrote them until now.
     const salt = randomBytes(16);
-    const old = ['scrypt', 16384, 8, 1, salt.toString('base64'), scryptSync(owner.password, salt, 64, { N: 16384, r: 8, p: 1 }).toString('base64')].join('$');
+    const old = [
+      'scrypt',
+      16384,
+      8,
+      1,
+      salt.toString('base64'),
+      scryptSync(owner.password, salt, 64, { N: 16384, r: 8, p: 1 }).toString('base64'),
+    ].join('$');
     await User.updateOne({ _id: owner.user.id }, { $set: { password_hash: old } });
     const login = (password: string) => api('POST', '/auth/login', { body: { email: owner.email, password }, headers: fromIp(uniqueIp()) });
     expect((await login('not-the-password')).status).to.equal(401);
@@ -174,7 +206,10 @@ describe('auth: tokens', () => {
 describe('auth: password reset', () => {
   it('answers 202 either way, mails the code, and the reset ends old sessions', async () => {
     const owner = await signUp();
-    const unknown = await api('POST', '/auth/password/reset-request', { body: { email: 'nobody@example.test' }, headers: fromIp(uniqueIp()) });
+    const unknown = await api('POST', '/auth/password/reset-request', {
+      body: { email: 'nobody@example.test' },
+      headers: fromIp(uniqueIp()),
+    });
     const known = await api('POST', '/auth/password/reset-request', { body: { email: owner.email }, headers: fromIp(uniqueIp()) });
     expect(unknown.status).to.equal(202);
     expect(known.status).to.equal(202);
@@ -191,14 +226,22 @@ describe('auth: password reset', () => {
     expect((await api('POST', '/auth/refresh', { body: { refresh_token: owner.refreshToken } })).status).to.equal(401);
     const oldPw = await api('POST', '/auth/login', { body: { email: owner.email, password: owner.password }, headers: fromIp(uniqueIp()) });
     expect(oldPw.status).to.equal(401);
-    const newPw = await api('POST', '/auth/login', { body: { email: owner.email, password: 'new-password-1' }, headers: fromIp(uniqueIp()) });
+    const newPw = await api('POST', '/auth/login', {
+      body: { email: owner.email, password: 'new-password-1' },
+      headers: fromIp(uniqueIp()),
+    });
     expect(newPw.status).to.equal(200);
   });
 });
 
 describe('auth: MFA', () => {
-  interface MfaLogin { mfa_required: boolean; mfa_token: string; mfa_enrollment?: { secret: string; otpauth_url: string } }
-  const login = (u: TestUser) => api<MfaLogin>('POST', '/auth/login', { body: { email: u.email, password: u.password }, headers: fromIp(uniqueIp()) });
+  interface MfaLogin {
+    mfa_required: boolean;
+    mfa_token: string;
+    mfa_enrollment?: { secret: string; otpauth_url: string };
+  }
+  const login = (u: TestUser) =>
+    api<MfaLogin>('POST', '/auth/login', { body: { email: u.email, password: u.password }, headers: fromIp(uniqueIp()) });
 
   it('requires a TOTP code when the organization asks for it, enrolling users without a secret', async () => {
     const owner = await signUp();
@@ -257,11 +300,18 @@ describe('auth: MFA', () => {
     expect(ok.body.access_token).to.be.a('string');
   });
 
-  interface Activity { type: string; resource_id: string; summary: string; actor: { id: string | null } }
+  interface Activity {
+    type: string;
+    resource_id: string;
+    summary: string;
+    actor: { id: string | null };
+  }
   const activities = async (u: TestUser, type: string) =>
-    (await api<{ activities: Activity[] }>('GET', `/analytics/activity?type=${type}`, { token: u.token })).body.activities.filter((a) => a.resource_id === u.user.id);
+    (await api<{ activities: Activity[] }>('GET', `/analytics/activity?type=${type}`, { token: u.token })).body.activities.filter(
+      (a) => a.resource_id === u.user.id,
+    );
 
-  it('applies the organization\'s mfa_required to a member who joins by invitation: an enrollment, not a session', async () => {
+  it("applies the organization's mfa_required to a member who joins by invitation: an enrollment, not a session", async () => {
     const owner = await signUp();
     expect((await api('PUT', '/settings/organization', { token: owner.token, body: { mfa_required: true } })).status).to.equal(200);
     const email = `joiner-${randomUUID()}@example.test`;
@@ -275,7 +325,9 @@ describe('auth: MFA', () => {
     expect(reg.body).to.not.have.property('access_token');
     expect(reg.body).to.not.have.property('refresh_token');
     const { secret } = reg.body.mfa_enrollment!;
-    const ok = await api<LoginBody & { recovery_codes: string[] }>('POST', '/auth/mfa/verify', { body: { mfa_token: reg.body.mfa_token, code: await totpNow(secret) } });
+    const ok = await api<LoginBody & { recovery_codes: string[] }>('POST', '/auth/mfa/verify', {
+      body: { mfa_token: reg.body.mfa_token, code: await totpNow(secret) },
+    });
     expect(ok.status).to.equal(200);
     expect(ok.body.user).to.include({ organization_id: owner.organizationId, role: 'admin' });
     // Enrolled by that first verification: recovery codes once, and the feed says so.
@@ -293,23 +345,34 @@ describe('auth: MFA', () => {
     expect(JSON.stringify(await User.findById(owner.user.id).lean())).to.not.contain(first.recoveryCodes[0]!.replace(/-/g, '')); // kept hashed
 
     // What a thief holding only the access token can send.
-    const setup = (body?: Record<string, string>) => api<{ secret: string }>('POST', '/auth/mfa/setup', { token: owner.token, ...(body ? { body } : {}) });
+    const setup = (body?: Record<string, string>) =>
+      api<{ secret: string }>('POST', '/auth/mfa/setup', { token: owner.token, ...(body ? { body } : {}) });
     const none = await setup();
     expect(none.status).to.equal(403);
     expect(none.body).to.deep.equal({ detail: 'MFA is enrolled: send a current code or your password to replace it' });
     expect((await setup({ password: 'not-the-password' })).status).to.equal(403);
     expect((await setup({ code: '000000' })).status).to.equal(403);
-    expect((await api('POST', '/auth/mfa/enable', { token: owner.token, body: { code: await nextTotp(first.secret) } })).status).to.equal(400);
+    expect((await api('POST', '/auth/mfa/enable', { token: owner.token, body: { code: await nextTotp(first.secret) } })).status).to.equal(
+      400,
+    );
 
     // The owner, with the password: a new authenticator and new recovery codes; the old ones stop.
     const again = await setup({ password: owner.password });
     expect(again.status).to.equal(200);
-    const enabled = await api<{ recovery_codes: string[] }>('POST', '/auth/mfa/enable', { token: owner.token, body: { code: await totpNow(again.body.secret) } });
+    const enabled = await api<{ recovery_codes: string[] }>('POST', '/auth/mfa/enable', {
+      token: owner.token,
+      body: { code: await totpNow(again.body.secret) },
+    });
     expect(enabled.status).to.equal(200);
     expect(enabled.body.recovery_codes).to.have.length(10);
     const challenge = await login(owner);
-    expect((await api('POST', '/auth/mfa/verify', { body: { mfa_token: challenge.body.mfa_token, code: first.recoveryCodes[0] } })).status).to.equal(401);
-    expect((await activities(owner, 'team.mfa_enabled')).map((a) => a.summary)).to.deep.equal(['Test Owner moved MFA to a new authenticator', 'Test Owner enabled MFA']);
+    expect(
+      (await api('POST', '/auth/mfa/verify', { body: { mfa_token: challenge.body.mfa_token, code: first.recoveryCodes[0] } })).status,
+    ).to.equal(401);
+    expect((await activities(owner, 'team.mfa_enabled')).map((a) => a.summary)).to.deep.equal([
+      'Test Owner moved MFA to a new authenticator',
+      'Test Owner enabled MFA',
+    ]);
 
     // Wrong proofs are counted per account: after five in 15 minutes even the right password is refused.
     for (let i = 0; i < 3; i++) expect((await setup({ password: `wrong-${i}` })).status).to.equal(403);
@@ -318,7 +381,7 @@ describe('auth: MFA', () => {
     expect(Number(blocked.headers.get('retry-after'))).to.be.above(0);
   });
 
-  it('lets the owner back in after a password reset: the thief\'s token ends, and the enrolled authenticator still stands', async () => {
+  it("lets the owner back in after a password reset: the thief's token ends, and the enrolled authenticator still stands", async () => {
     const owner = await signUp();
     const { secret } = await enableMfa(owner);
     const stolen = owner.token;
@@ -326,13 +389,18 @@ describe('auth: MFA', () => {
 
     await api('POST', '/auth/password/reset-request', { body: { email: owner.email }, headers: fromIp(uniqueIp()) });
     const [mail] = await waitForMail(owner.email);
-    expect((await api('POST', '/auth/password/reset', { body: { token: linkToken(mail!, 'reset-password'), password: 'new-password-1' } })).status).to.equal(204);
+    expect(
+      (await api('POST', '/auth/password/reset', { body: { token: linkToken(mail!, 'reset-password'), password: 'new-password-1' } }))
+        .status,
+    ).to.equal(204);
     expect((await api('POST', '/auth/mfa/setup', { token: stolen })).status).to.equal(401);
 
     const challenge = await login({ ...owner, password: 'new-password-1' });
     expect(challenge.body.mfa_required).to.equal(true);
     expect(challenge.body).to.not.have.property('mfa_enrollment');
-    const ok = await api<LoginBody>('POST', '/auth/mfa/verify', { body: { mfa_token: challenge.body.mfa_token, code: await nextTotp(secret) } });
+    const ok = await api<LoginBody>('POST', '/auth/mfa/verify', {
+      body: { mfa_token: challenge.body.mfa_token, code: await nextTotp(secret) },
+    });
     expect(ok.status).to.equal(200);
     expect(ok.body.user.id).to.equal(owner.user.id);
   });
@@ -340,7 +408,8 @@ describe('auth: MFA', () => {
   it('accepts each recovery code once in place of a TOTP code, and records its use', async () => {
     const owner = await signUp();
     const { recoveryCodes } = await enableMfa(owner);
-    const verify = async (code: string) => api<LoginBody>('POST', '/auth/mfa/verify', { body: { mfa_token: (await login(owner)).body.mfa_token, code } });
+    const verify = async (code: string) =>
+      api<LoginBody>('POST', '/auth/mfa/verify', { body: { mfa_token: (await login(owner)).body.mfa_token, code } });
 
     // Typed as people type it: upper case, without dashes.
     const ok = await verify(recoveryCodes[3]!.replace(/-/g, '').toUpperCase());
@@ -351,10 +420,13 @@ describe('auth: MFA', () => {
     expect((await verify(recoveryCodes[4]!)).status).to.equal(200);
 
     const used = await activities({ ...owner, token: ok.body.access_token }, 'team.mfa_recovery_code_used');
-    expect(used.map((a) => a.summary)).to.deep.equal(['Test Owner signed in with a recovery code (8 left)', 'Test Owner signed in with a recovery code (9 left)']);
+    expect(used.map((a) => a.summary)).to.deep.equal([
+      'Test Owner signed in with a recovery code (8 left)',
+      'Test Owner signed in with a recovery code (9 left)',
+    ]);
   });
 
-  it('answers 401, never 500, when the last used time step is ahead of this server\'s clock', async () => {
+  it("answers 401, never 500, when the last used time step is ahead of this server's clock", async () => {
     const owner = await signUp();
     const { secret } = await enableMfa(owner);
     // Another instance whose clock runs five minutes ahead accepted a code of its "now".

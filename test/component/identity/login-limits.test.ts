@@ -5,7 +5,8 @@ import { withSecondApi } from '../../support/env';
 import { fromIp, signUp, uniqueIp, type TestUser } from '../../support/auth';
 import { totpNow } from '../../../platform/security/totp';
 
-const login = (path: string, email: string, password: string, ip: string, base?: string) => api('POST', path, { base, body: { email, password }, headers: fromIp(ip) });
+const login = (path: string, email: string, password: string, ip: string, base?: string) =>
+  api('POST', path, { base, body: { email, password }, headers: fromIp(ip) });
 
 describe('login limits', () => {
   it('apply the login, register and reset limits to every spelling Express routes to them', async () => {
@@ -19,12 +20,20 @@ describe('login limits', () => {
     const other = uniqueIp();
     const register = [];
     for (const path of ['/Auth/Register', '/auth/register/', '/AUTH/REGISTER', '/auth/Register/']) {
-      const res = await api('POST', path, { body: { email: `s-${randomBytes(4).toString('hex')}@example.test`, password: 'long-enough-1', full_name: 'S' }, headers: fromIp(other) });
+      const res = await api('POST', path, {
+        body: { email: `s-${randomBytes(4).toString('hex')}@example.test`, password: 'long-enough-1', full_name: 'S' },
+        headers: fromIp(other),
+      });
       register.push(res.status);
     }
     expect(register).to.deep.equal([201, 201, 201, 429]);
     const reset = [];
-    for (const path of ['/auth/password/reset-request/', '/Auth/Password/Reset-Request', '/AUTH/PASSWORD/RESET-REQUEST', '/auth/password/Reset-request/']) {
+    for (const path of [
+      '/auth/password/reset-request/',
+      '/Auth/Password/Reset-Request',
+      '/AUTH/PASSWORD/RESET-REQUEST',
+      '/auth/password/Reset-request/',
+    ]) {
       reset.push((await api('POST', path, { body: { email: owner.email }, headers: fromIp(other) })).status);
     }
     expect(reset).to.deep.equal([202, 202, 202, 429]);
@@ -47,7 +56,8 @@ describe('login limits', () => {
     // Many addresses: the account takes 10 failures in all. The refused sixth above did not count,
     // so five more fail with 401 and the next is refused, whatever the spelling.
     const spread = [];
-    for (let i = 0; i < 6; i++) spread.push((await login(i % 2 ? '/Auth/Login/' : '/auth/login', victim.email, `spread-${i}`, uniqueIp())).status);
+    for (let i = 0; i < 6; i++)
+      spread.push((await login(i % 2 ? '/Auth/Login/' : '/auth/login', victim.email, `spread-${i}`, uniqueIp())).status);
     expect(spread).to.deep.equal([401, 401, 401, 401, 401, 429]);
     const locked = await login('/auth/login', victim.email, victim.password, uniqueIp());
     expect(locked.status).to.equal(429);
@@ -96,14 +106,23 @@ describe('login limits', () => {
   it('count wrong MFA codes per account, whatever the address and the mfa_token', async () => {
     const owner: TestUser = await signUp();
     const setup = await api<{ secret: string }>('POST', '/auth/mfa/setup', { token: owner.token });
-    expect((await api('POST', '/auth/mfa/enable', { token: owner.token, body: { code: await totpNow(setup.body.secret) } })).status).to.equal(200);
+    expect(
+      (await api('POST', '/auth/mfa/enable', { token: owner.token, body: { code: await totpNow(setup.body.secret) } })).status,
+    ).to.equal(200);
     const challenge = async () => {
-      const res = await api<{ mfa_token: string }>('POST', '/auth/login', { body: { email: owner.email, password: owner.password }, headers: fromIp(uniqueIp()) });
+      const res = await api<{ mfa_token: string }>('POST', '/auth/login', {
+        body: { email: owner.email, password: owner.password },
+        headers: fromIp(uniqueIp()),
+      });
       expect(res.status).to.equal(200);
       return res.body.mfa_token;
     };
     const wrong = [];
-    for (let i = 0; i < 5; i++) wrong.push((await api('POST', '/auth/mfa/verify', { body: { mfa_token: await challenge(), code: '000000' }, headers: fromIp(uniqueIp()) })).status);
+    for (let i = 0; i < 5; i++)
+      wrong.push(
+        (await api('POST', '/auth/mfa/verify', { body: { mfa_token: await challenge(), code: '000000' }, headers: fromIp(uniqueIp()) }))
+          .status,
+      );
     expect(wrong).to.deep.equal([401, 401, 401, 401, 401]);
     // The next code is refused unchecked, even the right one (of the next step, the current one was used at enable).
     const code = await totpNow(setup.body.secret, Math.floor(Date.now() / 1000) + 30);

@@ -35,7 +35,9 @@ describe('rate limits', () => {
     const ip = uniqueIp();
     const codes: number[] = [];
     for (let i = 0; i < 6; i++) {
-      codes.push((await api('POST', '/auth/login', { body: { email: owner.email, password: owner.password }, headers: fromIp(ip) })).status);
+      codes.push(
+        (await api('POST', '/auth/login', { body: { email: owner.email, password: owner.password }, headers: fromIp(ip) })).status,
+      );
     }
     expect(codes).to.deep.equal([200, 200, 200, 200, 200, 429]);
     // The spent address is throttled for other emails too...
@@ -43,18 +45,28 @@ describe('rate limits', () => {
     expect(res.status).to.equal(429);
     expect(res.headers.get('x-ratelimit-limit')).to.equal('5');
     // ...while successful logins cost the account nothing elsewhere (failures are counted in test/component/identity/login-limits.test.ts).
-    expect((await api('POST', '/auth/login', { body: { email: owner.email, password: owner.password }, headers: fromIp(uniqueIp()) })).status).to.equal(200);
+    expect(
+      (await api('POST', '/auth/login', { body: { email: owner.email, password: owner.password }, headers: fromIp(uniqueIp()) })).status,
+    ).to.equal(200);
   });
 
   it('limits register to 3 a minute and reset requests to 3 per 5 minutes per address', async () => {
     const ip = uniqueIp();
     const reg = [];
     for (let i = 0; i < 4; i++) {
-      reg.push((await api('POST', '/auth/register', { body: { email: `r${i}-${ip}@example.test`, password: 'long-enough-1', full_name: 'R' }, headers: fromIp(ip) })).status);
+      reg.push(
+        (
+          await api('POST', '/auth/register', {
+            body: { email: `r${i}-${ip}@example.test`, password: 'long-enough-1', full_name: 'R' },
+            headers: fromIp(ip),
+          })
+        ).status,
+      );
     }
     expect(reg).to.deep.equal([201, 201, 201, 429]);
     const reset = [];
-    for (let i = 0; i < 4; i++) reset.push((await api('POST', '/auth/password/reset-request', { body: { email: 'a@example.test' }, headers: fromIp(ip) })).status);
+    for (let i = 0; i < 4; i++)
+      reset.push((await api('POST', '/auth/password/reset-request', { body: { email: 'a@example.test' }, headers: fromIp(ip) })).status);
     expect(reset).to.deep.equal([202, 202, 202, 429]);
   });
 
@@ -62,7 +74,8 @@ describe('rate limits', () => {
     const owner = await signUp();
     await withSecondApi({}, async (base) => {
       const ip = uniqueIp();
-      const login = (b?: string) => api('POST', '/auth/login', { base: b, body: { email: owner.email, password: owner.password }, headers: fromIp(ip) });
+      const login = (b?: string) =>
+        api('POST', '/auth/login', { base: b, body: { email: owner.email, password: owner.password }, headers: fromIp(ip) });
       const codes = [];
       for (let i = 0; i < 6; i++) codes.push((await login(i % 2 ? base : undefined)).status);
       expect(codes).to.deep.equal([200, 200, 200, 200, 200, 429]);
@@ -73,7 +86,11 @@ describe('rate limits', () => {
     const owner = await signUp();
     const ip = uniqueIp();
     const send = (path: string, encoding: string, body: string | Buffer, headers: Record<string, string>) =>
-      fetch(`${testEnv().baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': encoding, ...headers }, body });
+      fetch(`${testEnv().baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding, ...headers },
+        body,
+      });
     const plain = JSON.stringify({ email: owner.email, password: owner.password });
     for (const encoding of ['gzip', 'deflate', 'br']) {
       const res = await send('/auth/login', encoding, plain, fromIp(ip));
@@ -99,8 +116,13 @@ describe('rate limits', () => {
   });
 
   describe('TRUST_PROXY', () => {
-    const required = { JWT_SECRET: 'a-production-secret-of-at-least-32-characters', ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'), PUBLIC_BASE_URL: 'https://contracts.example.test' };
-    const production = (value?: string) => loadConfig({ NODE_ENV: 'production', ...required, ...(value === undefined ? {} : { TRUST_PROXY: value }) }).TRUST_PROXY;
+    const required = {
+      JWT_SECRET: 'a-production-secret-of-at-least-32-characters',
+      ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+      PUBLIC_BASE_URL: 'https://contracts.example.test',
+    };
+    const production = (value?: string) =>
+      loadConfig({ NODE_ENV: 'production', ...required, ...(value === undefined ? {} : { TRUST_PROXY: value }) }).TRUST_PROXY;
 
     it('trusts no proxy in production unless told, loopback under development and test, and refuses what it cannot use', () => {
       expect(production()).to.equal(false);
@@ -116,7 +138,8 @@ describe('rate limits', () => {
 
     it('counts clients on the peer address unless the proxy in front is trusted', async () => {
       const owner = await signUp();
-      const login = (base: string, forwardedFor: string, email = owner.email) => api('POST', '/auth/login', { base, body: { email, password: owner.password }, headers: { 'x-forwarded-for': forwardedFor } });
+      const login = (base: string, forwardedFor: string, email = owner.email) =>
+        api('POST', '/auth/login', { base, body: { email, password: owner.password }, headers: { 'x-forwarded-for': forwardedFor } });
       // Production's default: X-Forwarded-For is the client's own word, so a new one each time buys nothing.
       // Counters of their own: every request is counted on 127.0.0.1, which other tests' requests share.
       const REDIS_KEY_PREFIX = `${testEnv().config.REDIS_KEY_PREFIX}-${uniqueIp()}`;

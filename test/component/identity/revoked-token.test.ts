@@ -12,7 +12,11 @@ describe('token blacklist', () => {
   /** Until the background load has marked Redis's copy complete. */
   const loaded = async () => {
     await isTokenIdRevoked(testEnv().services, randomUUID());
-    await waitFor(async () => Number(await testEnv().services.redis.zscore(key(), 'complete-until')) > Date.now(), 5000, 'blacklist copy in Redis');
+    await waitFor(
+      async () => Number(await testEnv().services.redis.zscore(key(), 'complete-until')) > Date.now(),
+      5000,
+      'blacklist copy in Redis',
+    );
   };
 
   it('answers from its Redis copy once complete, so a valid token costs no store read', async () => {

@@ -39,7 +39,10 @@ interface Case {
 
 const cases: Case[] = [
   {
-    type: 'salesforce', prefix: 'crm-sync-', batches: 2, limitAt: 2,
+    type: 'salesforce',
+    prefix: 'crm-sync-',
+    batches: 2,
+    limitAt: 2,
     async start() {
       const fake = await startSalesforceFake({ token: TOKEN, object: 'CLM_Contract__c', externalIdField: 'CLM_Contract_Id__c' });
       return {
@@ -54,7 +57,10 @@ const cases: Case[] = [
     },
   },
   {
-    type: 'hubspot', prefix: 'crm-sync-', batches: 3, limitAt: 2,
+    type: 'hubspot',
+    prefix: 'crm-sync-',
+    batches: 3,
+    limitAt: 2,
     async start() {
       const fake = await startHubspotFake({ token: TOKEN, uniqueProperty: 'clm_contract_id' });
       return {
@@ -69,15 +75,23 @@ const cases: Case[] = [
     },
   },
   {
-    type: 'google_drive', prefix: 'storage-sync-', batches: 25, limitAt: 22, // the 2nd file of the 3rd batch
+    type: 'google_drive',
+    prefix: 'storage-sync-',
+    batches: 25,
+    limitAt: 22, // the 2nd file of the 3rd batch
     async start() {
       const fake = await startDriveFake({ token: TOKEN, folderId: 'folder_123' });
       return {
         fake,
         body: { access_token: TOKEN, folder_id: 'folder_123', base_url: fake.url },
         view: {
-          copies: () => new Map([...fake.byContract()].filter(([k]) => k.endsWith(':current')).map(([k, files]) => [k.split(':')[0]!, files.length])),
-          title: (id) => fake.byContract().get(`${id}:current`)?.[0]?.name.replace(/\.txt$/, ''),
+          copies: () =>
+            new Map([...fake.byContract()].filter(([k]) => k.endsWith(':current')).map(([k, files]) => [k.split(':')[0]!, files.length])),
+          title: (id) =>
+            fake
+              .byContract()
+              .get(`${id}:current`)?.[0]
+              ?.name.replace(/\.txt$/, ''),
           writeCalls: () => fake.uploads().length,
         },
       };
@@ -86,14 +100,19 @@ const cases: Case[] = [
   {
     // Two Clio API writes per document (create, then fully_uploaded); the 44th is the PATCH of the
     // 3rd batch's first document: it exists by then, so the retry must add a version to it.
-    type: 'clio', prefix: 'storage-sync-', batches: 25, limitAt: 44, limitHits: /^PATCH \/api\/v4\/documents\/\d+\.json$/,
+    type: 'clio',
+    prefix: 'storage-sync-',
+    batches: 25,
+    limitAt: 44,
+    limitHits: /^PATCH \/api\/v4\/documents\/\d+\.json$/,
     async start() {
       const fake = await startClioFake({ token: TOKEN, matterId: MATTER });
       return {
         fake,
         body: { access_token: TOKEN, matter_id: MATTER, base_url: fake.url },
         view: {
-          copies: () => new Map([...fake.byContract()].filter(([k]) => k.endsWith(':current')).map(([k, docs]) => [k.split(':')[0]!, docs.length])),
+          copies: () =>
+            new Map([...fake.byContract()].filter(([k]) => k.endsWith(':current')).map(([k, docs]) => [k.split(':')[0]!, docs.length])),
           title: (id) => {
             const doc = fake.byContract().get(`${id}:current`)?.[0];
             return doc?.versions.at(-1)?.fully_uploaded ? doc.name.replace(/\.txt$/, '') : undefined;
@@ -107,18 +126,20 @@ const cases: Case[] = [
 
 async function seedContracts(organizationId: string): Promise<string[]> {
   const statuses = ['draft', 'active', 'completed', 'expired'] as const;
-  const docs = await Contract.insertMany(Array.from({ length: CONTRACTS }, (_, i) => ({
-    organization_id: new Types.ObjectId(organizationId),
-    title: `Contract ${i}`,
-    type: 'service_agreement',
-    status: statuses[i % 4],
-    counterparty: `Party ${i % 7}`,
-    content: `Terms of contract ${i}.`,
-    value: 1000 + i,
-    start_date: new Date('2026-01-01'),
-    end_date: new Date('2027-01-01'),
-    signed_at: i % 50 === 0 ? new Date('2026-01-02T10:00:00Z') : null,
-  })));
+  const docs = await Contract.insertMany(
+    Array.from({ length: CONTRACTS }, (_, i) => ({
+      organization_id: new Types.ObjectId(organizationId),
+      title: `Contract ${i}`,
+      type: 'service_agreement',
+      status: statuses[i % 4],
+      counterparty: `Party ${i % 7}`,
+      content: `Terms of contract ${i}.`,
+      value: 1000 + i,
+      start_date: new Date('2026-01-01'),
+      end_date: new Date('2027-01-01'),
+      signed_at: i % 50 === 0 ? new Date('2026-01-02T10:00:00Z') : null,
+    })),
+  );
   return docs.map((d) => d.id);
 }
 
@@ -187,7 +208,7 @@ describe('CRM and storage sync (fakes of the vendor APIs)', function () {
         });
         expect(midway.total).to.equal(CONTRACTS);
 
-        const result = await handle.result() as SyncProgress;
+        const result = (await handle.result()) as SyncProgress;
         expect(result).to.deep.include({ total: CONTRACTS, synced: CONTRACTS, failed: 0, batches: c.batches });
 
         const copies = view.copies();
@@ -200,7 +221,9 @@ describe('CRM and storage sync (fakes of the vendor APIs)', function () {
         const next = fake.requests[fake.requests.indexOf(limited) + 1]!;
         expect(next.at - limited.at).to.be.at.least(950);
 
-        const list = await api<{ integrations: Array<{ type: string; last_sync: SyncProgress | null; last_sync_at: string | null; last_error: string | null }> }>('GET', '/integrations', { token: owner.token });
+        const list = await api<{
+          integrations: Array<{ type: string; last_sync: SyncProgress | null; last_sync_at: string | null; last_error: string | null }>;
+        }>('GET', '/integrations', { token: owner.token });
         const mine = list.body.integrations.find((i) => i.type === c.type)!;
         expect(mine.last_sync).to.deep.include({ total: CONTRACTS, synced: CONTRACTS, failed: 0, batches: c.batches });
         expect(mine.last_sync_at).to.be.a('string');
@@ -209,7 +232,10 @@ describe('CRM and storage sync (fakes of the vendor APIs)', function () {
 
       it('a contract created or changed after connecting reaches the vendor without a manual sync', async () => {
         const before = view.writeCalls();
-        const created = await api<{ id: string }>('POST', '/contracts', { token: owner.token, body: { title: 'Fresh deal', type: 'nda', counterparty: 'Newco', value: 5000 } });
+        const created = await api<{ id: string }>('POST', '/contracts', {
+          token: owner.token,
+          body: { title: 'Fresh deal', type: 'nda', counterparty: 'Newco', value: 5000 },
+        });
         expect(created.status, created.text).to.equal(201);
         await until(() => view.title(created.body.id) === 'Fresh deal');
 
@@ -228,7 +254,10 @@ describe('CRM and storage sync (fakes of the vendor APIs)', function () {
     const fake = await startDriveFake({ token: TOKEN, folderId: 'folder_9' });
     try {
       await seedContracts(owner.organizationId);
-      const res = await api('POST', '/integrations/google_drive/connect', { token: owner.token, body: { access_token: TOKEN, folder_id: 'folder_9', base_url: fake.url } });
+      const res = await api('POST', '/integrations/google_drive/connect', {
+        token: owner.token,
+        body: { access_token: TOKEN, folder_id: 'folder_9', base_url: fake.url },
+      });
       expect(res.status, res.text).to.equal(201);
       const sync = await api<{ workflow_id: string }>('POST', '/integrations/google_drive/sync', { token: owner.token });
       await testEnv().services.temporal.workflow.getHandle(sync.body.workflow_id).result();
@@ -248,7 +277,11 @@ describe('CRM and storage sync (fakes of the vendor APIs)', function () {
     const owner = await signUp();
     const fake = await startClioFake({ token: TOKEN, matterId: 77 });
     try {
-      const connect = (matterId: number) => api('POST', '/integrations/clio/connect', { token: owner.token, body: { access_token: TOKEN, matter_id: matterId, base_url: fake.url } });
+      const connect = (matterId: number) =>
+        api('POST', '/integrations/clio/connect', {
+          token: owner.token,
+          body: { access_token: TOKEN, matter_id: matterId, base_url: fake.url },
+        });
       expect((await connect(78)).status).to.equal(201);
       const wrong = await api<{ ok: boolean; detail: string }>('POST', '/integrations/clio/test', { token: owner.token });
       expect(wrong.body.ok).to.equal(false);
@@ -257,7 +290,10 @@ describe('CRM and storage sync (fakes of the vendor APIs)', function () {
       const good = await api<{ ok: boolean; detail: string }>('POST', '/integrations/clio/test', { token: owner.token });
       expect(good.body, good.text).to.deep.equal({ ok: true, detail: 'matter 00042-Acme reachable as Alex Counsel' });
 
-      const created = await api<{ id: string }>('POST', '/contracts', { token: owner.token, body: { title: 'Retainer', type: 'nda', counterparty: 'Lawco', value: 900 } });
+      const created = await api<{ id: string }>('POST', '/contracts', {
+        token: owner.token,
+        body: { title: 'Retainer', type: 'nda', counterparty: 'Lawco', value: 900 },
+      });
       expect(created.status, created.text).to.equal(201);
       const docOf = () => fake.byContract().get(`${created.body.id}:current`);
       await until(() => docOf()?.[0]?.versions.at(-1)?.fully_uploaded);
@@ -271,7 +307,10 @@ describe('CRM and storage sync (fakes of the vendor APIs)', function () {
       expect(docs[0]!.versions.map((v) => v.fully_uploaded)).to.deep.equal([true, true]);
       expect(docs[0]!.versions[1]!.content).to.include('Retainer (amended)');
       const posts = fake.requests.filter((r) => r.method === 'POST');
-      expect(posts.map((r) => (JSON.parse(r.body) as { data: { parent: { type: string } } }).data.parent.type)).to.deep.equal(['Matter', 'Document']);
+      expect(posts.map((r) => (JSON.parse(r.body) as { data: { parent: { type: string } } }).data.parent.type)).to.deep.equal([
+        'Matter',
+        'Document',
+      ]);
       // The bytes went to the presigned URL without the Clio token.
       const puts = fake.requests.filter((r) => r.method === 'PUT');
       expect(puts).to.have.length(2);
@@ -286,11 +325,14 @@ describe('CRM and storage sync (fakes of the vendor APIs)', function () {
     const fake = await startSalesforceFake({ token: TOKEN, object: 'CLM_Contract__c', externalIdField: 'CLM_Contract_Id__c' });
     try {
       await seedContracts(owner.organizationId);
-      const res = await api('POST', '/integrations/salesforce/connect', { token: owner.token, body: { access_token: TOKEN, instance_url: fake.url } });
+      const res = await api('POST', '/integrations/salesforce/connect', {
+        token: owner.token,
+        body: { access_token: TOKEN, instance_url: fake.url },
+      });
       expect(res.status, res.text).to.equal(201);
       fake.rateLimitOnce(2, null, 403);
       const sync = await api<{ workflow_id: string }>('POST', '/integrations/salesforce/sync', { token: owner.token });
-      const result = await testEnv().services.temporal.workflow.getHandle(sync.body.workflow_id).result() as SyncProgress;
+      const result = (await testEnv().services.temporal.workflow.getHandle(sync.body.workflow_id).result()) as SyncProgress;
       expect(result).to.deep.include({ total: CONTRACTS, synced: CONTRACTS, failed: 0, batches: 2 });
 
       const limited = fake.limited()!;
@@ -300,7 +342,9 @@ describe('CRM and storage sync (fakes of the vendor APIs)', function () {
       expect(fake.records.size).to.equal(CONTRACTS);
       for (const r of fake.records.values()) expect(r.writes).to.equal(1);
 
-      const list = await api<{ integrations: Array<{ type: string; status: string; last_error: string | null }> }>('GET', '/integrations', { token: owner.token });
+      const list = await api<{ integrations: Array<{ type: string; status: string; last_error: string | null }> }>('GET', '/integrations', {
+        token: owner.token,
+      });
       expect(list.body.integrations.find((i) => i.type === 'salesforce')).to.deep.include({ status: 'connected', last_error: null });
     } finally {
       await fake.close();

@@ -19,7 +19,10 @@ interface IntegrationView {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function createContract(owner: TestUser, title: string) {
-  const res = await api<{ id: string }>('POST', '/contracts', { token: owner.token, body: { title, type: 'nda', counterparty: 'Acme Corp' } });
+  const res = await api<{ id: string }>('POST', '/contracts', {
+    token: owner.token,
+    body: { title, type: 'nda', counterparty: 'Acme Corp' },
+  });
   expect(res.status, res.text).to.equal(201);
   return res.body.id;
 }
@@ -75,7 +78,7 @@ describe('integrations (chat)', function () {
     expect(JSON.stringify(message!.blocks[1])).to.include('Acme Corp');
   });
 
-  it('waits for Slack\'s Retry-After on a 429, then delivers once', async () => {
+  it("waits for Slack's Retry-After on a 429, then delivers once", async () => {
     const title = `Lease ${randomBytes(4).toString('hex')}`;
     slack.rateLimitOnce(2);
     const before = slack.received.length;
@@ -215,7 +218,11 @@ describe('integrations (chat)', function () {
       text: 'Every signer signed "NDA with Beta"',
       facts: [{ label: 'Contract', value: 'NDA with Beta' }],
     });
-    const alert = notificationFor({ type: 'compliance.alert', data: { contract_title: 'DPA', regulation: 'GDPR', severity: 'high' }, summary: 'GDPR issue' });
+    const alert = notificationFor({
+      type: 'compliance.alert',
+      data: { contract_title: 'DPA', regulation: 'GDPR', severity: 'high' },
+      summary: 'GDPR issue',
+    });
     expect(alert?.facts).to.deep.include({ label: 'Regulation', value: 'GDPR' });
     expect(notificationFor({ type: 'contract.updated', data: {}, summary: 'x' })).to.equal(null);
   });

@@ -52,7 +52,9 @@ describe('mail delivery workflow (time-skipping)', function () {
         },
       },
     });
-    const result = await worker.runUntil(env.client.workflow.execute(mailDeliveryWorkflow, { taskQueue, workflowId: `mail-test-${Math.random()}`, args: [{ mailId: 'm1' }] }));
+    const result = await worker.runUntil(
+      env.client.workflow.execute(mailDeliveryWorkflow, { taskQueue, workflowId: `mail-test-${Math.random()}`, args: [{ mailId: 'm1' }] }),
+    );
     return { result, tries, failed };
   }
 

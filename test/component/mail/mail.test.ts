@@ -19,18 +19,35 @@ import { testEnvironment } from '../../support/env';
 import { OutgoingMail } from '../../../models/outgoing-mail';
 import { Signature } from '../../../models/signature';
 
-interface MailItem { id: string; kind: string; to: string; subject: string; status: string; attempts: number; last_error: string | null; queued_at: string; sent_at: string | null }
-interface MailList { messages: MailItem[]; total: number }
+interface MailItem {
+  id: string;
+  kind: string;
+  to: string;
+  subject: string;
+  status: string;
+  attempts: number;
+  last_error: string | null;
+  queued_at: string;
+  sent_at: string | null;
+}
+interface MailList {
+  messages: MailItem[];
+  total: number;
+}
 
 const listMail = (token: string, query = '', base?: string) => api<MailList>('GET', `/settings/mail${query}`, { token, base });
 
 /** Waits until the organization's list shows a message to `to` in `status`, and returns it. */
 async function waitForListed(token: string, to: string, status: string, base?: string, timeoutMs = 60000): Promise<MailItem> {
   let found: MailItem | undefined;
-  await waitFor(async () => {
-    found = (await listMail(token, '?page_size=100', base)).body.messages.find((m) => m.to === to && m.status === status);
-    return !!found;
-  }, timeoutMs, `a ${status} message to ${to}`);
+  await waitFor(
+    async () => {
+      found = (await listMail(token, '?page_size=100', base)).body.messages.find((m) => m.to === to && m.status === status);
+      return !!found;
+    },
+    timeoutMs,
+    `a ${status} message to ${to}`,
+  );
   return found!;
 }
 
@@ -50,7 +67,10 @@ describe('mail', function () {
 
   it('invitation: one message whose link registers the invitee into the organization; escaped HTML; no token left once sent', async () => {
     const to = uniqueAddress('invitee');
-    const invite = await api<{ invite_token: string; expires_at: string }>('POST', '/team/invite', { token: owner.token, body: { email: to, role: 'member' } });
+    const invite = await api<{ invite_token: string; expires_at: string }>('POST', '/team/invite', {
+      token: owner.token,
+      body: { email: to, role: 'member' },
+    });
     expect(invite.status, invite.text).to.equal(201);
     const [mail, ...more] = await waitForMail(to);
     expect(more).to.have.length(0);
@@ -62,7 +82,10 @@ describe('mail', function () {
     expect(token).to.equal(invite.body.invite_token);
     expect(mail!.html).to.contain(`/invite/${token}"`);
 
-    const joined = await api<LoginBody>('POST', '/auth/register', { body: { email: to, password: 'invitee-password-1', full_name: 'Ivy Invitee', invite_token: token }, headers: fromIp(uniqueIp()) });
+    const joined = await api<LoginBody>('POST', '/auth/register', {
+      body: { email: to, password: 'invitee-password-1', full_name: 'Ivy Invitee', invite_token: token },
+      headers: fromIp(uniqueIp()),
+    });
     expect(joined.status, joined.text).to.equal(201);
     expect(joined.body.user).to.include({ organization_id: owner.organizationId, role: 'member' });
 
@@ -86,7 +109,10 @@ describe('mail', function () {
     expect(res.text).not.to.contain(token);
     const reset = await api('POST', '/auth/password/reset', { body: { token, password: 'after-reset-password-1' } });
     expect(reset.status, reset.text).to.equal(204);
-    const login = await api<LoginBody>('POST', '/auth/login', { body: { email: user.email, password: 'after-reset-password-1' }, headers: fromIp(uniqueIp()) });
+    const login = await api<LoginBody>('POST', '/auth/login', {
+      body: { email: user.email, password: 'after-reset-password-1' },
+      headers: fromIp(uniqueIp()),
+    });
     expect(login.status).to.equal(200);
     const session = login.body.access_token;
 
@@ -98,18 +124,30 @@ describe('mail', function () {
 
   describe('signature requests', () => {
     const contract = async (title: string) => {
-      const res = await api<{ id: string }>('POST', '/contracts', { token: owner.token, body: { title, type: 'nda', counterparty: 'Globex', content: 'MUTUAL NDA\n1. Confidentiality.' } });
+      const res = await api<{ id: string }>('POST', '/contracts', {
+        token: owner.token,
+        body: { title, type: 'nda', counterparty: 'Globex', content: 'MUTUAL NDA\n1. Confidentiality.' },
+      });
       expect(res.status, res.text).to.equal(201);
       return res.body.id;
     };
-    const signIn = (token: string) => api('POST', `/signatures/sign/${token}`, { body: { signature_text: 'Signed' }, headers: fromIp(uniqueIp()) });
+    const signIn = (token: string) =>
+      api('POST', `/signatures/sign/${token}`, { body: { signature_text: 'Signed' }, headers: fromIp(uniqueIp()) });
 
     it('ordered, two signers: only the first is mailed, the second when the first has signed; completion mails the requester and both', async () => {
       const [first, second] = [uniqueAddress('first'), uniqueAddress('second')];
       const title = `Supply <deal> ${randomUUID().slice(0, 6)}`;
       const res = await api<{ id: string }>('POST', '/signatures', {
         token: owner.token,
-        body: { contract_id: await contract(title), ordered: true, message: 'Please sign <today>', signers: [{ name: 'Fay First', email: first }, { name: 'Sam Second', email: second }] },
+        body: {
+          contract_id: await contract(title),
+          ordered: true,
+          message: 'Please sign <today>',
+          signers: [
+            { name: 'Fay First', email: first },
+            { name: 'Sam Second', email: second },
+          ],
+        },
       });
       expect(res.status, res.text).to.equal(201);
 
@@ -128,16 +166,21 @@ describe('mail', function () {
       expect((await signIn(linkToken(secondRequest!, 'sign'))).status).to.equal(200);
 
       const completed = (m: ReceivedMail) => m.subject === `Signed by everyone: "${title}"`;
-      const boxes = await Promise.all([first, second, owner.email].map(async (address) => {
-        let box: ReceivedMail[] = [];
-        await waitFor(async () => (box = await mailbox(address)).some(completed), 60000, `the completion notice to ${address}`);
-        return box;
-      }));
+      const boxes = await Promise.all(
+        [first, second, owner.email].map(async (address) => {
+          let box: ReceivedMail[] = [];
+          await waitFor(async () => (box = await mailbox(address)).some(completed), 60000, `the completion notice to ${address}`);
+          return box;
+        }),
+      );
       const ownerMails = boxes[2]!;
       for (const box of boxes) {
         const done = box.filter(completed);
         expect(done, box.map((m) => m.subject).join(' | ')).to.have.length(1);
-        const certificate = JSON.parse(done[0]!.attachments.find((a) => a.filename === 'certificate.json')!.content) as { algorithm: string; payload: string };
+        const certificate = JSON.parse(done[0]!.attachments.find((a) => a.filename === 'certificate.json')!.content) as {
+          algorithm: string;
+          payload: string;
+        };
         expect(certificate.algorithm).to.equal('Ed25519');
         expect(JSON.parse(certificate.payload)).to.include({ signature_id: res.body.id });
       }
@@ -150,19 +193,29 @@ describe('mail', function () {
     it('declined: the requester is told who declined and why', async () => {
       const signer = uniqueAddress('decliner');
       const title = `Lease ${randomUUID().slice(0, 6)}`;
-      const res = await api('POST', '/signatures', { token: owner.token, body: { contract_id: await contract(title), signers: [{ name: 'Dee Cliner', email: signer }] } });
+      const res = await api('POST', '/signatures', {
+        token: owner.token,
+        body: { contract_id: await contract(title), signers: [{ name: 'Dee Cliner', email: signer }] },
+      });
       expect(res.status, res.text).to.equal(201);
       const [request] = await waitForMail(signer);
-      const declined = await api('POST', `/signatures/sign/${linkToken(request!, 'sign')}/decline`, { body: { reason: 'Clause 4 <is> wrong' }, headers: fromIp(uniqueIp()) });
+      const declined = await api('POST', `/signatures/sign/${linkToken(request!, 'sign')}/decline`, {
+        body: { reason: 'Clause 4 <is> wrong' },
+        headers: fromIp(uniqueIp()),
+      });
       expect(declined.status, declined.text).to.equal(200);
       let notice: ReceivedMail | undefined;
-      await waitFor(async () => !!(notice = (await mailbox(owner.email)).find((m) => m.subject === `Dee Cliner declined to sign "${title}"`)), 30000, 'the declined notice');
+      await waitFor(
+        async () => !!(notice = (await mailbox(owner.email)).find((m) => m.subject === `Dee Cliner declined to sign "${title}"`)),
+        30000,
+        'the declined notice',
+      );
       expect(notice!.text).to.contain('Clause 4 <is> wrong');
       expect(notice!.html).to.contain('Clause 4 &lt;is&gt; wrong');
     });
   });
 
-  it('the list: owners and admins only, filtered by status, another organization\'s message is 404', async () => {
+  it("the list: owners and admins only, filtered by status, another organization's message is 404", async () => {
     const member = await addMember(owner, 'member');
     expect((await listMail(member.token)).status).to.equal(403);
     const other = await signUp();
@@ -183,17 +236,36 @@ describe('mail', function () {
     try {
       const base = `${proc.url}/api/v1`;
       const email = uniqueAddress('logged');
-      const reg = await api<LoginBody>('POST', '/auth/register', { base, body: { email, password: 'logged-password-1', full_name: 'Lou Logged' }, headers: fromIp(uniqueIp()) });
+      const reg = await api<LoginBody>('POST', '/auth/register', {
+        base,
+        body: { email, password: 'logged-password-1', full_name: 'Lou Logged' },
+        headers: fromIp(uniqueIp()),
+      });
       expect(reg.status, reg.text).to.equal(201);
       const token = reg.body.access_token;
-      const created = await api<{ id: string }>('POST', '/contracts', { base, token, body: { title: 'Logged NDA', type: 'nda', counterparty: 'Initech', content: 'NDA text' } });
-      const sig = await api<{ signers: Array<{ signing_url: string }> }>('POST', '/signatures', { base, token, body: { contract_id: created.body.id, signers: [{ name: 'Val Viewer', email: uniqueAddress('viewer') }] } });
+      const created = await api<{ id: string }>('POST', '/contracts', {
+        base,
+        token,
+        body: { title: 'Logged NDA', type: 'nda', counterparty: 'Initech', content: 'NDA text' },
+      });
+      const sig = await api<{ signers: Array<{ signing_url: string }> }>('POST', '/signatures', {
+        base,
+        token,
+        body: { contract_id: created.body.id, signers: [{ name: 'Val Viewer', email: uniqueAddress('viewer') }] },
+      });
       expect(sig.status, sig.text).to.equal(201);
       const signing = sig.body.signers[0]!.signing_url.split('/').pop()!;
       expect((await api('GET', `/signatures/sign/${signing}`, { base })).status).to.equal(200);
-      expect((await api('POST', '/auth/password/reset-request', { base, body: { email }, headers: fromIp(uniqueIp()) })).status).to.equal(202);
-      const reset = linkToken((await waitForMail(email)).find((m) => m.subject === 'Reset your password')!, 'reset-password');
-      expect((await api('POST', '/auth/password/reset', { base, body: { token: reset, password: 'logged-password-2' } })).status).to.equal(204);
+      expect((await api('POST', '/auth/password/reset-request', { base, body: { email }, headers: fromIp(uniqueIp()) })).status).to.equal(
+        202,
+      );
+      const reset = linkToken(
+        (await waitForMail(email)).find((m) => m.subject === 'Reset your password')!,
+        'reset-password',
+      );
+      expect((await api('POST', '/auth/password/reset', { base, body: { token: reset, password: 'logged-password-2' } })).status).to.equal(
+        204,
+      );
       await new Promise((r) => setTimeout(r, 500)); // the log is written asynchronously
       const log = readFileSync(logFile, 'utf8');
       expect(log).to.contain('/signatures/sign/[redacted]');
@@ -217,14 +289,19 @@ describe('mail', function () {
         disabledCommands: ['STARTTLS'],
         logger: false,
         onRcptTo(address, _session, callback) {
-          if (refusing && address.address === refused) return callback(Object.assign(new Error('5.1.1 <' + refused + '>: Recipient address rejected: User unknown'), { responseCode: 550 }));
+          if (refusing && address.address === refused)
+            return callback(
+              Object.assign(new Error('5.1.1 <' + refused + '>: Recipient address rejected: User unknown'), { responseCode: 550 }),
+            );
           callback();
         },
         onData(stream, session, callback) {
-          stream.on('data', () => {}).on('end', () => {
-            received.push(...session.envelope.rcptTo.map((r) => r.address));
-            callback();
-          });
+          stream
+            .on('data', () => {})
+            .on('end', () => {
+              received.push(...session.envelope.rcptTo.map((r) => r.address));
+              callback();
+            });
         },
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -250,7 +327,11 @@ describe('mail', function () {
       for (const email of accepted) await waitForListed(token, email, 'sent', base);
       expect([...received].sort()).to.deep.equal([...accepted].sort());
 
-      const feed = await api<{ activities: Array<{ type: string; resource_id: string; summary: string }> }>('GET', '/analytics/activity?type=mail.failed', { base, token });
+      const feed = await api<{ activities: Array<{ type: string; resource_id: string; summary: string }> }>(
+        'GET',
+        '/analytics/activity?type=mail.failed',
+        { base, token },
+      );
       expect(feed.body.activities.map((a) => a.resource_id)).to.deep.equal([failed.id]);
       expect(feed.body.activities[0]!.summary).to.contain(refused).and.contain('550');
 

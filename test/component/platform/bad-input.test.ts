@@ -20,7 +20,12 @@ describe('Bad input never answers 500', () => {
     owner = await signUp();
     const contract = await api<{ id: string }>('POST', '/contracts', {
       token: owner.token,
-      body: { title: 'MSA', type: 'service_agreement', counterparty: 'Acme', content: 'The supplier provides services. Payment within 30 days.' },
+      body: {
+        title: 'MSA',
+        type: 'service_agreement',
+        counterparty: 'Acme',
+        content: 'The supplier provides services. Payment within 30 days.',
+      },
     });
     expect(contract.status).to.equal(201);
     contractId = contract.body.id;
@@ -50,7 +55,10 @@ describe('Bad input never answers 500', () => {
     // Unauthenticated: the signer's link, with a real token.
     const signed = await api('POST', `/signatures/sign/${signerToken}`, { body: { signature_text: `Alice${NUL}` } });
     expectRefused(signed, 400, /^signature_text: must not contain a NUL character$/, 'POST /signatures/sign/:token');
-    const key = await api('POST', '/contracts', { token: owner.token, body: { title: 'x', type: 'nda', counterparty: 'Acme', [`k${NUL}`]: 1 } });
+    const key = await api('POST', '/contracts', {
+      token: owner.token,
+      body: { title: 'x', type: 'nda', counterparty: 'Acme', [`k${NUL}`]: 1 },
+    });
     expectRefused(key, 400, /NUL character/, 'a NUL in a key');
     // Nothing was written: the signer can still sign, the contract kept its title.
     expect((await api<{ title: string }>('GET', `/contracts/${contractId}`, { token: owner.token })).body.title).to.equal('MSA');
@@ -58,7 +66,12 @@ describe('Bad input never answers 500', () => {
   });
 
   it('refuses a NUL character in a query filter with 400 naming the parameter', async () => {
-    for (const path of ['/contracts?search=%00', '/vendors?search=a%00b', '/compliance/tasks?regulation_type=%00', '/documents?search=%00']) {
+    for (const path of [
+      '/contracts?search=%00',
+      '/vendors?search=a%00b',
+      '/compliance/tasks?regulation_type=%00',
+      '/documents?search=%00',
+    ]) {
       const res = await api('GET', path, { token: owner.token });
       const name = path.split('?')[1]!.split('=')[0]!;
       expectRefused(res, 400, new RegExp(`^${name}: must not contain a NUL character$`), path);
@@ -66,8 +79,15 @@ describe('Bad input never answers 500', () => {
   });
 
   it('refuses a path that is not valid percent-encoding with 400', async () => {
-    for (const [path, token] of [['/contracts/%E0%A4%A', owner.token], ['/signatures/sign/%ZZ', undefined], ['/signatures/sign/%C0%80/decline', undefined]] as const) {
-      const res = await api(path.endsWith('decline') ? 'POST' : 'GET', path, { token, body: path.endsWith('decline') ? { reason: 'no' } : undefined });
+    for (const [path, token] of [
+      ['/contracts/%E0%A4%A', owner.token],
+      ['/signatures/sign/%ZZ', undefined],
+      ['/signatures/sign/%C0%80/decline', undefined],
+    ] as const) {
+      const res = await api(path.endsWith('decline') ? 'POST' : 'GET', path, {
+        token,
+        body: path.endsWith('decline') ? { reason: 'no' } : undefined,
+      });
       expectRefused(res, 400, /^The request path is not valid percent-encoded UTF-8$/, path);
     }
   });
@@ -78,9 +98,19 @@ describe('Bad input never answers 500', () => {
       expectRefused(res, 400, /^Request body must be a JSON object$/, rawBody);
     }
     expectRefused(await api('POST', '/auth/login', { rawBody: 'null' }), 400, /^Request body must be a JSON object$/, 'login null');
-    expectRefused(await api('POST', '/contracts', { token: owner.token, rawBody: '{"title": ' }), 400, /^Request body is not valid JSON$/, 'broken JSON');
+    expectRefused(
+      await api('POST', '/contracts', { token: owner.token, rawBody: '{"title": ' }),
+      400,
+      /^Request body is not valid JSON$/,
+      'broken JSON',
+    );
     // The scan's schema requires a body (all of its fields have defaults, so `{}` is enough).
-    expectRefused(await api('POST', '/compliance/scan', { token: owner.token }), 400, /^Request body must be a JSON object$/, 'scan without a body');
+    expectRefused(
+      await api('POST', '/compliance/scan', { token: owner.token }),
+      400,
+      /^Request body must be a JSON object$/,
+      'scan without a body',
+    );
     expect((await api('POST', '/compliance/scan', { token: owner.token, body: {} })).status).to.equal(202);
   });
 
@@ -94,7 +124,11 @@ describe('Bad input never answers 500', () => {
 
   it('refuses a form with too many fields with 413, not 500 (found by Schemathesis)', async () => {
     const fields = new URLSearchParams(Array.from({ length: 11 }, (_, i): [string, string] => [`f${i}`, 'x'])).toString();
-    const res = await fetch(`${testEnv().hostUrl}/sign/any-token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: fields });
+    const res = await fetch(`${testEnv().hostUrl}/sign/any-token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: fields,
+    });
     expect(res.status).to.equal(413);
     expect(await res.text()).to.include('too many fields');
   });

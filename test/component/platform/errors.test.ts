@@ -6,7 +6,10 @@ import { signUp, type TestUser } from '../../support/auth';
 
 describe('errors', () => {
   it('a store that could not lock in time (FerretDB SQLITE_BUSY) is a 503 with Retry-After, not a 500', () => {
-    const busy = new mongoose.mongo.MongoServerError({ message: '[collection.go:191 sqlite.(*collection).UpdateOne] database is locked (5) (SQLITE_BUSY)', code: 1 });
+    const busy = new mongoose.mongo.MongoServerError({
+      message: '[collection.go:191 sqlite.(*collection).UpdateOne] database is locked (5) (SQLITE_BUSY)',
+      code: 1,
+    });
     const err = toAppError(busy);
     expect(err?.status).to.equal(503);
     expect(err?.headers).to.deep.equal({ 'Retry-After': '1' });
@@ -49,7 +52,12 @@ describe('errors: a stable code beside the detail', () => {
   });
 
   it('documents X-Error-Code on every error response of the OpenAPI document', async () => {
-    const doc = await api<{ paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }> }>> }>('GET', '/openapi.json');
+    const doc = await api<{
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }> }>
+      >;
+    }>('GET', '/openapi.json');
     let checked = 0;
     for (const [path, ops] of Object.entries(doc.body.paths)) {
       for (const [method, op] of Object.entries(ops)) {

@@ -44,8 +44,16 @@ async function startGate(target: string, matches: (method: string, url: string) 
           arrived();
           await gate;
         }
-        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)).map(([k, v]) => [k, String(v)]));
-        const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+        const headers = Object.fromEntries(
+          Object.entries(req.headers)
+            .filter(([k]) => !['host', 'connection', 'content-length'].includes(k))
+            .map(([k, v]) => [k, String(v)]),
+        );
+        const answer = await fetch(`${target}${req.url}`, {
+          method: req.method,
+          headers,
+          body: chunks.length ? Buffer.concat(chunks) : undefined,
+        });
         res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
         res.end(Buffer.from(await answer.arrayBuffer()));
       })().catch(() => res.destroy());
@@ -57,10 +65,11 @@ async function startGate(target: string, matches: (method: string, url: string) 
     /** Resolves when the held request has arrived. */
     held: () => arrival,
     release,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -112,7 +121,12 @@ describe('faults', function () {
       await services.es.indices.refresh({ index });
       const query = { term: { source_id: res.body.id } };
       expect((await services.es.count({ index, query })).count).to.equal(doc.chunk_count);
-      const distinct = await services.es.search({ index, size: 0, query, aggs: { chunks: { cardinality: { field: 'chunk_index', precision_threshold: 40000 } } } });
+      const distinct = await services.es.search({
+        index,
+        size: 0,
+        query,
+        aggs: { chunks: { cardinality: { field: 'chunk_index', precision_threshold: 40000 } } },
+      });
       expect((distinct.aggregations?.chunks as { value: number }).value).to.equal(doc.chunk_count);
       console.log(`      ${doc.chunk_count} chunks; killed after ${doneBeforeKill} activities; ready ${resumedMs} ms after the kill`);
     });
@@ -145,11 +159,22 @@ describe('faults', function () {
       const base = `${apiProc.url}/api/v1`;
       const owner = await signUp();
       // Seeded straight into the store: no contract events, so only the sync writes to the vendor.
-      const seeded = await Contract.insertMany(Array.from({ length: CONTRACTS }, (_, i) => ({
-        organization_id: new Types.ObjectId(owner.organizationId), title: `Synced ${i}`, type: 'service_agreement', status: 'active', counterparty: `Party ${i % 9}`, content: `Terms ${i}.`,
-      })));
+      const seeded = await Contract.insertMany(
+        Array.from({ length: CONTRACTS }, (_, i) => ({
+          organization_id: new Types.ObjectId(owner.organizationId),
+          title: `Synced ${i}`,
+          type: 'service_agreement',
+          status: 'active',
+          counterparty: `Party ${i % 9}`,
+          content: `Terms ${i}.`,
+        })),
+      );
       const ids = seeded.map((c) => c.id);
-      const connect = await api('POST', '/integrations/salesforce/connect', { base, token: owner.token, body: { access_token: TOKEN, instance_url: gate.url } });
+      const connect = await api('POST', '/integrations/salesforce/connect', {
+        base,
+        token: owner.token,
+        body: { access_token: TOKEN, instance_url: gate.url },
+      });
       expect(connect.status, connect.text).to.equal(201);
 
       workers.push(startWorkerProcess(env));
@@ -181,7 +206,9 @@ describe('faults', function () {
       // No duplicate: one vendor record per contract, created once (the resend updated it).
       expect(fake.records.size).to.equal(CONTRACTS);
       expect(new Set([...fake.records.values()].map((r) => r.id)).size).to.equal(CONTRACTS);
-      console.log(`      ${CONTRACTS} contracts in ${fake.upsertCalls().length} upsert calls; ${twice} upserted twice (the batch in flight at the kill); done ${resumedMs} ms after the kill`);
+      console.log(
+        `      ${CONTRACTS} contracts in ${fake.upsertCalls().length} upsert calls; ${twice} upserted twice (the batch in flight at the kill); done ${resumedMs} ms after the kill`,
+      );
     });
   });
 
@@ -197,10 +224,18 @@ describe('faults', function () {
     it('loses no event: every contract change of the outage is delivered exactly once after it', async () => {
       const { base, token } = stack;
       const receiver = await startReceiver(() => 200);
-      const sub = await api('POST', '/webhooks/subscribe', { base, token, body: { url: receiver.url, events: ['contract.created', 'contract.updated'], secret: 'whsec-faults-outage-0123456789' } });
+      const sub = await api('POST', '/webhooks/subscribe', {
+        base,
+        token,
+        body: { url: receiver.url, events: ['contract.created', 'contract.updated'], secret: 'whsec-faults-outage-0123456789' },
+      });
       expect(sub.status, sub.text).to.equal(201);
       const create = async (title: string) => {
-        const res = await api<{ id: string }>('POST', '/contracts', { base, token, body: { title, type: 'nda', counterparty: 'Outage Co' } });
+        const res = await api<{ id: string }>('POST', '/contracts', {
+          base,
+          token,
+          body: { title, type: 'nda', counterparty: 'Outage Co' },
+        });
         expect(res.status, res.text).to.equal(201);
         return res.body.id;
       };
@@ -240,7 +275,9 @@ describe('faults', function () {
       expect(new Set(received.map((r) => r.headers['x-service-delivery'])).size).to.equal(expected.length);
       expect(stack.worker.running()).to.equal(true);
       await receiver.close();
-      console.log(`      ${expected.length - 3} events during a ${OUTAGE_MS / 1000} s outage (slowest write ${slowest.ms} ms); all ${expected.length} delivered once, the last ${allInMs} ms after Temporal was back`);
+      console.log(
+        `      ${expected.length - 3} events during a ${OUTAGE_MS / 1000} s outage (slowest write ${slowest.ms} ms); all ${expected.length} delivered once, the last ${allInMs} ms after Temporal was back`,
+      );
     });
   });
 
@@ -285,14 +322,20 @@ describe('faults', function () {
 
       greenmail = await startGreenMail({ smtpPort, apiPort });
       const upAt = Date.now();
-      await waitFor(async () => (await listed()).filter((m) => addresses.includes(m.to) && m.status === 'sent').length === MESSAGES, 300000, 'all messages sent');
+      await waitFor(
+        async () => (await listed()).filter((m) => addresses.includes(m.to) && m.status === 'sent').length === MESSAGES,
+        300000,
+        'all messages sent',
+      );
       const allSentMs = Date.now() - upAt;
       await new Promise((r) => setTimeout(r, 10000)); // nothing more arrives: no second copy
       const boxes = await Promise.all(addresses.map((a) => mailbox(a, greenmail.apiUrl)));
       expect(boxes.map((b) => b.length)).to.deep.equal(addresses.map(() => 1));
       expect(new Set(boxes.map((b) => b[0]!.messageId)).size).to.equal(MESSAGES);
       const attempts = (await listed()).filter((m) => addresses.includes(m.to)).map((m) => m.attempts);
-      console.log(`      ${MESSAGES} messages queued during a ${OUTAGE_MS / 1000} s SMTP outage, tried up to ${Math.max(...attempts)} times; all sent ${allSentMs} ms after it returned, once each`);
+      console.log(
+        `      ${MESSAGES} messages queued during a ${OUTAGE_MS / 1000} s SMTP outage, tried up to ${Math.max(...attempts)} times; all sent ${allSentMs} ms after it returned, once each`,
+      );
     });
   });
 
@@ -312,14 +355,25 @@ describe('faults', function () {
 
     it('makes chat answer 503 with a clear detail while contracts keep working, and chat returns with it', async () => {
       const base = `${apiProc.url}/api/v1`;
-      const ask = () => api<{ detail?: string }>('POST', '/chat/send', { base, token: owner.token, body: { message: 'What is the notice period?', stream: false } });
+      const ask = () =>
+        api<{ detail?: string }>('POST', '/chat/send', {
+          base,
+          token: owner.token,
+          body: { message: 'What is the notice period?', stream: false },
+        });
       expect((await ask()).status).to.equal(200);
 
       esLink.cut();
       const down = await ask();
       expect(down.status).to.equal(503);
-      expect(down.body.detail).to.equal('The vector store (Elasticsearch) is unavailable, so questions cannot be answered now; try again shortly');
-      const created = await api<{ id: string }>('POST', '/contracts', { base, token: owner.token, body: { title: 'Made during the search outage', type: 'nda', counterparty: 'Cutoff Ltd' } });
+      expect(down.body.detail).to.equal(
+        'The vector store (Elasticsearch) is unavailable, so questions cannot be answered now; try again shortly',
+      );
+      const created = await api<{ id: string }>('POST', '/contracts', {
+        base,
+        token: owner.token,
+        body: { title: 'Made during the search outage', type: 'nda', counterparty: 'Cutoff Ltd' },
+      });
       expect(created.status).to.equal(201);
       const list = await api<{ contracts: Array<{ id: string }> }>('GET', '/contracts?page_size=20', { base, token: owner.token });
       expect(list.status).to.equal(200);

@@ -13,14 +13,30 @@ import { Contract, contractList } from '../../../models/contract';
 import { activityList } from '../../../models/event';
 import { activityFilter } from '../../../api/routes/analytics';
 
-interface Item { id: string; status: string; vendor_id: string | null; title: string }
-interface Page { contracts: Item[]; total: number }
+interface Item {
+  id: string;
+  status: string;
+  vendor_id: string | null;
+  title: string;
+}
+interface Page {
+  contracts: Item[];
+  total: number;
+}
 
-const PAGES = [{ page: 1, page_size: 7 }, { page: 2, page_size: 7 }, { page: 3, page_size: 20 }, { page: 9, page_size: 7 }];
+const PAGES = [
+  { page: 1, page_size: 7 },
+  { page: 2, page_size: 7 },
+  { page: 3, page_size: 20 },
+  { page: 9, page_size: 7 },
+];
 
 /** The index's answer and the store's, side by side, for the same page. */
 async function bothAnswers(spec: ListSpec, organizationId: string, filter: ListFilter, page: { page: number; page_size: number }) {
-  const [indexed, stored] = await Promise.all([listPage(testEnv().services, spec, organizationId, filter, page), storePage(spec, organizationId, filter, page)]);
+  const [indexed, stored] = await Promise.all([
+    listPage(testEnv().services, spec, organizationId, filter, page),
+    storePage(spec, organizationId, filter, page),
+  ]);
   // Through JSON, as the route answers (dates become strings).
   return { indexed: JSON.parse(JSON.stringify(indexed)) as unknown, stored: JSON.parse(JSON.stringify(stored)) as unknown };
 }
@@ -35,7 +51,11 @@ async function expectSameAsStore(spec: ListSpec, organizationId: string, filters
 }
 
 const CONTRACT_FILTERS: ListFilter[] = [
-  {}, { equal: { status: 'draft' } }, { equal: { status: 'active' } }, { equal: { type: 'nda' } }, { equal: { status: 'completed', type: 'service_agreement' } },
+  {},
+  { equal: { status: 'draft' } },
+  { equal: { status: 'active' } },
+  { equal: { type: 'nda' } },
+  { equal: { status: 'completed', type: 'service_agreement' } },
 ];
 
 describe('list index', function () {
@@ -48,14 +68,25 @@ describe('list index', function () {
     // Built while the organization is empty; every later write is followed.
     expect((await list()).body.total).to.equal(0);
     const statuses = ['draft', 'active', 'completed', 'expired'] as const;
-    await Contract.insertMany(Array.from({ length: 24 }, (_, i) => ({
-      organization_id: new Types.ObjectId(owner.organizationId), title: `Imported ${i}`, type: i % 3 ? 'service_agreement' : 'nda', counterparty: `Party ${i % 5}`, status: statuses[i % 4],
-    })));
+    await Contract.insertMany(
+      Array.from({ length: 24 }, (_, i) => ({
+        organization_id: new Types.ObjectId(owner.organizationId),
+        title: `Imported ${i}`,
+        type: i % 3 ? 'service_agreement' : 'nda',
+        counterparty: `Party ${i % 5}`,
+        status: statuses[i % 4],
+      })),
+    );
     // Through the API at once (the rate limit allows 60 requests a minute per user).
-    await Promise.all(Array.from({ length: 8 }, async (_, i) => {
-      const { body } = await api<Item>('POST', '/contracts', { token: owner.token, body: { title: `Contract ${i}`, type: i % 2 ? 'service_agreement' : 'nda', counterparty: `Party ${i}` } });
-      if (i < 6) await api('PUT', `/contracts/${body.id}`, { token: owner.token, body: { status: i % 2 ? 'active' : 'completed' } });
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        const { body } = await api<Item>('POST', '/contracts', {
+          token: owner.token,
+          body: { title: `Contract ${i}`, type: i % 2 ? 'service_agreement' : 'nda', counterparty: `Party ${i}` },
+        });
+        if (i < 6) await api('PUT', `/contracts/${body.id}`, { token: owner.token, body: { status: i % 2 ? 'active' : 'completed' } });
+      }),
+    );
   });
 
   it('answers every filter and page of contracts as the store does, concurrent writes included', async () => {
@@ -65,7 +96,9 @@ describe('list index', function () {
 
   it('follows status changes and deletes', async () => {
     const { body: page } = await list('?status=draft&page_size=100');
-    await Promise.all(page.contracts.slice(0, 3).map((c) => api('PUT', `/contracts/${c.id}`, { token: owner.token, body: { status: 'active' } })));
+    await Promise.all(
+      page.contracts.slice(0, 3).map((c) => api('PUT', `/contracts/${c.id}`, { token: owner.token, body: { status: 'active' } })),
+    );
     await api('DELETE', `/contracts/${page.contracts[3]!.id}`, { token: owner.token });
     expect((await list('?status=draft')).body.total).to.equal(page.total - 4);
     expect((await list('?status=active')).body.total).to.equal(9 + 3);
@@ -74,7 +107,10 @@ describe('list index', function () {
 
   it('follows writes that are not saves: a vendor delete clears vendor_id on its contracts (updateMany)', async () => {
     const { body: vendor } = await api<{ id: string }>('POST', '/vendors', { token: owner.token, body: { name: 'Short-lived Ltd' } });
-    const { body: linked } = await api<Item>('POST', '/contracts', { token: owner.token, body: { title: 'Linked', type: 'nda', counterparty: 'Short-lived Ltd', vendor_id: vendor.id } });
+    const { body: linked } = await api<Item>('POST', '/contracts', {
+      token: owner.token,
+      body: { title: 'Linked', type: 'nda', counterparty: 'Short-lived Ltd', vendor_id: vendor.id },
+    });
     expect((await list()).body.contracts.find((c) => c.id === linked.id)!.vendor_id).to.equal(vendor.id);
     expect((await api('DELETE', `/vendors/${vendor.id}`, { token: owner.token })).status).to.equal(204);
     expect((await list()).body.contracts.find((c) => c.id === linked.id)!.vendor_id).to.equal(null);
@@ -82,9 +118,15 @@ describe('list index', function () {
 
   it('orders records with the same creation time by id, as the store does (bulk inserts are followed too)', async () => {
     const at = new Date();
-    await Contract.insertMany(Array.from({ length: 6 }, (_, i) => ({
-      organization_id: new Types.ObjectId(owner.organizationId), title: `Same instant ${i}`, type: 'nda', counterparty: 'Tie Ltd', created_at: at,
-    })));
+    await Contract.insertMany(
+      Array.from({ length: 6 }, (_, i) => ({
+        organization_id: new Types.ObjectId(owner.organizationId),
+        title: `Same instant ${i}`,
+        type: 'nda',
+        counterparty: 'Tie Ltd',
+        created_at: at,
+      })),
+    );
     const { body } = await list('?page_size=6');
     expect(body.contracts.map((c) => c.title).every((t) => t.startsWith('Same instant'))).to.equal(true);
     await expectSameAsStore(contractList, owner.organizationId, CONTRACT_FILTERS);

@@ -21,8 +21,14 @@ const LISTS: ListSpec[] = [contractList, vendorList, documentList, signatureList
 
 /** A value each filter may take (the store query does not care which). */
 const SAMPLE: Record<string, unknown> = {
-  status: 'active', type: 'nda', risk_level: 'high', category: 'policy', priority: 'high', regulation_type: 'GDPR',
-  contract_id: new Types.ObjectId(), subscription_id: new Types.ObjectId(),
+  status: 'active',
+  type: 'nda',
+  risk_level: 'high',
+  category: 'policy',
+  priority: 'high',
+  regulation_type: 'GDPR',
+  contract_id: new Types.ObjectId(),
+  subscription_id: new Types.ObjectId(),
 };
 
 /** Every combination of a list's equality filters, from none to all. */
@@ -53,29 +59,55 @@ type IndexKeys = Record<string, 1 | -1>;
  */
 function servingIndex(spec: ListSpec, equalFields: string[]): IndexKeys | undefined {
   const { field, order } = spec.sort;
-  return (spec.model.schema.indexes() as Array<[IndexKeys, unknown]>).map(([keys]) => keys).find((keys) => {
-    const names = Object.keys(keys);
-    const prefix = names.slice(0, names.length - 2);
-    const ordered = (keys[field] === order && keys._id === order) || (keys[field] === -order && keys._id === -order);
-    return ordered && names.at(-2) === field && names.at(-1) === '_id' && prefix[0] === 'organization_id'
-      && (equalFields.length ? prefix.length === 2 && equalFields.includes(prefix[1]!) : prefix.length === 1);
-  });
+  return (spec.model.schema.indexes() as Array<[IndexKeys, unknown]>)
+    .map(([keys]) => keys)
+    .find((keys) => {
+      const names = Object.keys(keys);
+      const prefix = names.slice(0, names.length - 2);
+      const ordered = (keys[field] === order && keys._id === order) || (keys[field] === -order && keys._id === -order);
+      return (
+        ordered &&
+        names.at(-2) === field &&
+        names.at(-1) === '_id' &&
+        prefix[0] === 'organization_id' &&
+        (equalFields.length ? prefix.length === 2 && equalFields.includes(prefix[1]!) : prefix.length === 1)
+      );
+    });
 }
 
-interface PlanNode { 'Node Type': string; 'Index Name'?: string; Filter?: string; 'Recheck Cond'?: string; 'Index Cond'?: string; Plans?: PlanNode[] }
-interface Explained { filterPushdown: boolean; sortPushdown: boolean; limitPushdown: boolean; queryPlanner: { Plan?: PlanNode } }
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  Filter?: string;
+  'Recheck Cond'?: string;
+  'Index Cond'?: string;
+  Plans?: PlanNode[];
+}
+interface Explained {
+  filterPushdown: boolean;
+  sortPushdown: boolean;
+  limitPushdown: boolean;
+  queryPlanner: { Plan?: PlanNode };
+}
 
 const nodesOf = (node: PlanNode | undefined): PlanNode[] => (node ? [node, ...(node.Plans ?? []).flatMap(nodesOf)] : []);
 
 function expectPushedDown(explained: Explained, fields: string[]) {
   // FerretDB 1.24 pushes a sort down only for $natural on capped collections, and a limit
   // only with no filter, sort or skip: every page is sorted and counted in FerretDB.
-  expect({ filter: explained.filterPushdown, sort: explained.sortPushdown, limit: explained.limitPushdown }).to.deep.equal({ filter: true, sort: false, limit: false });
+  expect({ filter: explained.filterPushdown, sort: explained.sortPushdown, limit: explained.limitPushdown }).to.deep.equal({
+    filter: true,
+    sort: false,
+    limit: false,
+  });
   const nodes = nodesOf(explained.queryPlanner.Plan);
   const sql = nodes.map((n) => `${n.Filter ?? ''} ${n['Recheck Cond'] ?? ''} ${n['Index Cond'] ?? ''}`).join(' ');
   for (const field of fields) expect(sql, 'the SQL filter').to.include(`'${field}'`);
   expect(nodes.map((n) => n['Node Type'])).to.not.include('Seq Scan');
-  expect(nodes.some((n) => n['Index Name']?.endsWith('_eq')), 'a scan of a pushdown index').to.equal(true);
+  expect(
+    nodes.some((n) => n['Index Name']?.endsWith('_eq')),
+    'a scan of a pushdown index',
+  ).to.equal(true);
 }
 
 /** Records of an organization no test uses, so that PostgreSQL's planner sees tables worth an index. */
@@ -109,10 +141,17 @@ describe('list queries', function () {
       for (const spec of LISTS) {
         await spec.model.init();
         const { field } = spec.sort;
-        await spec.model.collection.insertMany(Array.from({ length: FILLER }, (_, i) => ({
-          organization_id: FILLER_ORG, [field]: new Date(Date.UTC(2020, 0, 1) + i * 60000), created_at: new Date(), event_id: new Types.ObjectId(),
-          subscription_id: new Types.ObjectId(), contract_id: new Types.ObjectId(), ...inert[spec.name],
-        })));
+        await spec.model.collection.insertMany(
+          Array.from({ length: FILLER }, (_, i) => ({
+            organization_id: FILLER_ORG,
+            [field]: new Date(Date.UTC(2020, 0, 1) + i * 60000),
+            created_at: new Date(),
+            event_id: new Types.ObjectId(),
+            subscription_id: new Types.ObjectId(),
+            contract_id: new Types.ObjectId(),
+            ...inert[spec.name],
+          })),
+        );
         // VACUUM ANALYZE on FerretDB: the planner then knows the filler's organization is not ours.
         await mongoose.connection.db!.command({ compact: spec.model.collection.collectionName });
       }

@@ -35,7 +35,16 @@ interface OpenApiDoc {
   servers: Array<{ url: string }>;
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
-  webhooks: Record<string, { post: { operationId?: string; requestBody: { content: Record<string, { schema: { $ref?: string } }> }; parameters?: Array<{ in: string; name: string }> } }>;
+  webhooks: Record<
+    string,
+    {
+      post: {
+        operationId?: string;
+        requestBody: { content: Record<string, { schema: { $ref?: string } }> };
+        parameters?: Array<{ in: string; name: string }>;
+      };
+    }
+  >;
 }
 
 /** The parts of router 2.x's Layer and Route the walk reads. */
@@ -76,16 +85,31 @@ function documentedRoutes(doc: OpenApiDoc): string[] {
 const fetchDoc = async () => (await api<OpenApiDoc>('GET', '/openapi.json')).body;
 
 /** `/contracts/{id}` as a pattern over concrete paths: any one segment per parameter. */
-const templatePattern = (route: string) => new RegExp(`^${route.split(/\{\w+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}$`);
+const templatePattern = (route: string) =>
+  new RegExp(
+    `^${route
+      .split(/\{\w+\}/)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]+')}$`,
+  );
 
 /** Whether a route template serves a documented route: the same, or the documented one fills its parameters with literals. */
 const serves = (template: string, route: string) => template === route || templatePattern(template).test(route);
 
 const HTTP_OPERATIONS = (doc: OpenApiDoc) =>
-  Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).filter(([m]) => HTTP_METHODS.includes(m)).map(([method, op]) => ({ method, path, op, label: `${method.toUpperCase()} ${path}` })));
+  Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops)
+      .filter(([m]) => HTTP_METHODS.includes(m))
+      .map(([method, op]) => ({ method, path, op, label: `${method.toUpperCase()} ${path}` })),
+  );
 
 /** Every schema reachable from `schema` (components by $ref), each with the property name it sits under. */
-function* schemasIn(doc: OpenApiDoc, schema: JsonSchema | undefined, name?: string, seen = new Set<string>()): Generator<{ schema: JsonSchema; name?: string }> {
+function* schemasIn(
+  doc: OpenApiDoc,
+  schema: JsonSchema | undefined,
+  name?: string,
+  seen = new Set<string>(),
+): Generator<{ schema: JsonSchema; name?: string }> {
   if (!schema) return;
   if (schema.$ref) {
     if (seen.has(schema.$ref)) return;
@@ -116,7 +140,17 @@ describe('API reference', () => {
       expect(doc.servers).to.deep.equal([{ url: '/api/v1' }]);
       expect(Object.keys(doc.paths)).to.include.members(['/contracts', '/contracts/{id}', '/webhooks/subscribe', '/chat/send', '/health']);
       expect(doc.components.securitySchemes).to.have.property('bearer');
-      expect(doc.components.schemas).to.include.keys('Error', 'Contract', 'Vendor', 'Document', 'WebhookSubscription', 'WebhookDelivery', 'TeamMember', 'ApiKey', 'Health');
+      expect(doc.components.schemas).to.include.keys(
+        'Error',
+        'Contract',
+        'Vendor',
+        'Document',
+        'WebhookSubscription',
+        'WebhookDelivery',
+        'TeamMember',
+        'ApiKey',
+        'Health',
+      );
       for (const [path, ops] of Object.entries(doc.paths)) {
         for (const [method, op] of Object.entries(ops)) {
           // A form post (the signing page) succeeds with 303 See Other back to its page.
@@ -128,7 +162,11 @@ describe('API reference', () => {
 
     it('documents the request schemas the handlers validate with', async () => {
       const doc = await fetchDoc();
-      const create = doc.paths['/contracts']!.post as unknown as { requestBody: { content: { 'application/json': { schema: { required: string[]; properties: Record<string, { enum?: string[] }> } } } } };
+      const create = doc.paths['/contracts']!.post as unknown as {
+        requestBody: {
+          content: { 'application/json': { schema: { required: string[]; properties: Record<string, { enum?: string[] }> } } };
+        };
+      };
       const schema = create.requestBody.content['application/json'].schema;
       expect(schema.required).to.have.members(['title', 'type', 'counterparty']);
       expect(schema.properties.type!.enum).to.include('nda');
@@ -152,12 +190,20 @@ describe('API reference', () => {
       for (const type of EVENT_TYPES) {
         const hook = doc.webhooks[type]!.post;
         const ref = hook.requestBody.content['application/json']!.schema.$ref!;
-        const payload = doc.components.schemas[ref.replace('#/components/schemas/', '')] as { required: string[]; properties: { event: { enum: string[] }; data: { type: string } } };
+        const payload = doc.components.schemas[ref.replace('#/components/schemas/', '')] as {
+          required: string[];
+          properties: { event: { enum: string[] }; data: { type: string } };
+        };
         expect(payload.required, type).to.have.members(['event', 'timestamp', 'data', 'organization_id']);
         expect(payload.properties.event.enum).to.deep.equal([type]);
         expect(payload.properties.data.type).to.equal('object');
         expect(hook.parameters?.filter((p) => p.in === 'header').map((p) => p.name)).to.have.members([
-          'X-Service-Signature', 'X-Service-Event', 'X-Service-Delivery', 'webhook-id', 'webhook-timestamp', 'webhook-signature',
+          'X-Service-Signature',
+          'X-Service-Event',
+          'X-Service-Delivery',
+          'webhook-id',
+          'webhook-timestamp',
+          'webhook-signature',
         ]);
       }
       const completed = doc.components.schemas['Event_signature_completed'] as { properties: { data: { required: string[] } } };
@@ -169,7 +215,12 @@ describe('API reference', () => {
       this.timeout(180_000);
       const owner = await signUp();
       const post = (path: string, body?: unknown) => api<{ id: string }>('POST', path, { token: owner.token, body });
-      const contract = await post('/contracts', { title: 'MSA', type: 'service_agreement', counterparty: 'Acme', content: 'The supplier provides services. Payment within 30 days.' });
+      const contract = await post('/contracts', {
+        title: 'MSA',
+        type: 'service_agreement',
+        counterparty: 'Acme',
+        content: 'The supplier provides services. Payment within 30 days.',
+      });
       await api('PUT', `/contracts/${contract.body.id}`, { token: owner.token, body: { status: 'active' } });
       await post(`/contracts/${contract.body.id}/analyze`);
       const vendor = await post('/vendors', { name: 'Acme Cloud' });
@@ -180,11 +231,19 @@ describe('API reference', () => {
 
       const events = await Event.find({ organization_id: new Types.ObjectId(owner.organizationId) }).lean();
       expect(new Set(events.map((e) => e.type))).to.have.all.keys(
-        'contract.created', 'contract.updated', 'contract.analyzed', 'contract.deleted', 'vendor.created', 'vendor.risk_assessed', 'team.member_joined',
+        'contract.created',
+        'contract.updated',
+        'contract.analyzed',
+        'contract.deleted',
+        'vendor.created',
+        'vendor.risk_assessed',
+        'team.member_joined',
       );
       for (const e of events) {
         const checked = EVENT_DATA[e.type].safeParse(e.data);
-        expect(checked.success, `${e.type}: ${checked.error?.issues[0]?.path.join('.')} ${checked.error?.issues[0]?.message}`).to.equal(true);
+        expect(checked.success, `${e.type}: ${checked.error?.issues[0]?.path.join('.')} ${checked.error?.issues[0]?.message}`).to.equal(
+          true,
+        );
       }
     });
 
@@ -207,7 +266,10 @@ describe('API reference', () => {
     it('gives every operation and webhook a unique operationId', async () => {
       const doc = await fetchDoc();
       const ids = [...HTTP_OPERATIONS(doc).map((o) => o.op.operationId), ...Object.values(doc.webhooks).map((w) => w.post.operationId)];
-      expect(ids.filter((id) => typeof id !== 'string' || !/^[A-Za-z][A-Za-z0-9]*$/.test(id)), 'missing or not URL-safe').to.deep.equal([]);
+      expect(
+        ids.filter((id) => typeof id !== 'string' || !/^[A-Za-z][A-Za-z0-9]*$/.test(id)),
+        'missing or not URL-safe',
+      ).to.deep.equal([]);
       expect(new Set(ids).size).to.equal(ids.length);
       expect(doc.paths['/contracts/{id}']!.get!.operationId).to.equal('getContractsById');
     });
@@ -231,7 +293,13 @@ describe('API reference', () => {
       expect(wrong).to.deep.equal([]);
       expect(Object.keys(doc.paths['/contracts']!.get!.responses)).to.include.members(['400', '401', '403', '429', '503']);
       expect(Object.keys(doc.paths['/contracts']!.post!.responses)).to.include.members(['413', '415']);
-      expect(doc.paths['/contracts']!.get!.responses['429']!.headers).to.have.keys('X-Error-Code', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
+      expect(doc.paths['/contracts']!.get!.responses['429']!.headers).to.have.keys(
+        'X-Error-Code',
+        'Retry-After',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+      );
     });
 
     it('describes every id, in paths, queries and bodies, as 24 lowercase hex characters', async () => {
@@ -246,7 +314,8 @@ describe('API reference', () => {
       for (const { label, op } of HTTP_OPERATIONS(doc)) {
         for (const p of op.parameters ?? []) check(`${label} ${p.in}`, p.schema, p.name);
         for (const c of Object.values(op.requestBody?.content ?? {})) check(`${label} body`, c.schema);
-        for (const [status, r] of Object.entries(op.responses)) for (const c of Object.values(r.content ?? {})) check(`${label} ${status}`, c.schema);
+        for (const [status, r] of Object.entries(op.responses))
+          for (const c of Object.values(r.content ?? {})) check(`${label} ${status}`, c.schema);
       }
       expect(loose).to.deep.equal([]);
       const param = doc.paths['/signatures/{id}/cancel']!.post!.parameters!.find((p) => p.name === 'id')!;
@@ -257,11 +326,13 @@ describe('API reference', () => {
       const doc = await fetchDoc();
       const paths = Object.keys(doc.paths).map((path) => {
         const op = Object.values(doc.paths[path]!)[0]!;
-        const patterns = new Map((op.parameters ?? []).filter((p) => p.in === 'path' && p.schema.pattern).map((p) => [p.name, new RegExp(p.schema.pattern!)]));
+        const patterns = new Map(
+          (op.parameters ?? []).filter((p) => p.in === 'path' && p.schema.pattern).map((p) => [p.name, new RegExp(p.schema.pattern!)]),
+        );
         return { path, segments: path.split('/'), patterns };
       });
       /** Whether a URL segment could fill both: equal literals, two parameters, or a literal the parameter's pattern admits. */
-      const overlap = (a: typeof paths[number], b: typeof paths[number], i: number) => {
+      const overlap = (a: (typeof paths)[number], b: (typeof paths)[number], i: number) => {
         const [x, y] = [a.segments[i]!, b.segments[i]!];
         const param = (seg: string) => /^\{(\w+)\}$/.exec(seg)?.[1];
         const [px, py] = [param(x), param(y)];
@@ -271,19 +342,26 @@ describe('API reference', () => {
         return x === y;
       };
       const ambiguous: string[] = [];
-      paths.forEach((a, i) => paths.slice(i + 1).forEach((b) => {
-        if (a.segments.length === b.segments.length && a.segments.every((_, k) => overlap(a, b, k))) ambiguous.push(`${a.path} ~ ${b.path}`);
-      }));
+      paths.forEach((a, i) =>
+        paths.slice(i + 1).forEach((b) => {
+          if (a.segments.length === b.segments.length && a.segments.every((_, k) => overlap(a, b, k)))
+            ambiguous.push(`${a.path} ~ ${b.path}`);
+        }),
+      );
       expect(ambiguous).to.deep.equal([]);
     });
 
-    it('declares page bounds, enumerations, formats and each integration\'s own connect body', async () => {
+    it("declares page bounds, enumerations, formats and each integration's own connect body", async () => {
       const doc = await fetchDoc();
       const list = doc.paths['/contracts']!.get!;
       const pageSize = list.parameters!.find((p) => p.name === 'page_size')!.schema as JsonSchema & { minimum?: number };
       expect(pageSize.minimum).to.equal(1);
       const page = doc.components.schemas.ContractPage as { properties: { page_size: { minimum: number; maximum: number } } } | undefined;
-      const envelope = page ?? (list.responses['200']!.content!['application/json']!.schema as { properties: { page_size: { minimum: number; maximum: number } } });
+      const envelope =
+        page ??
+        (list.responses['200']!.content!['application/json']!.schema as {
+          properties: { page_size: { minimum: number; maximum: number } };
+        });
       expect(envelope.properties.page_size).to.include({ minimum: 1, maximum: 100 });
       expect((list.parameters!.find((p) => p.name === 'status')!.schema as { enum: string[] }).enum).to.include('active');
       const signer = doc.components.schemas.SignatureRequest as { properties: { created_at: { format: string } } };
@@ -327,12 +405,14 @@ describe('API reference', () => {
 
   describe('app-wide protections', () => {
     it('refuses a JSON body above BODY_LIMIT with 413 and a detail', async () => {
-      const res = await api('POST', '/auth/login', { rawBody: JSON.stringify({ email: 'a@example.test', password: 'x'.repeat(1_100_000) }) });
+      const res = await api('POST', '/auth/login', {
+        rawBody: JSON.stringify({ email: 'a@example.test', password: 'x'.repeat(1_100_000) }),
+      });
       expect(res.status).to.equal(413);
       expect(res.body).to.deep.equal({ detail: 'Request body is too large' });
     });
 
-    it('answers API routes with helmet\'s strict headers and no X-Powered-By', async () => {
+    it("answers API routes with helmet's strict headers and no X-Powered-By", async () => {
       const res = await api('GET', '/contracts');
       expect(res.status).to.equal(401);
       expect(res.headers.get('x-powered-by')).to.equal(null);
@@ -356,7 +436,14 @@ describe('API reference', () => {
       await new Promise<void>((resolve) => server.once('listening', () => resolve()));
       try {
         const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
-        const preflight = await fetch(`${base}/contracts`, { method: 'OPTIONS', headers: { Origin: allowed, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' } });
+        const preflight = await fetch(`${base}/contracts`, {
+          method: 'OPTIONS',
+          headers: {
+            Origin: allowed,
+            'Access-Control-Request-Method': 'POST',
+            'Access-Control-Request-Headers': 'authorization,content-type',
+          },
+        });
         expect(preflight.status).to.equal(204);
         expect(preflight.headers.get('access-control-allow-origin')).to.equal(allowed);
         const ok = await api('GET', '/contracts', { base, headers: { Origin: allowed } });

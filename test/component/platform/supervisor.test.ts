@@ -32,7 +32,8 @@ describe('worker supervisor', function () {
   it('restarts a worker that keeps crashing, with a doubling delay, and logs why it died', async () => {
     const { lines, logger } = capture();
     // A "worker" that dies as a heap exhaustion does: a message on stderr, then an abort-like exit.
-    const script = 'process.stderr.write("FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\\n"); process.exit(134)';
+    const script =
+      'process.stderr.write("FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\\n"); process.exit(134)';
     const supervisor = supervise({ command: process.execPath, args: ['-e', script], logger, minDelayMs: 100, maxDelayMs: 400 });
     try {
       await waitFor(() => Promise.resolve(lines.filter((l) => l.msg.startsWith('worker died')).length >= 4), 20000, 'four deaths');

@@ -21,8 +21,16 @@ interface SseEvent {
   conversation_id?: string;
 }
 
-interface Citation { title: string; page: number; section: string; relevance: number }
-interface SendJson { conversation_id: string; message: { role: string; content: string; citations: Citation[]; timestamp: string } }
+interface Citation {
+  title: string;
+  page: number;
+  section: string;
+  relevance: number;
+}
+interface SendJson {
+  conversation_id: string;
+  message: { role: string; content: string; citations: Citation[]; timestamp: string };
+}
 
 /** POST /chat/send with stream: true, read to the end and split into its `data:` events. */
 async function ask(token: string, message: string, conversationId?: string) {
@@ -70,7 +78,10 @@ describe('chat', function () {
     expect(types.at(-1)).to.equal('done');
     expect(types.slice(0, -2).every((t) => t === 'chunk')).to.be.true;
     expect(types.length).to.be.greaterThan(4);
-    const answer = res.events.filter((e) => e.type === 'chunk').map((e) => e.content).join('');
+    const answer = res.events
+      .filter((e) => e.type === 'chunk')
+      .map((e) => e.content)
+      .join('');
     expect(answer).to.include('913,000');
     const sources = res.events.at(-2)!.sources!;
     expect(sources[0]).to.include({ title: 'Harbour Agreement.pdf', page: 3 });
@@ -79,12 +90,17 @@ describe('chat', function () {
     expect(res.events.at(-1)!.conversation_id).to.match(/^[0-9a-f]{24}$/);
   });
 
-  it('never cites another organization\'s document', async () => {
+  it("never cites another organization's document", async () => {
     const stranger = await signUp();
     const res = await ask(stranger.token, 'How much is the Zephyrine escrow deposit?');
     expect(res.status).to.equal(200);
     expect(res.events.at(-2)).to.deep.equal({ type: 'citations', sources: [] });
-    expect(res.events.filter((e) => e.type === 'chunk').map((e) => e.content).join('')).to.not.include('913,000');
+    expect(
+      res.events
+        .filter((e) => e.type === 'chunk')
+        .map((e) => e.content)
+        .join(''),
+    ).to.not.include('913,000');
   });
 
   it('answers as JSON with stream false, continues a conversation and keeps its history', async () => {
@@ -98,8 +114,10 @@ describe('chat', function () {
     const second = await ask(owner.token, 'And how much is the Zephyrine escrow deposit?', first.body.conversation_id);
     expect(second.events.at(-1)).to.deep.equal({ type: 'done', conversation_id: first.body.conversation_id });
 
-    const history = await api<{ conversation_id: string; messages: Array<{ role: string; content: string; citations?: Citation[]; timestamp: string }> }>(
-      'GET', `/chat/history?conversation_id=${first.body.conversation_id}`, { token: owner.token });
+    const history = await api<{
+      conversation_id: string;
+      messages: Array<{ role: string; content: string; citations?: Citation[]; timestamp: string }>;
+    }>('GET', `/chat/history?conversation_id=${first.body.conversation_id}`, { token: owner.token });
     expect(history.status).to.equal(200);
     expect(history.body.conversation_id).to.equal(first.body.conversation_id);
     expect(history.body.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'user', 'assistant']);
@@ -108,22 +126,31 @@ describe('chat', function () {
     expect(history.body.messages[3]!.citations![0]).to.include({ page: 3, section: '3. Escrow' });
 
     const list = await api<{ conversations: Array<{ conversation_id: string; title: string; message_count: number; updated_at: string }> }>(
-      'GET', '/chat/history', { token: owner.token });
+      'GET',
+      '/chat/history',
+      { token: owner.token },
+    );
     const listed = list.body.conversations.find((c) => c.conversation_id === first.body.conversation_id);
     expect(listed).to.include({ title: 'Who maintains the cranes at the harbour?', message_count: 4 });
 
     const stranger = await signUp();
-    expect((await api('GET', `/chat/history?conversation_id=${first.body.conversation_id}`, { token: stranger.token })).status).to.equal(404);
+    expect((await api('GET', `/chat/history?conversation_id=${first.body.conversation_id}`, { token: stranger.token })).status).to.equal(
+      404,
+    );
     expect((await askJson(stranger.token, 'hello')).status).to.equal(200);
-    expect((await api('POST', '/chat/send', { token: stranger.token, body: { message: 'x', conversation_id: first.body.conversation_id } })).status).to.equal(404);
+    expect(
+      (await api('POST', '/chat/send', { token: stranger.token, body: { message: 'x', conversation_id: first.body.conversation_id } }))
+        .status,
+    ).to.equal(404);
   });
 
-  it('keeps conversations to the principal that started them: an API key and its creator do not read each other\'s', async () => {
+  it("keeps conversations to the principal that started them: an API key and its creator do not read each other's", async () => {
     const created = await api<{ key: string }>('POST', '/settings/api-keys', { token: owner.token, body: { name: 'chat bot' } });
     expect(created.status).to.equal(201);
     const key = created.body.key;
     type List = { conversations: Array<{ conversation_id: string }> };
-    const ids = async (token: string) => (await api<List>('GET', '/chat/history', { token })).body.conversations.map((c) => c.conversation_id);
+    const ids = async (token: string) =>
+      (await api<List>('GET', '/chat/history', { token })).body.conversations.map((c) => c.conversation_id);
 
     const mine = await askJson(owner.token, 'Private question: who maintains the cranes?');
     const keys = await askJson(key, 'Bot question: how much is the Zephyrine escrow deposit?');
@@ -131,20 +158,36 @@ describe('chat', function () {
     expect(keys.status).to.equal(200);
 
     expect(await ids(key)).to.deep.equal([keys.body.conversation_id]);
-    expect(await ids(owner.token)).to.include(mine.body.conversation_id).and.not.include(keys.body.conversation_id);
+    expect(await ids(owner.token))
+      .to.include(mine.body.conversation_id)
+      .and.not.include(keys.body.conversation_id);
     // Neither reads nor continues the other's conversation.
-    for (const [token, other] of [[key, mine.body.conversation_id], [owner.token, keys.body.conversation_id]] as const) {
+    for (const [token, other] of [
+      [key, mine.body.conversation_id],
+      [owner.token, keys.body.conversation_id],
+    ] as const) {
       const read = await api('GET', `/chat/history?conversation_id=${other}`, { token });
       expect(read.status).to.equal(404);
       expect(read.body).to.deep.equal({ detail: 'Conversation not found' });
-      expect((await api('POST', '/chat/send', { token, body: { message: 'more', conversation_id: other, stream: false } })).status).to.equal(404);
+      expect(
+        (await api('POST', '/chat/send', { token, body: { message: 'more', conversation_id: other, stream: false } })).status,
+      ).to.equal(404);
     }
     // Each continues its own.
-    expect((await api('POST', '/chat/send', { token: key, body: { message: 'and the notary?', conversation_id: keys.body.conversation_id, stream: false } })).status).to.equal(200);
+    expect(
+      (
+        await api('POST', '/chat/send', {
+          token: key,
+          body: { message: 'and the notary?', conversation_id: keys.body.conversation_id, stream: false },
+        })
+      ).status,
+    ).to.equal(200);
   });
 
   it('validates the request', async () => {
-    expect((await api('POST', '/chat/send', { token: owner.token, body: {} })).body).to.deep.equal({ detail: 'message: Invalid input: expected string, received undefined' });
+    expect((await api('POST', '/chat/send', { token: owner.token, body: {} })).body).to.deep.equal({
+      detail: 'message: Invalid input: expected string, received undefined',
+    });
     expect((await api('POST', '/chat/send', { token: owner.token, body: { message: '  ' } })).status).to.equal(400);
     expect((await api('POST', '/chat/send', { token: owner.token, body: { message: 'hi', stream: 'yes' } })).status).to.equal(400);
     expect((await api('POST', '/chat/send', { body: { message: 'hi' } })).status).to.equal(401);
@@ -180,7 +223,9 @@ describe('chat', function () {
       'The parking garage closes at midnight on weekends.',
     ];
     // Each clause long enough (over a third of a chunk) for its heading to start a chunk of its own.
-    const text = lines.map((l, i) => `${i + 1}. Clause ${i + 1}\n${Array.from({ length: Math.ceil(450 / l.length) }, () => l).join(' ')}`).join('\n');
+    const text = lines
+      .map((l, i) => `${i + 1}. Clause ${i + 1}\n${Array.from({ length: Math.ceil(450 / l.length) }, () => l).join(' ')}`)
+      .join('\n');
     const graded = await upload(other.token, { name: 'graded.txt', bytes: Buffer.from(text) }, 'other');
     await settled(other.token, graded.body.id);
     const ai = testEnv().services.ai;
@@ -201,8 +246,7 @@ describe('chat', function () {
   it('keeps contracts_kb current on contract changes and re-indexes on sync-contracts', async () => {
     const user = await signUp();
     const question = 'What is the Quillfeather liquidated damages cap?';
-    const cites = async (title: string) =>
-      (await askJson(user.token, question)).body.message.citations.some((c) => c.title === title);
+    const cites = async (title: string) => (await askJson(user.token, question)).body.message.citations.some((c) => c.title === title);
     const eventually = async (check: () => Promise<boolean>, what: string) => {
       for (let i = 0; i < 40; i++) {
         if (await check()) return;
@@ -240,15 +284,20 @@ describe('chat', function () {
     expect((await api('POST', '/chat/sync-contracts', { token: viewer.token })).status).to.equal(403);
   });
 
-  it('reports the organization\'s own vector counts, index health, models and the retrieval settings', async () => {
-    type Stats = { collections: Record<string, { vectors: number; status: string }>; models: Record<string, string>; config: Record<string, number> };
+  it("reports the organization's own vector counts, index health, models and the retrieval settings", async () => {
+    type Stats = {
+      collections: Record<string, { vectors: number; status: string }>;
+      models: Record<string, string>;
+      config: Record<string, number>;
+    };
     const res = await api<Stats>('GET', '/chat/stats', { token: owner.token });
     expect(res.status).to.equal(200);
     expect(res.body.collections).to.have.all.keys('contracts_kb', 'knowledge_base', 'user_documents');
     // Exactly the chunks of the owner's documents, not those of the other organizations of this run.
     const docs = await api<{ documents: Array<{ id: string }> }>('GET', '/documents?page_size=100', { token: owner.token });
     let chunks = 0;
-    for (const d of docs.body.documents) chunks += (await api<{ chunk_count: number }>('GET', `/documents/${d.id}`, { token: owner.token })).body.chunk_count;
+    for (const d of docs.body.documents)
+      chunks += (await api<{ chunk_count: number }>('GET', `/documents/${d.id}`, { token: owner.token })).body.chunk_count;
     expect(chunks).to.be.greaterThan(0);
     expect(res.body.collections.user_documents!.vectors).to.equal(chunks);
     for (const c of Object.values(res.body.collections)) expect(c.status).to.be.oneOf(['green', 'yellow']);

@@ -9,7 +9,10 @@ import { chunkPages } from '../../../services/documents/chunking';
 import { embeddingText, indexChunks, indexName, refreshCollections } from '../../../services/search/vector-store';
 import { reembedWorkflowId, startEmbeddingMigration } from '../../../services/search/embedding-migration';
 
-interface Citation { title: string; relevance: number }
+interface Citation {
+  title: string;
+  relevance: number;
+}
 const ask = (token: string, message: string) =>
   api<{ message: { content: string; citations: Citation[] } }>('POST', '/chat/send', { token, body: { message, stream: false } });
 
@@ -28,16 +31,33 @@ describe('embedding model change', function () {
     const user = await signUp();
 
     // A document indexed by the current model, and an older one written with hashed vectors.
-    const fresh = await upload(user.token, { name: 'Fresh.txt', bytes: Buffer.from('The harbour crane inspection happens every March.') }, 'policy');
+    const fresh = await upload(
+      user.token,
+      { name: 'Fresh.txt', bytes: Buffer.from('The harbour crane inspection happens every March.') },
+      'policy',
+    );
     expect((await settled(user.token, fresh.body.id)).status).to.equal('ready');
     const old = { ...env.services, ai: createLocalAi() };
     const text = 'Payment terms: the Customer pays each invoice within forty-five days of receipt by bank transfer.';
     const chunks = chunkPages([{ page: 1, text }]);
     const vectors = await old.ai.embed(chunks.map(embeddingText), 'document');
-    await indexChunks(old, 'knowledge_base', chunks.map((c, i) => ({
-      organizationId: user.organizationId, sourceType: 'document', sourceId: 'legacy-document', title: 'Legacy terms.txt', page: c.page,
-      section: c.section, startOffset: c.start, endOffset: c.end, text: c.text, chunkIndex: c.index, vector: vectors[i]!,
-    })));
+    await indexChunks(
+      old,
+      'knowledge_base',
+      chunks.map((c, i) => ({
+        organizationId: user.organizationId,
+        sourceType: 'document',
+        sourceId: 'legacy-document',
+        title: 'Legacy terms.txt',
+        page: c.page,
+        section: c.section,
+        startOffset: c.start,
+        endOffset: c.end,
+        text: c.text,
+        chunkIndex: c.index,
+        vector: vectors[i]!,
+      })),
+    );
     await refreshCollections(env.services);
 
     const question = 'How many days does the customer have to pay an invoice?';
@@ -46,7 +66,7 @@ describe('embedding model change', function () {
 
     const workflowId = await startEmbeddingMigration(env.services);
     expect(workflowId).to.equal(reembedWorkflowId(env.services));
-    const migrated = await env.services.temporal.workflow.getHandle(workflowId).result() as number;
+    const migrated = (await env.services.temporal.workflow.getHandle(workflowId).result()) as number;
     expect(migrated).to.be.at.least(chunks.length);
 
     const stored = await env.services.es.search<{ embedding_model: string; source_id: string }>({
@@ -54,7 +74,9 @@ describe('embedding model change', function () {
       query: { term: { organization_id: user.organizationId } },
       _source: ['embedding_model', 'source_id'],
     });
-    expect(stored.hits.hits.map((h) => h._source!.embedding_model)).to.satisfy((models: string[]) => models.length >= 2 && models.every((m) => m === current));
+    expect(stored.hits.hits.map((h) => h._source!.embedding_model)).to.satisfy(
+      (models: string[]) => models.length >= 2 && models.every((m) => m === current),
+    );
 
     const after = await ask(user.token, question);
     const legacy = after.body.message.citations.find((c) => c.title === 'Legacy terms.txt');

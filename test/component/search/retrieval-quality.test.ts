@@ -24,8 +24,14 @@ describe('retrieval quality (labeled set)', function () {
 
   it('ranks the answering passage in the top 5 by embedding cosine alone (recall@5 of the embedder)', async () => {
     const ai = testEnv().services.ai;
-    const passages = await ai.embed(set.passages.map((p) => `${p.title}\n${p.text}`), 'document');
-    const questions = await ai.embed(set.questions.map((q) => q.question), 'query');
+    const passages = await ai.embed(
+      set.passages.map((p) => `${p.title}\n${p.text}`),
+      'document',
+    );
+    const questions = await ai.embed(
+      set.questions.map((q) => q.question),
+      'query',
+    );
     const dot = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
     let hits = 0;
     const answerCosines: number[] = [];
@@ -36,7 +42,9 @@ describe('retrieval quality (labeled set)', function () {
     });
     const recall = hits / set.questions.length;
     const sorted = [...answerCosines].sort((a, b) => a - b);
-    console.log(`      embedder (${ai.models.embedding}) recall@5 = ${recall.toFixed(2)} (${hits}/${set.questions.length}); median cosine of the answering passage ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)}`);
+    console.log(
+      `      embedder (${ai.models.embedding}) recall@5 = ${recall.toFixed(2)} (${hits}/${set.questions.length}); median cosine of the answering passage ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)}`,
+    );
     expect(recall).to.be.at.least(0.9);
   });
 
@@ -62,7 +70,9 @@ describe('retrieval quality (labeled set)', function () {
       else misses.push(`${question} -> ${top5.join(',') || 'nothing'}`);
     }
     const recall = hits / set.questions.length;
-    console.log(`      end-to-end recall@5 = ${recall.toFixed(2)} (${hits}/${set.questions.length})${misses.length ? `; misses: ${misses.join(' | ')}` : ''}`);
+    console.log(
+      `      end-to-end recall@5 = ${recall.toFixed(2)} (${hits}/${set.questions.length})${misses.length ? `; misses: ${misses.join(' | ')}` : ''}`,
+    );
     expect(recall).to.be.at.least(0.9);
   });
 });

@@ -3,7 +3,14 @@ import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { signatureWorkflow } from '../../../workflows/signature';
-import { signedSignal, declinedSignal, retrySealSignal, statusQuery, viewedSignal, type StoredSignatureState } from '../../../workflows/signature.shared';
+import {
+  signedSignal,
+  declinedSignal,
+  retrySealSignal,
+  statusQuery,
+  viewedSignal,
+  type StoredSignatureState,
+} from '../../../workflows/signature.shared';
 import { createTimeSkippingEnv } from '../../support/time-skipping';
 
 const DAY = 24 * 3600 * 1000;
@@ -97,7 +104,10 @@ describe('signature workflow (time-skipping)', function () {
     await handle.signal(signedSignal, { signerId: 's1' });
     const midway = await handle.query(statusQuery);
     expect(midway.status).to.equal('pending');
-    expect(midway.signers).to.deep.equal([{ id: 's1', status: 'signed' }, { id: 's2', status: 'pending' }]);
+    expect(midway.signers).to.deep.equal([
+      { id: 's1', status: 'signed' },
+      { id: 's2', status: 'pending' },
+    ]);
     await handle.signal(signedSignal, { signerId: 's2' });
     expect(await handle.result()).to.equal('completed');
     expect(calls.map((c) => c.name)).to.deep.equal(['complete', 'render', 'seal']);
@@ -112,7 +122,12 @@ describe('signature workflow (time-skipping)', function () {
     await env.sleep('10 minutes');
     const names = calls.map((c) => c.name);
     // Six tries (about a minute of backoff in workflow time), then the error goes on the request.
-    expect(names).to.deep.equal(['complete', 'render', ...Array<string>(6).fill('seal'), 'seal-error: the sealing certificate is unreadable']);
+    expect(names).to.deep.equal([
+      'complete',
+      'render',
+      ...Array<string>(6).fill('seal'),
+      'seal-error: the sealing certificate is unreadable',
+    ]);
     expect((await handle.query(statusQuery)).status).to.equal('completed');
     sealFailures = 0;
     await handle.signal(retrySealSignal);
@@ -124,14 +139,31 @@ describe('signature workflow (time-skipping)', function () {
     const { handle, startMs } = await start(30);
     await handle.signal(signedSignal, { signerId: 's1' });
     // s2 signed, but the signal never arrived: the first reminder tick reads it from the store.
-    stored = { status: 'pending', signers: [{ id: 's1', status: 'signed' }, { id: 's2', status: 'signed' }] };
+    stored = {
+      status: 'pending',
+      signers: [
+        { id: 's1', status: 'signed' },
+        { id: 's2', status: 'signed' },
+      ],
+    };
     expect(await handle.result()).to.equal('completed');
-    expect(calls.map((c) => [c.name, Math.round((c.at - startMs) / DAY)])).to.deep.equal([['remind', 3], ['complete', 3], ['render', 3], ['seal', 3]]);
+    expect(calls.map((c) => [c.name, Math.round((c.at - startMs) / DAY)])).to.deep.equal([
+      ['remind', 3],
+      ['complete', 3],
+      ['render', 3],
+      ['seal', 3],
+    ]);
   });
 
   it('ends as the store says when it was closed without a signal (cancelled while the engine was away)', async () => {
     const { handle } = await start(30);
-    stored = { status: 'cancelled', signers: [{ id: 's1', status: 'pending' }, { id: 's2', status: 'pending' }] };
+    stored = {
+      status: 'cancelled',
+      signers: [
+        { id: 's1', status: 'pending' },
+        { id: 's2', status: 'pending' },
+      ],
+    };
     expect(await handle.result()).to.equal('cancelled');
     expect(calls.map((c) => c.name)).to.deep.equal(['remind']);
   });

@@ -18,22 +18,74 @@ import { createApp } from '../../../api/app';
 import { createLogger } from '../../../platform/logger';
 import { sha256 } from '../../../services/signatures/signature-evidence';
 
-interface Signer { id: string; name: string; email: string; status: string; signing_url?: string; signed_at: string | null; viewed_at: string | null; ip: string | null; user_agent: string | null; signature_text: string | null }
-interface SignatureBody { id: string; contract_id: string; status: string; ordered: boolean; signers: Signer[]; expires_at: string; created_at: string; document_hash: string; detail?: string }
-interface SignerView { signature_id: string; status: string; contract_title: string; document: string; requested_by: { name: string }; message: string | null; signer: { name: string; email: string; status: string }; your_turn: boolean; detail?: string }
-interface Certificate { algorithm: string; payload: string; signature: string; key_id: string }
-interface Verification { valid: boolean; document_hash: string; signers: Array<{ name: string; email: string; signed_at: string | null }>; certificate: Certificate | null; reasons?: string[] }
-interface Payload { event: string; data: Record<string, unknown>; organization_id: string }
+interface Signer {
+  id: string;
+  name: string;
+  email: string;
+  status: string;
+  signing_url?: string;
+  signed_at: string | null;
+  viewed_at: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  signature_text: string | null;
+}
+interface SignatureBody {
+  id: string;
+  contract_id: string;
+  status: string;
+  ordered: boolean;
+  signers: Signer[];
+  expires_at: string;
+  created_at: string;
+  document_hash: string;
+  detail?: string;
+}
+interface SignerView {
+  signature_id: string;
+  status: string;
+  contract_title: string;
+  document: string;
+  requested_by: { name: string };
+  message: string | null;
+  signer: { name: string; email: string; status: string };
+  your_turn: boolean;
+  detail?: string;
+}
+interface Certificate {
+  algorithm: string;
+  payload: string;
+  signature: string;
+  key_id: string;
+}
+interface Verification {
+  valid: boolean;
+  document_hash: string;
+  signers: Array<{ name: string; email: string; signed_at: string | null }>;
+  certificate: Certificate | null;
+  reasons?: string[];
+}
+interface Payload {
+  event: string;
+  data: Record<string, unknown>;
+  organization_id: string;
+}
 
 const CONTENT = 'MASTER SERVICES AGREEMENT\n1. Services. Supplier provides the services.\n2. Fees. Customer pays within 30 days.';
 
 const createContract = async (u: TestUser, content = CONTENT) => {
-  const res = await api<{ id: string }>('POST', '/contracts', { token: u.token, body: { title: `MSA ${randomUUID().slice(0, 8)}`, type: 'service_agreement', counterparty: 'Acme Corp', content } });
+  const res = await api<{ id: string }>('POST', '/contracts', {
+    token: u.token,
+    body: { title: `MSA ${randomUUID().slice(0, 8)}`, type: 'service_agreement', counterparty: 'Acme Corp', content },
+  });
   expect(res.status).to.equal(201);
   return res.body.id;
 };
 
-const twoSigners = [{ name: 'Alice Signer', email: 'alice@example.test' }, { name: 'Bob Ångström', email: 'bob@example.test' }];
+const twoSigners = [
+  { name: 'Alice Signer', email: 'alice@example.test' },
+  { name: 'Bob Ångström', email: 'bob@example.test' },
+];
 
 const send = (u: TestUser, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   api<SignatureBody>('POST', '/signatures', { token: u.token, body, headers });
@@ -69,7 +121,10 @@ describe('signatures', () => {
   it('two signers: requested, viewed, signed twice, contract active, certificate verifies (also with openssl) until the content changes', async () => {
     const receiver = await startReceiver();
     const events = ['signature.requested', 'signature.viewed', 'signature.completed', 'signature.declined'];
-    const sub = await api('POST', '/webhooks/subscribe', { token: owner.token, body: { url: `${receiver.url}/hooks`, events, secret: 'receiver-shared-secret-0123456789' } });
+    const sub = await api('POST', '/webhooks/subscribe', {
+      token: owner.token,
+      body: { url: `${receiver.url}/hooks`, events, secret: 'receiver-shared-secret-0123456789' },
+    });
     expect(sub.status).to.equal(201);
     try {
       const contractId = await createContract(owner);
@@ -77,7 +132,10 @@ describe('signatures', () => {
       expect(res.status).to.equal(201);
       expect(res.body).to.include({ contract_id: contractId, status: 'pending', ordered: false, document_hash: sha256(CONTENT) });
       expect(Date.parse(res.body.expires_at) - Date.parse(res.body.created_at)).to.be.closeTo(30 * 86400000, 5000);
-      expect(res.body.signers.map((x) => [x.name, x.email, x.status])).to.deep.equal([['Alice Signer', 'alice@example.test', 'pending'], ['Bob Ångström', 'bob@example.test', 'pending']]);
+      expect(res.body.signers.map((x) => [x.name, x.email, x.status])).to.deep.equal([
+        ['Alice Signer', 'alice@example.test', 'pending'],
+        ['Bob Ångström', 'bob@example.test', 'pending'],
+      ]);
       for (const x of res.body.signers) expect(x.signing_url).to.match(/^http:\/\/127\.0\.0\.1:\d+\/sign\/[A-Za-z0-9]{43}$/);
       expect(res.text).not.to.contain('token_hash');
       const [alice, bob] = res.body.signers.map(tokenOf) as [string, string];
@@ -118,17 +176,31 @@ describe('signatures', () => {
       // What changed is named as in every other contract.updated event.
       const updates = await Event.find({ type: 'contract.updated' }).lean();
       const updated = updates.find((e) => (e.data as { id?: string }).id === contractId && 'signed_at' in (e.data as object));
-      expect(updated?.data, JSON.stringify(updates.map((e): unknown => e.data))).to.deep.include({ changed_fields: ['status', 'signed_at'] }).and.not.have.property('changes');
+      expect(updated?.data, JSON.stringify(updates.map((e): unknown => e.data)))
+        .to.deep.include({ changed_fields: ['status', 'signed_at'] })
+        .and.not.have.property('changes');
 
       // Webhooks: requested, viewed (once, Alice; Bob never opened the document), completed per signer.
       const received = await receiver.waitFor(4);
       await new Promise((r) => setTimeout(r, 500));
       const payloads = receiver.received.map((r) => JSON.parse(r.body) as Payload).filter((p) => p.data.signature_id === res.body.id);
-      expect(payloads.map((p) => p.event).sort()).to.deep.equal(['signature.completed', 'signature.completed', 'signature.requested', 'signature.viewed']);
+      expect(payloads.map((p) => p.event).sort()).to.deep.equal([
+        'signature.completed',
+        'signature.completed',
+        'signature.requested',
+        'signature.viewed',
+      ]);
       expect(received.length).to.equal(4);
       const completed = payloads.filter((p) => p.event === 'signature.completed').map((p) => p.data);
-      for (const [name, email] of [['Alice Signer', 'alice@example.test'], ['Bob Ångström', 'bob@example.test']]) {
-        expect(completed.some((d) => d.signature_id === res.body.id && d.contract_id === contractId && d.signer_name === name && d.signer_email === email)).to.equal(true);
+      for (const [name, email] of [
+        ['Alice Signer', 'alice@example.test'],
+        ['Bob Ångström', 'bob@example.test'],
+      ]) {
+        expect(
+          completed.some(
+            (d) => d.signature_id === res.body.id && d.contract_id === contractId && d.signer_name === name && d.signer_email === email,
+          ),
+        ).to.equal(true);
       }
       const viewed = payloads.find((p) => p.event === 'signature.viewed')!.data;
       expect(viewed).to.include({ signer_name: 'Alice Signer', signer_email: 'alice@example.test' });
@@ -140,7 +212,15 @@ describe('signatures', () => {
       expect(verify.body.signers.map((x) => x.name)).to.deep.equal(['Alice Signer', 'Bob Ångström']);
       const cert = verify.body.certificate!;
       expect(cert.algorithm).to.equal('Ed25519');
-      const payload = JSON.parse(cert.payload) as { signature_id: string; contract_id: string; document_hash: string; signers: unknown[]; audit_head: string; issued_at: string; version: number };
+      const payload = JSON.parse(cert.payload) as {
+        signature_id: string;
+        contract_id: string;
+        document_hash: string;
+        signers: unknown[];
+        audit_head: string;
+        issued_at: string;
+        version: number;
+      };
       expect(payload).to.include({ version: 1, signature_id: res.body.id, contract_id: contractId, document_hash: sha256(CONTENT) });
       expect(payload.signers).to.have.length(2);
 
@@ -153,11 +233,20 @@ describe('signatures', () => {
       const script = /## Verifying a signature certificate offline[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)![1]!.replace(/^API=.*$/m, '');
       const dir = mkdtempSync(path.join(os.tmpdir(), 'sigcert-'));
       // Asynchronously: the script's curl calls are answered by this very process.
-      const { stdout: out } = await promisify(execFile)('sh', ['-e', '-c', script], { cwd: dir, env: { ...process.env, API: testEnv().baseUrl, TOKEN: owner.token, ID: res.body.id, CONTRACT_ID: contractId } });
+      const { stdout: out } = await promisify(execFile)('sh', ['-e', '-c', script], {
+        cwd: dir,
+        env: { ...process.env, API: testEnv().baseUrl, TOKEN: owner.token, ID: res.body.id, CONTRACT_ID: contractId },
+      });
       expect(out.split('\n').filter(Boolean)).to.deep.equal(['Signature Verified Successfully', cert.key_id, `${sha256(CONTENT)}  -`]);
       expect(readFileSync(path.join(dir, 'public.pem'), 'utf8')).to.equal(pem.text);
       writeFileSync(path.join(dir, 'payload.json'), cert.payload.replace('Alice', 'Alicia'));
-      expect(() => execFileSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', 'public.pem', '-rawin', '-in', 'payload.json', '-sigfile', 'signature.bin'], { cwd: dir, stdio: 'pipe' })).to.throw();
+      expect(() =>
+        execFileSync(
+          'openssl',
+          ['pkeyutl', '-verify', '-pubin', '-inkey', 'public.pem', '-rawin', '-in', 'payload.json', '-sigfile', 'signature.bin'],
+          { cwd: dir, stdio: 'pipe' },
+        ),
+      ).to.throw();
 
       // Any change to the signed content afterwards makes the evidence invalid.
       const edit = await api('PUT', `/contracts/${contractId}`, { token: owner.token, body: { content: `${CONTENT}\n3. Fees double.` } });
@@ -198,7 +287,13 @@ describe('signatures', () => {
     expect(gone.status).to.equal(410);
     expect((await api<SignatureBody>('GET', `/signatures/${res.body.id}`, { token: owner.token })).body.status).to.equal('declined');
     const [event] = await Event.find({ resource_id: res.body.id, type: 'signature.declined' }).lean();
-    expect(event!.data).to.include({ signature_id: res.body.id, contract_id: contractId, signer_name: 'Bob Ångström', signer_email: 'bob@example.test', reason: 'Fees are too high' });
+    expect(event!.data).to.include({
+      signature_id: res.body.id,
+      contract_id: contractId,
+      signer_name: 'Bob Ångström',
+      signer_email: 'bob@example.test',
+      reason: 'Fees are too high',
+    });
     expect(event!.actor).to.include({ type: 'signer', name: 'Bob Ångström' });
     const verify = await api<Verification>('GET', `/signatures/${res.body.id}/verify`, { token: owner.token });
     expect(verify.body).to.include({ valid: false, certificate: null });
@@ -236,7 +331,10 @@ describe('signatures', () => {
   it('validates input, honours Idempotency-Key, lists with filters, and keeps roles and organizations apart', async () => {
     const contractId = await createContract(owner);
     const bad: Array<[Record<string, unknown>, RegExp]> = [
-      [{ contract_id: contractId, signers: [twoSigners[0], { name: 'Again', email: 'ALICE@example.test' }] }, /^signers: signer emails must be unique$/],
+      [
+        { contract_id: contractId, signers: [twoSigners[0], { name: 'Again', email: 'ALICE@example.test' }] },
+        /^signers: signer emails must be unique$/,
+      ],
       [{ contract_id: contractId, signers: [] }, /^signers: must name at least one signer$/],
       [{ contract_id: contractId, signers: [{ name: 'X', email: 'not-an-email' }] }, /^signers\.0\.email: /],
       [{ contract_id: contractId, signers: twoSigners, expires_in_days: 0 }, /^expires_in_days: must be at least 1$/],
@@ -261,16 +359,29 @@ describe('signatures', () => {
     expect(await Signature.countDocuments({ contract_id: contractId })).to.equal(1);
     expect(Date.parse(first.body.expires_at) - Date.parse(first.body.created_at)).to.be.closeTo(3 * 86400000, 5000);
 
-    const list = await api<{ signatures: SignatureBody[]; total: number; page: number; page_size: number }>('GET', `/signatures?contract_id=${contractId}&status=pending&page_size=500`, { token: viewer.token });
+    const list = await api<{ signatures: SignatureBody[]; total: number; page: number; page_size: number }>(
+      'GET',
+      `/signatures?contract_id=${contractId}&status=pending&page_size=500`,
+      { token: viewer.token },
+    );
     expect(list.status).to.equal(200);
     expect(list.body).to.include({ total: 1, page: 1, page_size: 100 });
     expect(list.body.signatures.map((x) => x.id)).to.deep.equal([first.body.id]);
     expect(list.text).not.to.contain('signing_url');
-    expect((await api<{ total: number }>('GET', `/signatures?contract_id=${contractId}&status=completed`, { token: viewer.token })).body.total).to.equal(0);
+    expect(
+      (await api<{ total: number }>('GET', `/signatures?contract_id=${contractId}&status=completed`, { token: viewer.token })).body.total,
+    ).to.equal(0);
     expect((await api('GET', '/signatures?status=signed', { token: viewer.token })).status).to.equal(400);
 
-    for (const [method, suffix] of [['GET', ''], ['GET', '/verify'], ['POST', '/cancel']] as const) {
-      expect((await api(method, `/signatures/${first.body.id}${suffix}`, { token: stranger.token })).status, `${method} ${suffix}`).to.equal(404);
+    for (const [method, suffix] of [
+      ['GET', ''],
+      ['GET', '/verify'],
+      ['POST', '/cancel'],
+    ] as const) {
+      expect(
+        (await api(method, `/signatures/${first.body.id}${suffix}`, { token: stranger.token })).status,
+        `${method} ${suffix}`,
+      ).to.equal(404);
     }
     expect((await api<{ total: number }>('GET', '/signatures', { token: stranger.token })).body.total).to.equal(0);
     expect((await api('GET', '/signatures/not-an-id', { token: owner.token })).status).to.equal(404);
@@ -302,7 +413,12 @@ describe('signatures', () => {
 
   it('keeps signing-link tokens and secret query parameters out of the request logs', async () => {
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk: Buffer, _enc, done) { lines.push(chunk.toString()); done(); } });
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
     const { services, config } = testEnv();
     const logger = createLogger({ ...config, LOG_LEVEL: 'info' }, 'api', sink);
     const server: Server = createApp({ ...services, logger }).listen(0, '127.0.0.1');
@@ -311,14 +427,27 @@ describe('signatures', () => {
       const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/v1`;
       const created = await send(member, { contract_id: await createContract(owner), signers: twoSigners });
       const [alice, bob] = created.body.signers.map(tokenOf) as [string, string];
-      const secrets = [alice, bob, 'invite-secret-123456', 'reset-secret-654321', 'code-secret-777', 'invite-path-secret', 'reset-path-secret'];
+      const secrets = [
+        alice,
+        bob,
+        'invite-secret-123456',
+        'reset-secret-654321',
+        'code-secret-777',
+        'invite-path-secret',
+        'reset-path-secret',
+      ];
       const headers = { ...fromIp(signerIp), 'user-agent': 'SignerBrowser/1.0' };
       expect((await api('GET', `/signatures/sign/${alice}`, { base, headers })).status).to.equal(200);
-      expect((await api('POST', `/signatures/sign/${alice}?lang=en`, { base, headers, body: { signature_text: 'Alice Signer' } })).status).to.equal(200);
+      expect(
+        (await api('POST', `/signatures/sign/${alice}?lang=en`, { base, headers, body: { signature_text: 'Alice Signer' } })).status,
+      ).to.equal(200);
       expect((await api('POST', `/signatures/sign/${bob}/decline`, { base, headers, body: {} })).status).to.equal(400);
       // The front end's link paths, and secrets in a query string: unknown routes are logged too.
-      for (const path of [`/sign/${bob}`, '/invite/invite-path-secret', '/reset-password/reset-path-secret']) await api('GET', path, { base: base.replace('/api/v1', '') });
-      await api('GET', `/auth/invite?invite_token=invite-secret-123456&reset_token=reset-secret-654321&code=code-secret-777&page=2`, { base });
+      for (const path of [`/sign/${bob}`, '/invite/invite-path-secret', '/reset-password/reset-path-secret'])
+        await api('GET', path, { base: base.replace('/api/v1', '') });
+      await api('GET', `/auth/invite?invite_token=invite-secret-123456&reset_token=reset-secret-654321&code=code-secret-777&page=2`, {
+        base,
+      });
 
       const logged = lines.join('');
       expect(logged).to.contain('/signatures/sign/[redacted]');

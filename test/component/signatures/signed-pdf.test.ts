@@ -16,11 +16,27 @@ import { Signature, auditOf } from '../../../models/signature';
 import { SignedPdf } from '../../../models/signed-pdf';
 import { renderSignedPdf, sealSignedPdf } from '../../../services/signatures/signed-pdf-store';
 
-interface SignatureBody { id: string; status: string; sealed_at: string | null; pdf_sha256: string | null; sealing_error: string | null; signers: Array<{ signing_url: string }> }
-interface Seal { status: string; valid: boolean; covers_whole_document: boolean; service_certificate: boolean; reason?: string }
+interface SignatureBody {
+  id: string;
+  status: string;
+  sealed_at: string | null;
+  pdf_sha256: string | null;
+  sealing_error: string | null;
+  signers: Array<{ signing_url: string }>;
+}
+interface Seal {
+  status: string;
+  valid: boolean;
+  covers_whole_document: boolean;
+  service_certificate: boolean;
+  reason?: string;
+}
 
 const PYHANKO = path.join(repoRoot, '.stack/venv-pyhanko/bin/pyhanko');
-const CONTENT = Array.from({ length: 120 }, (_, i) => `${i + 1}. Clause ${i + 1}. The Supplier shall perform its obligations under clause ${i + 1} with due care.`).join('\n');
+const CONTENT = Array.from(
+  { length: 120 },
+  (_, i) => `${i + 1}. Clause ${i + 1}. The Supplier shall perform its obligations under clause ${i + 1} with due care.`,
+).join('\n');
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -29,7 +45,19 @@ function pyhanko(pdf: Buffer, certPem: string, pretty = false) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pyhanko-'));
   writeFileSync(path.join(dir, 'signed.pdf'), pdf);
   writeFileSync(path.join(dir, 'seal.pem'), certPem);
-  const r = spawnSync(PYHANKO, ['sign', 'validate', ...(pretty ? ['--pretty-print'] : []), '--trust', path.join(dir, 'seal.pem'), '--trust-replace', path.join(dir, 'signed.pdf')], { encoding: 'utf8' });
+  const r = spawnSync(
+    PYHANKO,
+    [
+      'sign',
+      'validate',
+      ...(pretty ? ['--pretty-print'] : []),
+      '--trust',
+      path.join(dir, 'seal.pem'),
+      '--trust-replace',
+      path.join(dir, 'signed.pdf'),
+    ],
+    { encoding: 'utf8' },
+  );
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
@@ -58,21 +86,32 @@ describe('sealed PDF', function () {
   let sig: SignatureBody;
   let pdf: Buffer;
   let certPem: string;
-  const signers = [{ name: 'Amélie Signer', email: uniqueAddress('amelie') }, { name: 'Bo Signer', email: uniqueAddress('bo') }];
+  const signers = [
+    { name: 'Amélie Signer', email: uniqueAddress('amelie') },
+    { name: 'Bo Signer', email: uniqueAddress('bo') },
+  ];
 
   before(async () => {
     owner = await signUp();
     [member, stranger] = await Promise.all([addMember(owner, 'member'), signUp()]);
-    const c = await api<{ id: string }>('POST', '/contracts', { token: owner.token, body: { title: `Supply agreement ${randomUUID().slice(0, 6)}`, type: 'service_agreement', counterparty: 'Acme', content: CONTENT } });
+    const c = await api<{ id: string }>('POST', '/contracts', {
+      token: owner.token,
+      body: { title: `Supply agreement ${randomUUID().slice(0, 6)}`, type: 'service_agreement', counterparty: 'Acme', content: CONTENT },
+    });
     const created = await api<SignatureBody>('POST', '/signatures', { token: member.token, body: { contract_id: c.body.id, signers } });
     expect(created.status, created.text).to.equal(201);
     for (const [i, x] of created.body.signers.entries()) {
       const token = x.signing_url.split('/').pop()!;
-      const signed = await api('POST', `/signatures/sign/${token}`, { body: { signature_text: signers[i]!.name }, headers: { ...fromIp(uniqueIp()), 'user-agent': `SealTest/${i}` } });
+      const signed = await api('POST', `/signatures/sign/${token}`, {
+        body: { signature_text: signers[i]!.name },
+        headers: { ...fromIp(uniqueIp()), 'user-agent': `SealTest/${i}` },
+      });
       expect(signed.status, signed.text).to.equal(200);
     }
     sig = await waitSealed(member, created.body.id);
-    const res = await fetch(`${testEnv().baseUrl}/signatures/${sig.id}/document.pdf`, { headers: { authorization: `Bearer ${member.token}` } });
+    const res = await fetch(`${testEnv().baseUrl}/signatures/${sig.id}/document.pdf`, {
+      headers: { authorization: `Bearer ${member.token}` },
+    });
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.equal('application/pdf');
     pdf = Buffer.from(await res.arrayBuffer());
@@ -116,10 +155,12 @@ describe('sealed PDF', function () {
     expect(trail.map((e) => e.type)).to.include.members(['requested', 'signed', 'completed']);
     const audit = pages.slice(pages.findIndex((p) => p.includes('Audit trail'))).join(' ');
     for (const e of trail) expect(audit).to.contain(`#${e.seq} ${e.type}`).and.contain(e.hash);
-    expect(audit).to.contain(stored!.document_hash).and.contain((stored!.certificate as { key_id: string }).key_id);
+    expect(audit)
+      .to.contain(stored!.document_hash)
+      .and.contain((stored!.certificate as { key_id: string }).key_id);
   });
 
-  it('each signer\'s completion mail links the sealed PDF through the signing page', async () => {
+  it("each signer's completion mail links the sealed PDF through the signing page", async () => {
     const mail = (await waitForMail(signers[0]!.email, 2)).find((m) => m.subject.startsWith('Signed by everyone'))!;
     const link = /\/sign\/([0-9a-f]{24}\.[0-9a-f]{24}\.[0-9a-z]+\.[A-Za-z0-9]{43})/.exec(mail.text)![1]!;
     const page = await fetch(`${testEnv().hostUrl}/sign/${link}`);
@@ -154,7 +195,8 @@ describe('sealed PDF', function () {
 describe('sealed PDF of record', function () {
   this.timeout(300000);
   let owner: TestUser;
-  const original = async () => makePdf([['PDF OF RECORD: Master Purchase Agreement', '1. Goods. The Seller sells the goods.'], ['2. Price. As agreed in the order.']]);
+  const original = async () =>
+    makePdf([['PDF OF RECORD: Master Purchase Agreement', '1. Goods. The Seller sells the goods.'], ['2. Price. As agreed in the order.']]);
 
   before(async () => {
     owner = await signUp();
@@ -163,42 +205,58 @@ describe('sealed PDF of record', function () {
   async function contractWithRecord(bytes: Buffer) {
     const doc = await upload(owner.token, { name: 'mpa.pdf', bytes, type: 'application/pdf' }, 'contract');
     expect(doc.status, JSON.stringify(doc.body)).to.equal(201);
-    const c = await api<{ id: string; document_id: string }>('POST', '/contracts', { token: owner.token, body: { title: 'Master Purchase Agreement', type: 'service_agreement', counterparty: 'Acme', document_id: doc.body.id } });
+    const c = await api<{ id: string; document_id: string }>('POST', '/contracts', {
+      token: owner.token,
+      body: { title: 'Master Purchase Agreement', type: 'service_agreement', counterparty: 'Acme', document_id: doc.body.id },
+    });
     expect(c.status, c.text).to.equal(201);
     expect(c.body.document_id).to.equal(doc.body.id);
     return { contractId: c.body.id, documentId: doc.body.id };
   }
 
   async function sendAndSign(contractId: string) {
-    const created = await api<SignatureBody & { record_pdf_sha256: string }>('POST', '/signatures', { token: owner.token, body: { contract_id: contractId, signers: [{ name: 'Cy Signer', email: uniqueAddress('cy') }] } });
+    const created = await api<SignatureBody & { record_pdf_sha256: string }>('POST', '/signatures', {
+      token: owner.token,
+      body: { contract_id: contractId, signers: [{ name: 'Cy Signer', email: uniqueAddress('cy') }] },
+    });
     expect(created.status, created.text).to.equal(201);
     const token = created.body.signers[0]!.signing_url.split('/').pop()!;
     // Before signing, the signer downloads the PDF of record itself.
     const before = await fetch(`${testEnv().hostUrl}/sign/${token}/document.pdf`);
     const unsigned = Buffer.from(await before.arrayBuffer());
-    expect((await api('POST', `/signatures/sign/${token}`, { body: { signature_text: 'Cy Signer' }, headers: fromIp(uniqueIp()) })).status).to.equal(200);
+    expect(
+      (await api('POST', `/signatures/sign/${token}`, { body: { signature_text: 'Cy Signer' }, headers: fromIp(uniqueIp()) })).status,
+    ).to.equal(200);
     return { created: created.body, unsigned };
   }
 
-  it('another organization\'s document, or a non-PDF, cannot be a contract\'s PDF of record', async () => {
+  it("another organization's document, or a non-PDF, cannot be a contract's PDF of record", async () => {
     const other = await signUp();
     const theirs = await upload(other.token, { name: 'theirs.pdf', bytes: await original(), type: 'application/pdf' }, 'contract');
-    const refused = await api('POST', '/contracts', { token: owner.token, body: { title: 'X', type: 'nda', counterparty: 'Y', document_id: theirs.body.id } });
+    const refused = await api('POST', '/contracts', {
+      token: owner.token,
+      body: { title: 'X', type: 'nda', counterparty: 'Y', document_id: theirs.body.id },
+    });
     expect(refused.status).to.equal(404);
     const text = await upload(owner.token, { name: 'terms.txt', bytes: Buffer.from('Some terms.'), type: 'text/plain' }, 'contract');
-    const notPdf = await api<{ detail: string }>('POST', '/contracts', { token: owner.token, body: { title: 'X', type: 'nda', counterparty: 'Y', document_id: text.body.id } });
+    const notPdf = await api<{ detail: string }>('POST', '/contracts', {
+      token: owner.token,
+      body: { title: 'X', type: 'nda', counterparty: 'Y', document_id: text.body.id },
+    });
     expect(notPdf.status).to.equal(400);
     expect(notPdf.body.detail).to.match(/^document_id:/);
   });
 
-  it('freezes the file\'s SHA-256 and appends the signature and audit pages to that file', async () => {
+  it("freezes the file's SHA-256 and appends the signature and audit pages to that file", async () => {
     const bytes = await original();
     const { contractId, documentId } = await contractWithRecord(bytes);
     const { created, unsigned } = await sendAndSign(contractId);
     expect(created).to.include({ record_document_id: documentId, record_pdf_sha256: sha256(bytes) });
     expect(sha256(unsigned)).to.equal(sha256(bytes));
     await waitSealed(owner, created.id);
-    const res = await fetch(`${testEnv().baseUrl}/signatures/${created.id}/document.pdf`, { headers: { authorization: `Bearer ${owner.token}` } });
+    const res = await fetch(`${testEnv().baseUrl}/signatures/${created.id}/document.pdf`, {
+      headers: { authorization: `Bearer ${owner.token}` },
+    });
     const sealed = Buffer.from(await res.arrayBuffer());
     const pages = await pdfText(sealed);
     expect(pages[0]).to.contain('PDF OF RECORD: Master Purchase Agreement');
@@ -212,14 +270,28 @@ describe('sealed PDF of record', function () {
 
   it('a PDF of record changed after the request was sent is not sealed: the error shows at once', async () => {
     const { contractId, documentId } = await contractWithRecord(await original());
-    const created = await api<SignatureBody>('POST', '/signatures', { token: owner.token, body: { contract_id: contractId, signers: [{ name: 'Di Signer', email: uniqueAddress('di') }] } });
+    const created = await api<SignatureBody>('POST', '/signatures', {
+      token: owner.token,
+      body: { contract_id: contractId, signers: [{ name: 'Di Signer', email: uniqueAddress('di') }] },
+    });
     const stored = await Document.findById(documentId).lean();
     writeFileSync(stored!.storage_path, await makePdf([['A different agreement']]));
     const token = created.body.signers[0]!.signing_url.split('/').pop()!;
-    expect((await api('POST', `/signatures/sign/${token}`, { body: { signature_text: 'Di Signer' }, headers: fromIp(uniqueIp()) })).status).to.equal(200);
+    expect(
+      (await api('POST', `/signatures/sign/${token}`, { body: { signature_text: 'Di Signer' }, headers: fromIp(uniqueIp()) })).status,
+    ).to.equal(200);
     let body: SignatureBody | undefined;
-    await waitFor(async () => Boolean((body = (await api<SignatureBody>('GET', `/signatures/${created.body.id}`, { token: owner.token })).body).sealing_error), 60000, 'the sealing error');
-    expect(body).to.include({ status: 'completed', sealed_at: null, sealing_error: 'the PDF of record was changed or removed after the request was sent' });
+    await waitFor(
+      async () =>
+        Boolean((body = (await api<SignatureBody>('GET', `/signatures/${created.body.id}`, { token: owner.token })).body).sealing_error),
+      60000,
+      'the sealing error',
+    );
+    expect(body).to.include({
+      status: 'completed',
+      sealed_at: null,
+      sealing_error: 'the PDF of record was changed or removed after the request was sent',
+    });
     const v = await api<{ seal: Seal }>('GET', `/signatures/${created.body.id}/verify`, { token: owner.token });
     expect(v.body.seal).to.include({ status: 'failed', valid: false });
     expect((await api('GET', `/signatures/${created.body.id}/document.pdf`, { token: owner.token })).status).to.equal(409);

@@ -22,11 +22,13 @@ const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const CONTENT = [
   'MUTUAL NON-DISCLOSURE AGREEMENT',
   '1. Purpose. The parties wish to explore a business relationship and will share Confidential Information for that purpose only.',
-  '2. Obligations. The Recipient shall keep the Discloser\'s Confidential Information secret and use it only for the Purpose.',
+  "2. Obligations. The Recipient shall keep the Discloser's Confidential Information secret and use it only for the Purpose.",
   '3. Term. This Agreement lasts three (3) years from the Effective Date.',
 ].join('\n');
 
-interface AxeResult { violations: Array<{ id: string; impact: string | null; help: string; nodes: unknown[] }> }
+interface AxeResult {
+  violations: Array<{ id: string; impact: string | null; help: string; nodes: unknown[] }>;
+}
 
 describe('signing page (Chromium)', function () {
   this.timeout(180000);
@@ -47,7 +49,12 @@ describe('signing page (Chromium)', function () {
 
   /** A phone's browser with its own client address; anything not from the service is refused and noted. */
   async function phone(): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, extraHTTPHeaders: { 'x-forwarded-for': uniqueIp() } });
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      extraHTTPHeaders: { 'x-forwarded-for': uniqueIp() },
+    });
     contexts.push(context);
     const origin = new URL(testEnv().hostUrl).origin;
     await context.route('**/*', (route) => {
@@ -69,10 +76,20 @@ describe('signing page (Chromium)', function () {
 
   it('one signer reads, consents and signs; the other declines with a reason', async () => {
     const title = `NDA with Initech ${randomUUID().slice(0, 6)}`;
-    const c = await api<{ id: string }>('POST', '/contracts', { token: owner.token, body: { title, type: 'nda', counterparty: 'Initech', content: CONTENT } });
+    const c = await api<{ id: string }>('POST', '/contracts', {
+      token: owner.token,
+      body: { title, type: 'nda', counterparty: 'Initech', content: CONTENT },
+    });
     const sig = await api<{ id: string; signers: Array<{ signing_url: string }> }>('POST', '/signatures', {
       token: owner.token,
-      body: { contract_id: c.body.id, signers: [{ name: 'Ada Lovelace', email: 'ada@example.test' }, { name: 'Ben Declines', email: 'ben@example.test' }], message: 'Please sign before Friday.' },
+      body: {
+        contract_id: c.body.id,
+        signers: [
+          { name: 'Ada Lovelace', email: 'ada@example.test' },
+          { name: 'Ben Declines', email: 'ben@example.test' },
+        ],
+        message: 'Please sign before Friday.',
+      },
     });
     expect(sig.status, sig.text).to.equal(201);
     const [adaUrl, benUrl] = sig.body.signers.map((x) => `${testEnv().hostUrl}${new URL(x.signing_url).pathname}`);
@@ -83,7 +100,9 @@ describe('signing page (Chromium)', function () {
     expect(opened!.headers()['content-security-policy']).to.contain("default-src 'none'");
     expect(await ada.getAttribute('html', 'lang')).to.equal('en');
     expect(await ada.getByRole('heading', { level: 1 }).textContent()).to.equal(title);
-    expect(await ada.locator('#consent-text').textContent()).to.contain('you agree to use electronic records').and.contain('download a copy');
+    expect(await ada.locator('#consent-text').textContent())
+      .to.contain('you agree to use electronic records')
+      .and.contain('download a copy');
     expect(await ada.locator('article.page').innerText()).to.contain('2. Obligations. The Recipient shall keep');
     expect(await ada.getByRole('link', { name: 'Download the document as PDF' }).count()).to.equal(1);
     await ada.screenshot({ path: path.join(OUT, '1-sign-form.png'), fullPage: true });

@@ -9,9 +9,13 @@ import { testEnv, testEnvironment } from '../../support/env';
 import { startApiProcess } from '../../support/processes';
 import { Signature } from '../../../models/signature';
 
-interface Created { id: string; signers: Array<{ id: string; signing_url: string }> }
+interface Created {
+  id: string;
+  signers: Array<{ id: string; signing_url: string }>;
+}
 
-const CONTENT = 'MUTUAL NON-DISCLOSURE AGREEMENT\n1. Confidential Information. Each party keeps the other\'s information secret.\n2. Term. Three years.';
+const CONTENT =
+  "MUTUAL NON-DISCLOSURE AGREEMENT\n1. Confidential Information. Each party keeps the other's information secret.\n2. Term. Three years.";
 
 /** A browser of the signing page: its own address, cookie jar of one cookie, no redirects followed. */
 function browser(base = testEnv().hostUrl) {
@@ -27,7 +31,12 @@ function browser(base = testEnv().hostUrl) {
     async post(p: string, form: Record<string, string>, withCookie = true) {
       const res = await fetch(`${base}${p}`, {
         method: 'POST',
-        headers: { ...fromIp(ip), 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'PageTest/1.0', ...(withCookie && cookie ? { cookie } : {}) },
+        headers: {
+          ...fromIp(ip),
+          'content-type': 'application/x-www-form-urlencoded',
+          'user-agent': 'PageTest/1.0',
+          ...(withCookie && cookie ? { cookie } : {}),
+        },
         body: new URLSearchParams(form).toString(),
         redirect: 'manual',
       });
@@ -47,9 +56,18 @@ describe('signing page (HTTP)', () => {
   });
 
   async function request(opts: { title?: string; ordered?: boolean; signers?: Array<{ name: string; email: string }> } = {}) {
-    const c = await api<{ id: string }>('POST', '/contracts', { token: owner.token, body: { title: opts.title ?? `NDA ${randomUUID().slice(0, 8)}`, type: 'nda', counterparty: 'Initech', content: CONTENT } });
-    const signers = opts.signers ?? [{ name: 'Ada Signer', email: 'ada@example.test' }, { name: 'Ben Signer', email: 'ben@example.test' }];
-    const res = await api<Created>('POST', '/signatures', { token: owner.token, body: { contract_id: c.body.id, signers, ordered: opts.ordered ?? false, message: 'Please sign <today>' } });
+    const c = await api<{ id: string }>('POST', '/contracts', {
+      token: owner.token,
+      body: { title: opts.title ?? `NDA ${randomUUID().slice(0, 8)}`, type: 'nda', counterparty: 'Initech', content: CONTENT },
+    });
+    const signers = opts.signers ?? [
+      { name: 'Ada Signer', email: 'ada@example.test' },
+      { name: 'Ben Signer', email: 'ben@example.test' },
+    ];
+    const res = await api<Created>('POST', '/signatures', {
+      token: owner.token,
+      body: { contract_id: c.body.id, signers, ordered: opts.ordered ?? false, message: 'Please sign <today>' },
+    });
     expect(res.status, res.text).to.equal(201);
     return { ...res.body, paths: res.body.signers.map((x) => new URL(x.signing_url).pathname) };
   }
@@ -61,11 +79,17 @@ describe('signing page (HTTP)', () => {
     expect(page.status).to.equal(200);
     expect(page.headers.get('content-type')).to.match(/^text\/html/);
     const csp = page.headers.get('content-security-policy')!;
-    expect(csp).to.contain("default-src 'none'").and.contain("style-src 'self'").and.contain("form-action 'self'").and.contain("frame-ancestors 'none'");
+    expect(csp)
+      .to.contain("default-src 'none'")
+      .and.contain("style-src 'self'")
+      .and.contain("form-action 'self'")
+      .and.contain("frame-ancestors 'none'");
     expect(csp).not.to.contain('unsafe-inline');
     expect(page.headers.get('cache-control')).to.equal('no-store');
     expect(page.headers.get('referrer-policy')).to.equal('no-referrer');
-    expect(page.headers.get('set-cookie')).to.match(/HttpOnly/i).and.match(/SameSite=Strict/i);
+    expect(page.headers.get('set-cookie'))
+      .to.match(/HttpOnly/i)
+      .and.match(/SameSite=Strict/i);
     expect(page.text).to.contain('<html lang="en">');
     expect(page.text).not.to.match(/<script/i);
     expect(page.text).not.to.contain('<script>alert(1)</script>');
@@ -74,9 +98,15 @@ describe('signing page (HTTP)', () => {
     expect(page.text).to.contain('Please sign &lt;today&gt;');
     expect(page.text).to.contain('1. Confidential Information. Each party keeps the other&#39;s information secret.');
     expect(page.text).to.contain('agree to use electronic records');
-    expect(page.text).to.match(/<label for="consent">/).and.match(/id="consent"/);
-    expect(page.text).to.match(/<label for="signature-name">/).and.match(/id="signature-name"/);
-    expect(page.text).to.match(/<label for="decline-reason">/).and.match(/id="decline-reason"/);
+    expect(page.text)
+      .to.match(/<label for="consent">/)
+      .and.match(/id="consent"/);
+    expect(page.text)
+      .to.match(/<label for="signature-name">/)
+      .and.match(/id="signature-name"/);
+    expect(page.text)
+      .to.match(/<label for="decline-reason">/)
+      .and.match(/id="decline-reason"/);
     // Viewing marks the signer as having viewed, as the JSON endpoint does.
     const got = await api<{ signers: Array<{ status: string }> }>('GET', `/signatures/${r.id}`, { token: member.token });
     expect(got.body.signers[0]!.status).to.equal('viewed');
@@ -85,10 +115,14 @@ describe('signing page (HTTP)', () => {
     const pdf = await fetch(`${testEnv().hostUrl}${r.paths[0]}/document.pdf`);
     expect(pdf.status).to.equal(200);
     expect(pdf.headers.get('content-type')).to.equal('application/pdf');
-    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).to.equal('%PDF-');
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).to.equal('%PDF-');
   });
 
-  it('refuses a post without the CSRF cookie, or with another link\'s token, and signs with both', async () => {
+  it("refuses a post without the CSRF cookie, or with another link's token, and signs with both", async () => {
     const r = await request();
     const a = browser();
     const form = csrfOf((await a.get(r.paths[0]!)).text);
@@ -126,7 +160,9 @@ describe('signing page (HTTP)', () => {
 
     const cancelled = await request();
     expect((await api('POST', `/signatures/${cancelled.id}/cancel`, { token: member.token })).status).to.equal(200);
-    expect((await browser().get(cancelled.paths[0]!)).text).to.contain('Request cancelled').and.contain('Test Owner cancelled this signature request');
+    expect((await browser().get(cancelled.paths[0]!)).text)
+      .to.contain('Request cancelled')
+      .and.contain('Test Owner cancelled this signature request');
 
     const expired = await request();
     await Signature.updateOne({ _id: expired.id }, { $set: { expires_at: new Date(Date.now() - 1000) } });

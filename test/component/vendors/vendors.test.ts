@@ -5,12 +5,34 @@ import { addMember, signUp, type TestUser } from '../../support/auth';
 import { Event } from '../../../models/event';
 
 interface VendorBody {
-  id: string; name: string; contact_name: string | null; contact_email: string | null; contact_phone: string | null; category: string | null;
-  website: string | null; notes: string | null; status: string; risk_level: string | null; risk_score: number | null;
-  organization_id: string; created_at: string; updated_at: string; detail?: string;
+  id: string;
+  name: string;
+  contact_name: string | null;
+  contact_email: string | null;
+  contact_phone: string | null;
+  category: string | null;
+  website: string | null;
+  notes: string | null;
+  status: string;
+  risk_level: string | null;
+  risk_score: number | null;
+  organization_id: string;
+  created_at: string;
+  updated_at: string;
+  detail?: string;
 }
-interface VendorList { vendors: Array<Partial<VendorBody>>; total: number; page: number; page_size: number; detail?: string }
-interface Assessment { risk_score: number; risk_level: string; assessment: { financial_stability: string; data_handling: string; contract_coverage: string; recommendations: string[] } }
+interface VendorList {
+  vendors: Array<Partial<VendorBody>>;
+  total: number;
+  page: number;
+  page_size: number;
+  detail?: string;
+}
+interface Assessment {
+  risk_score: number;
+  risk_level: string;
+  assessment: { financial_stability: string; data_handling: string; contract_coverage: string; recommendations: string[] };
+}
 
 const create = (u: TestUser, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   api<VendorBody>('POST', '/vendors', { token: u.token, body, headers });
@@ -24,11 +46,25 @@ describe('vendors', () => {
 
     it('creates with status active and no score until assessed, and records vendor.created', async () => {
       const res = await create(owner, {
-        name: 'Acme Cloud', contact_name: 'Ann', contact_email: 'ann@acme.example', contact_phone: '+1 (555) 010-2000',
-        category: 'cloud hosting', website: 'https://acme.example', notes: 'Preferred', risk_score: 5, organization_id: '0123456789abcdef01234567',
+        name: 'Acme Cloud',
+        contact_name: 'Ann',
+        contact_email: 'ann@acme.example',
+        contact_phone: '+1 (555) 010-2000',
+        category: 'cloud hosting',
+        website: 'https://acme.example',
+        notes: 'Preferred',
+        risk_score: 5,
+        organization_id: '0123456789abcdef01234567',
       });
       expect(res.status).to.equal(201);
-      expect(res.body).to.include({ name: 'Acme Cloud', contact_email: 'ann@acme.example', status: 'active', risk_score: null, risk_level: null, organization_id: owner.organizationId });
+      expect(res.body).to.include({
+        name: 'Acme Cloud',
+        contact_email: 'ann@acme.example',
+        status: 'active',
+        risk_score: null,
+        risk_level: null,
+        organization_id: owner.organizationId,
+      });
       expect(res.body.created_at).to.match(/Z$/);
       const [event] = await Event.find({ resource_id: res.body.id }).lean();
       expect(event!.type).to.equal('vendor.created');
@@ -54,7 +90,10 @@ describe('vendors', () => {
     it('gets, partially updates and deletes (204), then answers 404', async () => {
       const { body: v } = await create(owner, { name: 'Paper Co', category: 'office supplies' });
       expect((await api<VendorBody>('GET', `/vendors/${v.id}`, { token: owner.token })).body).to.deep.equal(v);
-      const upd = await api<VendorBody>('PUT', `/vendors/${v.id}`, { token: owner.token, body: { status: 'under_review', risk_level: 'low' } });
+      const upd = await api<VendorBody>('PUT', `/vendors/${v.id}`, {
+        token: owner.token,
+        body: { status: 'under_review', risk_level: 'low' },
+      });
       expect(upd.status).to.equal(200);
       expect(upd.body).to.include({ status: 'under_review', name: 'Paper Co', category: 'office supplies', risk_level: null });
       expect((await api('PUT', `/vendors/${v.id}`, { token: owner.token, body: { contact_email: 'x' } })).status).to.equal(400);
@@ -71,7 +110,9 @@ describe('vendors', () => {
     before(async () => {
       owner = await signUp();
       risky = (await create(owner, { name: 'Shady Data', category: 'data analytics', notes: 'Data breach last year; invoices late' })).body;
-      sound = (await create(owner, { name: 'Solid Paper', category: 'office supplies', website: 'https://paper.example', status: 'inactive' })).body;
+      sound = (
+        await create(owner, { name: 'Solid Paper', category: 'office supplies', website: 'https://paper.example', status: 'inactive' })
+      ).body;
     });
 
     it('assesses a vendor in the spec shape and stores the score and the level derived from it', async () => {
@@ -89,10 +130,23 @@ describe('vendors', () => {
     });
 
     it('generates an NDA linked to the vendor (201) that improves its contract coverage', async () => {
-      const res = await api<{ id: string; type: string; status: string; vendor_id: string; counterparty: string; party_name: string; content: string }>(
-        'POST', `/vendors/${sound.id}/generate-nda`, { token: owner.token, body: { party_name: 'Acme Corp', duration_years: 3 } });
+      const res = await api<{
+        id: string;
+        type: string;
+        status: string;
+        vendor_id: string;
+        counterparty: string;
+        party_name: string;
+        content: string;
+      }>('POST', `/vendors/${sound.id}/generate-nda`, { token: owner.token, body: { party_name: 'Acme Corp', duration_years: 3 } });
       expect(res.status).to.equal(201);
-      expect(res.body).to.include({ type: 'nda', status: 'draft', vendor_id: sound.id, counterparty: 'Solid Paper', party_name: 'Acme Corp' });
+      expect(res.body).to.include({
+        type: 'nda',
+        status: 'draft',
+        vendor_id: sound.id,
+        counterparty: 'Solid Paper',
+        party_name: 'Acme Corp',
+      });
       expect(res.body.content).to.include('Acme Corp').and.include('Solid Paper').and.include('3 years');
       expect((await api('GET', `/contracts/${res.body.id}`, { token: owner.token })).status).to.equal(200);
       const created = await Event.findOne({ resource_id: res.body.id, type: 'contract.created' }).lean();
@@ -104,7 +158,12 @@ describe('vendors', () => {
     });
 
     it('validates the NDA request', async () => {
-      for (const body of [{ duration_years: 2 }, { party_name: 'A', duration_years: 1.5 }, { party_name: 'A', duration_years: 0 }, { party_name: 'A', duration_years: '2' }]) {
+      for (const body of [
+        { duration_years: 2 },
+        { party_name: 'A', duration_years: 1.5 },
+        { party_name: 'A', duration_years: 0 },
+        { party_name: 'A', duration_years: '2' },
+      ]) {
         const res = await api('POST', `/vendors/${sound.id}/generate-nda`, { token: owner.token, body });
         expect(res.status, JSON.stringify(body)).to.equal(400);
         expect(res.body.detail).to.match(/^(party_name|duration_years): /);
@@ -113,7 +172,12 @@ describe('vendors', () => {
 
     it('replays a repeated NDA request with the same Idempotency-Key', async () => {
       const key = randomUUID();
-      const send = () => api<{ id: string }>('POST', `/vendors/${sound.id}/generate-nda`, { token: owner.token, body: { party_name: 'Acme' }, headers: { 'idempotency-key': key } });
+      const send = () =>
+        api<{ id: string }>('POST', `/vendors/${sound.id}/generate-nda`, {
+          token: owner.token,
+          body: { party_name: 'Acme' },
+          headers: { 'idempotency-key': key },
+        });
       const [a, b] = [await send(), await send()];
       expect(b.status).to.equal(201);
       expect(b.body.id).to.equal(a.body.id);
@@ -123,9 +187,22 @@ describe('vendors', () => {
     it('lists with status and risk_level filters, in the spec item shape', async () => {
       const all = await api<VendorList>('GET', '/vendors', { token: owner.token });
       expect(all.body).to.include({ total: 2, page: 1, page_size: 20 });
-      expect(all.body.vendors[0]).to.have.keys('id', 'name', 'contact_email', 'status', 'risk_level', 'risk_score', 'category', 'created_at');
-      expect((await api<VendorList>('GET', '/vendors?status=inactive', { token: owner.token })).body.vendors.map((v) => v.name)).to.deep.equal(['Solid Paper']);
-      expect((await api<VendorList>('GET', '/vendors?risk_level=low', { token: owner.token })).body.vendors.map((v) => v.name)).to.deep.equal(['Solid Paper']);
+      expect(all.body.vendors[0]).to.have.keys(
+        'id',
+        'name',
+        'contact_email',
+        'status',
+        'risk_level',
+        'risk_score',
+        'category',
+        'created_at',
+      );
+      expect(
+        (await api<VendorList>('GET', '/vendors?status=inactive', { token: owner.token })).body.vendors.map((v) => v.name),
+      ).to.deep.equal(['Solid Paper']);
+      expect(
+        (await api<VendorList>('GET', '/vendors?risk_level=low', { token: owner.token })).body.vendors.map((v) => v.name),
+      ).to.deep.equal(['Solid Paper']);
       expect((await api<VendorList>('GET', '/vendors?search=SHADY', { token: owner.token })).body.total).to.equal(1);
       const bad = await api<VendorList>('GET', '/vendors?risk_level=extreme', { token: owner.token });
       expect(bad.status).to.equal(400);
@@ -136,7 +213,9 @@ describe('vendors', () => {
       const { body: v } = await create(owner, { name: 'Short Lived' });
       const nda = await api<{ id: string }>('POST', `/vendors/${v.id}/generate-nda`, { token: owner.token, body: { party_name: 'Acme' } });
       expect((await api('DELETE', `/vendors/${v.id}`, { token: owner.token })).status).to.equal(204);
-      expect((await api<{ vendor_id: string | null }>('GET', `/contracts/${nda.body.id}`, { token: owner.token })).body.vendor_id).to.equal(null);
+      expect((await api<{ vendor_id: string | null }>('GET', `/contracts/${nda.body.id}`, { token: owner.token })).body.vendor_id).to.equal(
+        null,
+      );
     });
   });
 

@@ -27,7 +27,10 @@ describe('event relay', () => {
     const { config, services } = testEnv();
     const receiver = await startReceiver(() => 200);
     await WebhookSubscription.create({
-      organization_id: orgId, url: receiver.url, events: ['contract.created'], secret_encrypted: encryptSecret(config, 'relay-secret-0123456789'),
+      organization_id: orgId,
+      url: receiver.url,
+      events: ['contract.created'],
+      secret_encrypted: encryptSecret(config, 'relay-secret-0123456789'),
     });
     const recorded = await recordEvent(event('Immediate'));
     const [req] = await receiver.waitFor(1);
@@ -47,7 +50,10 @@ describe('event relay', () => {
     const { services } = testEnv();
     const receiver = await startReceiver(() => 200);
     const sub = await WebhookSubscription.create({
-      organization_id: orgId, url: receiver.url, events: ['contract.created'], secret_encrypted: encryptSecret(testEnv().config, 'relay-secret-0123456789'),
+      organization_id: orgId,
+      url: receiver.url,
+      events: ['contract.created'],
+      secret_encrypted: encryptSecret(testEnv().config, 'relay-secret-0123456789'),
     });
     setEventRecordedListener(undefined); // as if the process died right after the commit
     let recorded;

@@ -17,17 +17,31 @@ describe('webhook delivery (dev server)', () => {
     const { config, services } = testEnv();
     const orgId = new Types.ObjectId();
     const eventId = new Types.ObjectId().toHexString();
-    const body = JSON.stringify({ event: 'contract.created', timestamp: new Date().toISOString(), data: { id: 'c1' }, organization_id: orgId.toHexString() });
-    const subs = await Promise.all(['whsec-test-secret-123', 'whsec-other-secret-456'].map(async (secret) => {
-      const receiver = await startReceiver(() => 204);
-      const sub = await WebhookSubscription.create({
-        organization_id: orgId, url: `${receiver.url}/hook`, events: ['contract.created'], secret_encrypted: encryptSecret(config, secret),
-      });
-      const delivery = await WebhookDelivery.create({
-        organization_id: orgId, subscription_id: sub._id, event_id: new Types.ObjectId(eventId), event: 'contract.created', body,
-      });
-      return { secret, receiver, sub, deliveryId: delivery._id.toHexString() };
-    }));
+    const body = JSON.stringify({
+      event: 'contract.created',
+      timestamp: new Date().toISOString(),
+      data: { id: 'c1' },
+      organization_id: orgId.toHexString(),
+    });
+    const subs = await Promise.all(
+      ['whsec-test-secret-123', 'whsec-other-secret-456'].map(async (secret) => {
+        const receiver = await startReceiver(() => 204);
+        const sub = await WebhookSubscription.create({
+          organization_id: orgId,
+          url: `${receiver.url}/hook`,
+          events: ['contract.created'],
+          secret_encrypted: encryptSecret(config, secret),
+        });
+        const delivery = await WebhookDelivery.create({
+          organization_id: orgId,
+          subscription_id: sub._id,
+          event_id: new Types.ObjectId(eventId),
+          event: 'contract.created',
+          body,
+        });
+        return { secret, receiver, sub, deliveryId: delivery._id.toHexString() };
+      }),
+    );
 
     const handle = await services.temporal.workflow.start(webhookEventWorkflow, {
       taskQueue: config.TEMPORAL_TASK_QUEUE,
@@ -68,10 +82,17 @@ describe('webhook delivery (dev server)', () => {
     const receiver = await startReceiver(() => 200);
     const orgId = new Types.ObjectId();
     const sub = await WebhookSubscription.create({
-      organization_id: orgId, url: receiver.url, events: ['vendor.created'], secret_encrypted: encryptSecret(config, 'whsec-claim-secret-789'),
+      organization_id: orgId,
+      url: receiver.url,
+      events: ['vendor.created'],
+      secret_encrypted: encryptSecret(config, 'whsec-claim-secret-789'),
     });
     const delivery = await WebhookDelivery.create({
-      organization_id: orgId, subscription_id: sub._id, event_id: new Types.ObjectId(), event: 'vendor.created', body: '{"event":"vendor.created"}',
+      organization_id: orgId,
+      subscription_id: sub._id,
+      event_id: new Types.ObjectId(),
+      event: 'vendor.created',
+      body: '{"event":"vendor.created"}',
     });
     const activities = createWebhookActivities(services);
     const attemptWebhookDelivery = (i: Parameters<typeof activities.attemptWebhookDelivery>[0]) => activities.attemptWebhookDelivery(i);

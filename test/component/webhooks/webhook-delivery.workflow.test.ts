@@ -43,8 +43,14 @@ describe('webhook delivery workflow (time-skipping)', function () {
     const ids = Object.keys(answers);
     const result = await worker.runUntil(
       workflow === 'event'
-        ? env.client.workflow.execute(webhookEventWorkflow, { taskQueue, workflowId: `we-${Math.random()}`, args: [{ deliveries: ids.map((id) => ({ deliveryId: id, subscriptionId: `sub-${id}` })) }] })
-        : env.client.workflow.execute(webhookDeliveryWorkflow, { taskQueue, workflowId: `wd-${Math.random()}`, args: [{ deliveryId: ids[0]! }] }).then((r) => [r]),
+        ? env.client.workflow.execute(webhookEventWorkflow, {
+            taskQueue,
+            workflowId: `we-${Math.random()}`,
+            args: [{ deliveries: ids.map((id) => ({ deliveryId: id, subscriptionId: `sub-${id}` })) }],
+          })
+        : env.client.workflow
+            .execute(webhookDeliveryWorkflow, { taskQueue, workflowId: `wd-${Math.random()}`, args: [{ deliveryId: ids[0]! }] })
+            .then((r) => [r]),
     );
     const t0 = attempts[0]!.at;
     const offsetsOf = (id: string) => attempts.filter((a) => a.deliveryId === id).map((a) => Math.round((a.at - t0) / 1000));
@@ -79,7 +85,14 @@ describe('webhook delivery workflow (time-skipping)', function () {
     expect(r.offsetsOf('c')).to.deep.equal([0, 30]);
     expect(r.failedMarked).to.deep.equal(['b']);
     // Each attempt is made once, with its subscription.
-    expect(r.attempts.map((a) => `${a.deliveryId}:${a.attempt}:${a.subscriptionId}`).sort()).to.deep.equal(['a:1:sub-a', 'b:1:sub-b', 'b:2:sub-b', 'b:3:sub-b', 'c:1:sub-c', 'c:2:sub-c']);
+    expect(r.attempts.map((a) => `${a.deliveryId}:${a.attempt}:${a.subscriptionId}`).sort()).to.deep.equal([
+      'a:1:sub-a',
+      'b:1:sub-b',
+      'b:2:sub-b',
+      'b:3:sub-b',
+      'c:1:sub-c',
+      'c:2:sub-c',
+    ]);
   });
 
   it("keeps the previous release's one-delivery workflow on the same schedule", async () => {

@@ -19,13 +19,36 @@ import { WebhookSubscription } from '../../../models/webhook-subscription';
 import { WebhookDelivery } from '../../../models/webhook-delivery';
 import { OrganizationId, RecordId, RecordKind } from '../../../platform/temporal/search-attributes';
 
-interface Subscription { id: string; url: string; events: string[]; active: boolean; created_at: string }
-interface Delivery {
-  id: string; event: string; subscription_id: string; status: string; attempts: number;
-  last_status_code: number | null; last_error: string | null; next_attempt_at: string | null; created_at: string; redelivery_of: string | null; workflow_id: string;
+interface Subscription {
+  id: string;
+  url: string;
+  events: string[];
+  active: boolean;
+  created_at: string;
 }
-interface Deliveries { deliveries: Delivery[]; total: number }
-interface Payload { event: string; timestamp: string; data: Record<string, unknown>; organization_id: string }
+interface Delivery {
+  id: string;
+  event: string;
+  subscription_id: string;
+  status: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+  redelivery_of: string | null;
+  workflow_id: string;
+}
+interface Deliveries {
+  deliveries: Delivery[];
+  total: number;
+}
+interface Payload {
+  event: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+  organization_id: string;
+}
 
 const secret = 'receiver-shared-secret-0123456789';
 
@@ -103,7 +126,10 @@ describe('webhooks', () => {
       // name pointing into a private network would.
       const name = hostname();
       const resolved = (await lookup(name, { all: true })).map((a) => a.address);
-      expect(resolved.every((ip) => addressRefusal(ip, { allowPrivate: false }) !== null), `${name} resolves to ${resolved.join(', ')}`).to.equal(true);
+      expect(
+        resolved.every((ip) => addressRefusal(ip, { allowPrivate: false }) !== null),
+        `${name} resolves to ${resolved.join(', ')}`,
+      ).to.equal(true);
       const { services } = testEnv();
       const strict = { ...services, config: { ...services.config, ALLOW_PRIVATE_WEBHOOK_URLS: false } };
       const server: Server = createApp(strict).listen(0, '127.0.0.1');
@@ -111,7 +137,11 @@ describe('webhooks', () => {
       const port = await freePort();
       try {
         const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/v1`;
-        const refused = await api('POST', '/webhooks/subscribe', { base, token: owner.token, body: { url: `http://${name}:${port}/hook`, events: ['contract.created'], secret } });
+        const refused = await api('POST', '/webhooks/subscribe', {
+          base,
+          token: owner.token,
+          body: { url: `http://${name}:${port}/hook`, events: ['contract.created'], secret },
+        });
         expect(refused.status).to.equal(400);
         expect(refused.body.detail).to.equal(`url: ${name} resolves to a loopback or private address`);
         for (const ip of resolved) expect(refused.text).not.to.contain(ip);
@@ -121,16 +151,24 @@ describe('webhooks', () => {
         const unreachable = await subscribe(org, `http://localhost:${port}/hook`, ['contract.created']);
         expect(unreachable.status).to.equal(201);
         const delivery = await WebhookDelivery.create({
-          organization_id: new Types.ObjectId(org.organizationId), subscription_id: new Types.ObjectId(unreachable.body.id),
-          event_id: new Types.ObjectId(), event: 'contract.created', body: '{}',
+          organization_id: new Types.ObjectId(org.organizationId),
+          subscription_id: new Types.ObjectId(unreachable.body.id),
+          event_id: new Types.ObjectId(),
+          event: 'contract.created',
+          body: '{}',
         });
         const resolvedSub = await WebhookSubscription.create({
-          organization_id: new Types.ObjectId(org.organizationId), url: `http://${name}:${port}/hook`, events: ['contract.created'],
+          organization_id: new Types.ObjectId(org.organizationId),
+          url: `http://${name}:${port}/hook`,
+          events: ['contract.created'],
           secret_encrypted: encryptSecret(services.config, secret),
         });
         const toResolved = await WebhookDelivery.create({
-          organization_id: new Types.ObjectId(org.organizationId), subscription_id: resolvedSub._id,
-          event_id: new Types.ObjectId(), event: 'contract.created', body: '{}',
+          organization_id: new Types.ObjectId(org.organizationId),
+          subscription_id: resolvedSub._id,
+          event_id: new Types.ObjectId(),
+          event: 'contract.created',
+          body: '{}',
         });
         await createWebhookActivities(services).attemptWebhookDelivery({ deliveryId: delivery.id, attempt: 1, retryInMs: null });
         await createWebhookActivities(strict).attemptWebhookDelivery({ deliveryId: toResolved.id, attempt: 1, retryInMs: null });
@@ -151,18 +189,24 @@ describe('webhooks', () => {
       const org = await signUp();
       const limit = testEnv().config.WEBHOOK_SUBSCRIPTIONS_PER_ORG;
       expect(limit).to.equal(20);
-      for (let i = 0; i < limit - 2; i++) expect((await subscribe(org, `https://hooks.example.com/${i}`, ['contract.created'])).status).to.equal(201);
+      for (let i = 0; i < limit - 2; i++)
+        expect((await subscribe(org, `https://hooks.example.com/${i}`, ['contract.created'])).status).to.equal(201);
       // Five at once for the last two places.
-      const racing = await Promise.all(Array.from({ length: 5 }, (_, i) => subscribe(org, `https://hooks.example.com/race-${i}`, ['contract.created'])));
+      const racing = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => subscribe(org, `https://hooks.example.com/race-${i}`, ['contract.created'])),
+      );
       const won = racing.filter((r) => r.status === 201).length;
       expect(won).to.be.at.most(2);
       for (const r of racing.filter((x) => x.status !== 201)) {
         expect(r.status).to.equal(409);
-        expect(r.body).to.deep.equal({ detail: `This organization already has ${limit} webhook subscriptions, the most allowed; remove one first` });
+        expect(r.body).to.deep.equal({
+          detail: `This organization already has ${limit} webhook subscriptions, the most allowed; remove one first`,
+        });
       }
       const list = await api<{ webhooks: Subscription[]; total: number }>('GET', '/webhooks', { token: org.token });
       expect(list.body.total).to.equal(limit - 2 + won);
-      for (let total = list.body.total; total < limit; total++) expect((await subscribe(org, `https://hooks.example.com/fill-${total}`, ['contract.created'])).status).to.equal(201);
+      for (let total = list.body.total; total < limit; total++)
+        expect((await subscribe(org, `https://hooks.example.com/fill-${total}`, ['contract.created'])).status).to.equal(201);
       expect((await subscribe(org, 'https://hooks.example.com/over', ['contract.created'])).status).to.equal(409);
       expect((await api<{ total: number }>('GET', '/webhooks', { token: org.token })).body.total).to.equal(limit);
       // Another organization is not affected, and removing one makes room.
@@ -209,7 +253,8 @@ describe('webhooks', () => {
       expect(sub.status).to.equal(201);
 
       const contract = await api<{ id: string }>('POST', '/contracts', {
-        token: org.token, body: { title: 'MSA with Acme', type: 'service_agreement', counterparty: 'Acme Ltd', content: 'Secret terms' },
+        token: org.token,
+        body: { title: 'MSA with Acme', type: 'service_agreement', counterparty: 'Acme Ltd', content: 'Secret terms' },
       });
       expect(contract.status).to.equal(201);
       const vendor = await api<{ id: string }>('POST', '/vendors', { token: org.token, body: { name: 'Acme Supplies' } });
@@ -232,7 +277,11 @@ describe('webhooks', () => {
         expect(payload.timestamp).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       }
       expect(verify(byEvent.get('contract.created')!, secret).data).to.deep.equal({
-        id: contract.body.id, title: 'MSA with Acme', type: 'service_agreement', status: 'draft', counterparty: 'Acme Ltd',
+        id: contract.body.id,
+        title: 'MSA with Acme',
+        type: 'service_agreement',
+        status: 'draft',
+        counterparty: 'Acme Ltd',
       });
       expect(verify(byEvent.get('contract.updated')!, secret).data).to.include({ id: contract.body.id, status: 'active' });
       expect(verify(byEvent.get('vendor.created')!, secret).data).to.include({ id: vendor.body.id, name: 'Acme Supplies' });
@@ -245,7 +294,14 @@ describe('webhooks', () => {
       expect(list.status).to.equal(200);
       expect(list.body.total).to.equal(3);
       const created = list.body.deliveries.find((d) => d.event === 'contract.created')!;
-      expect(created).to.include({ id: String(byEvent.get('contract.created')!.headers['x-service-delivery']), subscription_id: sub.body.id, status: 'delivered', attempts: 1, last_status_code: 200, next_attempt_at: null });
+      expect(created).to.include({
+        id: String(byEvent.get('contract.created')!.headers['x-service-delivery']),
+        subscription_id: sub.body.id,
+        status: 'delivered',
+        attempts: 1,
+        last_status_code: 200,
+        next_attempt_at: null,
+      });
       // One workflow per event delivers to all its subscriptions; its record is the event.
       const eventId = /^webhook-event-([0-9a-f]{24})$/.exec(created.workflow_id)?.[1];
       expect(eventId).to.be.a('string');
@@ -335,9 +391,14 @@ describe('webhooks', () => {
     it('delivers an event recorded during the outage exactly once after Temporal returns', async () => {
       const { base, token } = stack;
       const receiver = await startReceiver(() => 200);
-      const sub = await api('POST', '/webhooks/subscribe', { base, token, body: { url: receiver.url, events: ['contract.created'], secret } });
+      const sub = await api('POST', '/webhooks/subscribe', {
+        base,
+        token,
+        body: { url: receiver.url, events: ['contract.created'], secret },
+      });
       expect(sub.status).to.equal(201);
-      const create = (title: string) => api<{ id: string }>('POST', '/contracts', { base, token, body: { title, type: 'nda', counterparty: 'Blink Co' } });
+      const create = (title: string) =>
+        api<{ id: string }>('POST', '/contracts', { base, token, body: { title, type: 'nda', counterparty: 'Blink Co' } });
 
       expect((await create('Before the outage')).status).to.equal(201);
       await receiver.waitFor(1, 60000); // the worker is polling

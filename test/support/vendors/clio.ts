@@ -11,7 +11,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { check, jsonBody, startFake, type FakeRequest } from './server';
 
-const types: Record<number, string> = { 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 422: 'UnprocessableEntity', 429: 'RateLimited' };
+const types: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  422: 'UnprocessableEntity',
+  429: 'RateLimited',
+};
 const clioError = (status: number, message: string) => ({ error: { type: types[status] ?? 'BadRequest', message } });
 const notFound = (what: string) => ({ status: 404, body: clioError(404, `${what} not found`) });
 const unprocessable = (message: string) => ({ status: 422, body: clioError(422, message) });
@@ -57,7 +64,10 @@ export async function startClioFake(opts: { token: string; matterId: number }) {
       out.latest_document_version = {
         uuid: v.uuid,
         put_url: `${base}/storage/${v.uuid}?X-Amz-Expires=3600&X-Amz-Signature=${v.signature}`,
-        put_headers: [{ name: 'Content-Type', value: v.contentType }, { name: 'x-amz-server-side-encryption', value: 'AES256' }],
+        put_headers: [
+          { name: 'Content-Type', value: v.contentType },
+          { name: 'x-amz-server-side-encryption', value: 'AES256' },
+        ],
       };
     }
     return out;
@@ -70,7 +80,10 @@ export async function startClioFake(opts: { token: string; matterId: number }) {
     presigned: isStorage,
     handle(r) {
       if (r.method === 'GET' && r.path === '/api/v4/users/who_am_i.json') {
-        return { status: 200, body: { data: { id: 344, ...(r.query.get('fields')?.includes('name') ? { name: 'Alex Counsel' } : {}), etag: '"1"' } } };
+        return {
+          status: 200,
+          body: { data: { id: 344, ...(r.query.get('fields')?.includes('name') ? { name: 'Alex Counsel' } : {}), etag: '"1"' } },
+        };
       }
       const matter = MATTER.exec(r.path);
       if (r.method === 'GET' && matter) {
@@ -107,8 +120,18 @@ export async function startClioFake(opts: { token: string; matterId: number }) {
         if (parent.type === 'Matter') {
           if (parent.id !== opts.matterId) return notFound('Matter');
           const external = data.external_properties ?? [];
-          check(Array.isArray(external) && external.every((p: { name?: unknown; value?: unknown }) => typeof p.name === 'string' && typeof p.value === 'string'), 'external_properties: each needs name and value');
-          doc = { id: nextId++, name: data.name, matterId: opts.matterId, external: Object.fromEntries((external as Array<{ name: string; value: string }>).map((p) => [p.name, p.value])), versions: [] };
+          check(
+            Array.isArray(external) &&
+              external.every((p: { name?: unknown; value?: unknown }) => typeof p.name === 'string' && typeof p.value === 'string'),
+            'external_properties: each needs name and value',
+          );
+          doc = {
+            id: nextId++,
+            name: data.name,
+            matterId: opts.matterId,
+            external: Object.fromEntries((external as Array<{ name: string; value: string }>).map((p) => [p.name, p.value])),
+            versions: [],
+          };
           documents.set(doc.id, doc);
         } else if (parent.type === 'Document') {
           const found = documents.get(parent.id);

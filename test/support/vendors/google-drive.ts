@@ -16,7 +16,12 @@ const reasons: Record<number, [string, string]> = {
   429: ['rateLimitExceeded', 'RESOURCE_EXHAUSTED'],
 };
 const googleError = (code: number, message: string) => ({
-  error: { code, message, errors: [{ domain: code === 429 ? 'usageLimits' : 'global', reason: reasons[code]?.[0] ?? 'badRequest', message }], status: reasons[code]?.[1] ?? 'INVALID_ARGUMENT' },
+  error: {
+    code,
+    message,
+    errors: [{ domain: code === 429 ? 'usageLimits' : 'global', reason: reasons[code]?.[0] ?? 'badRequest', message }],
+    status: reasons[code]?.[1] ?? 'INVALID_ARGUMENT',
+  },
 });
 
 export interface DriveFile {
@@ -74,7 +79,15 @@ export async function startDriveFake(opts: { token: string; folderId: string }) 
         const parents = metadata.parents;
         check(Array.isArray(parents) && parents.length === 1 && parents[0] === opts.folderId, 'parents must name the folder');
         check(typeof metadata.name === 'string', 'name: required');
-        const file: DriveFile = { id: randomBytes(16).toString('base64url'), name: metadata.name, mimeType: contentType, parents: parents as string[], appProperties, content, writes: 1 };
+        const file: DriveFile = {
+          id: randomBytes(16).toString('base64url'),
+          name: metadata.name,
+          mimeType: contentType,
+          parents: parents as string[],
+          appProperties,
+          content,
+          writes: 1,
+        };
         files.set(file.id, file);
         return { status: 200, body: { kind: 'drive#file', id: file.id, name: file.name, mimeType: file.mimeType } };
       }
@@ -83,9 +96,21 @@ export async function startDriveFake(opts: { token: string; folderId: string }) 
       const file = files.get(m[1]!);
       if (!file) return { status: 404, body: googleError(404, `File not found: ${m[1]}.`) };
       if ('parents' in metadata) {
-        return { status: 403, body: googleError(403, 'The parents field is not directly writable in update requests. Use the addParents and removeParents parameters instead.') };
+        return {
+          status: 403,
+          body: googleError(
+            403,
+            'The parents field is not directly writable in update requests. Use the addParents and removeParents parameters instead.',
+          ),
+        };
       }
-      Object.assign(file, { name: (metadata.name as string | undefined) ?? file.name, appProperties: { ...file.appProperties, ...appProperties }, content, mimeType: contentType, writes: file.writes + 1 });
+      Object.assign(file, {
+        name: (metadata.name as string | undefined) ?? file.name,
+        appProperties: { ...file.appProperties, ...appProperties },
+        content,
+        mimeType: contentType,
+        writes: file.writes + 1,
+      });
       return { status: 200, body: { kind: 'drive#file', id: file.id, name: file.name, mimeType: file.mimeType } };
     },
   });

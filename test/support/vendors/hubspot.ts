@@ -6,7 +6,15 @@
 import { randomUUID } from 'node:crypto';
 import { check, jsonBody, startFake, type FakeRequest } from './server';
 
-const STAGES = new Set(['appointmentscheduled', 'qualifiedtobuy', 'presentationscheduled', 'decisionmakerboughtin', 'contractsent', 'closedwon', 'closedlost']);
+const STAGES = new Set([
+  'appointmentscheduled',
+  'qualifiedtobuy',
+  'presentationscheduled',
+  'decisionmakerboughtin',
+  'contractsent',
+  'closedwon',
+  'closedlost',
+]);
 const UPSERT = '/crm/v3/objects/deals/batch/upsert';
 
 export async function startHubspotFake(opts: { token: string; uniqueProperty: string }) {
@@ -16,13 +24,30 @@ export async function startHubspotFake(opts: { token: string; uniqueProperty: st
   const category = (status: number) => (status === 401 ? 'INVALID_AUTHENTICATION' : status === 429 ? 'RATE_LIMITS' : 'VALIDATION_ERROR');
   const fake = await startFake({
     token: opts.token,
-    error: (status, message) => ({ status: 'error', message, correlationId: randomUUID(), category: category(status), ...(status === 429 ? { errorType: 'RATE_LIMIT', policyName: 'SECONDLY' } : {}) }),
+    error: (status, message) => ({
+      status: 'error',
+      message,
+      correlationId: randomUUID(),
+      category: category(status),
+      ...(status === 429 ? { errorType: 'RATE_LIMIT', policyName: 'SECONDLY' } : {}),
+    }),
     isWrite: isUpsert,
     handle(r) {
       if (r.method === 'GET' && r.path === '/crm/v3/objects/deals') {
-        return { status: 200, body: { results: [...deals.values()].slice(0, Number(r.query.get('limit') ?? 10)).map((d) => ({ id: d.id, properties: d.properties, archived: false })) } };
+        return {
+          status: 200,
+          body: {
+            results: [...deals.values()]
+              .slice(0, Number(r.query.get('limit') ?? 10))
+              .map((d) => ({ id: d.id, properties: d.properties, archived: false })),
+          },
+        };
       }
-      if (!isUpsert(r)) return { status: 404, body: { status: 'error', message: 'Resource not found', correlationId: randomUUID(), category: 'OBJECT_NOT_FOUND' } };
+      if (!isUpsert(r))
+        return {
+          status: 404,
+          body: { status: 'error', message: 'Resource not found', correlationId: randomUUID(), category: 'OBJECT_NOT_FOUND' },
+        };
       const body = jsonBody(r) as { inputs?: unknown };
       check(Array.isArray(body.inputs) && body.inputs.length > 0, 'inputs: required');
       const inputs = body.inputs as Array<{ idProperty?: unknown; id?: unknown; properties?: Record<string, unknown> }>;
@@ -40,7 +65,12 @@ export async function startHubspotFake(opts: { token: string; uniqueProperty: st
         const key = i.id as string;
         const found = deals.get(key);
         const id = found?.id ?? String(nextId++);
-        const properties = { ...found?.properties, ...(i.properties as Record<string, string>), [opts.uniqueProperty]: key, hs_object_id: id };
+        const properties = {
+          ...found?.properties,
+          ...(i.properties as Record<string, string>),
+          [opts.uniqueProperty]: key,
+          hs_object_id: id,
+        };
         deals.set(key, { id, properties, writes: (found?.writes ?? 0) + 1 });
         return { id, properties, createdAt: startedAt, updatedAt: startedAt, archived: false, new: !found };
       });

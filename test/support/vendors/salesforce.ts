@@ -14,7 +14,14 @@ export async function startSalesforceFake(opts: { token: string; object: string;
   /** External id → the stored record and how often it was written. */
   const records = new Map<string, { id: string; fields: Record<string, unknown>; writes: number }>();
   // Salesforce reports API request limits as 403 REQUEST_LIMIT_EXCEEDED; the shared 429 case uses the same code.
-  const errorCode = (status: number) => (status === 401 ? 'INVALID_SESSION_ID' : status === 403 || status === 429 ? 'REQUEST_LIMIT_EXCEEDED' : status === 404 ? 'NOT_FOUND' : 'INVALID_FIELD');
+  const errorCode = (status: number) =>
+    status === 401
+      ? 'INVALID_SESSION_ID'
+      : status === 403 || status === 429
+        ? 'REQUEST_LIMIT_EXCEEDED'
+        : status === 404
+          ? 'NOT_FOUND'
+          : 'INVALID_FIELD';
   const isUpsert = (r: FakeRequest) => r.method === 'PATCH' && UPSERT.test(r.path);
   const fake = await startFake({
     token: opts.token,
@@ -23,11 +30,16 @@ export async function startSalesforceFake(opts: { token: string; object: string;
     handle(r) {
       const basic = BASIC.exec(r.path);
       if (r.method === 'GET' && basic) {
-        if (basic[1] !== opts.object) return { status: 404, body: [{ errorCode: 'NOT_FOUND', message: 'The requested resource does not exist' }] };
-        return { status: 200, body: { objectDescribe: { name: opts.object, custom: true, createable: true, updateable: true }, recentItems: [] } };
+        if (basic[1] !== opts.object)
+          return { status: 404, body: [{ errorCode: 'NOT_FOUND', message: 'The requested resource does not exist' }] };
+        return {
+          status: 200,
+          body: { objectDescribe: { name: opts.object, custom: true, createable: true, updateable: true }, recentItems: [] },
+        };
       }
       const m = UPSERT.exec(r.path);
-      if (!m || r.method !== 'PATCH') return { status: 404, body: [{ errorCode: 'NOT_FOUND', message: 'The requested resource does not exist' }] };
+      if (!m || r.method !== 'PATCH')
+        return { status: 404, body: [{ errorCode: 'NOT_FOUND', message: 'The requested resource does not exist' }] };
       check(m[1] === opts.object, `sObject type '${m[1]}' is not supported`);
       check(m[2] === opts.externalIdField, `${m[2]} is not an External ID field`);
       const body = jsonBody(r) as { allOrNone?: unknown; records?: unknown };
@@ -36,8 +48,11 @@ export async function startSalesforceFake(opts: { token: string; object: string;
       const list = body.records as Array<Record<string, unknown>>;
       check(list.length <= 200, 'EXCEEDED_ID_LIMIT: record limit reached. cannot submit more than 200 records into this call');
       for (const rec of list) {
-        check((rec.attributes as { type?: unknown } | undefined)?.type === opts.object, 'each record needs attributes.type of the URI\'s sObject');
-        check(!('Id' in rec) && !('id' in rec), 'Don\'t set the id field; use the external ID field');
+        check(
+          (rec.attributes as { type?: unknown } | undefined)?.type === opts.object,
+          "each record needs attributes.type of the URI's sObject",
+        );
+        check(!('Id' in rec) && !('id' in rec), "Don't set the id field; use the external ID field");
         check(typeof rec[opts.externalIdField] === 'string' && rec[opts.externalIdField] !== '', `${opts.externalIdField}: required`);
       }
       return {

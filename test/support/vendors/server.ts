@@ -52,14 +52,26 @@ export async function startFake(opts: {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://fake');
-      const r: FakeRequest = { method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const r: FakeRequest = {
+        method: req.method ?? '',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       requests.push(r);
       let answer: FakeAnswer;
-      if (!opts.presigned?.(r) && req.headers.authorization !== `Bearer ${opts.token}`) answer = { status: 401, body: opts.error(401, 'invalid or missing Bearer token') };
+      if (!opts.presigned?.(r) && req.headers.authorization !== `Bearer ${opts.token}`)
+        answer = { status: 401, body: opts.error(401, 'invalid or missing Bearer token') };
       else if (opts.isWrite(r) && ++writes === limitAt?.n) {
         limited = r;
         const { seconds, status } = limitAt;
-        answer = { status, body: opts.error(status, 'rate limit exceeded'), headers: seconds === null ? {} : { 'retry-after': String(seconds) } };
+        answer = {
+          status,
+          body: opts.error(status, 'rate limit exceeded'),
+          headers: seconds === null ? {} : { 'retry-after': String(seconds) },
+        };
       } else {
         try {
           answer = opts.handle(r);

@@ -9,16 +9,27 @@ import { z } from 'zod';
 import { startReceiver } from '../receiver';
 import { waitForLength } from './wait';
 
-const textObject = (max: number) => z.strictObject({
-  type: z.enum(['plain_text', 'mrkdwn']),
-  text: z.string().min(1).max(max),
-  emoji: z.boolean().optional(),
-  verbatim: z.boolean().optional(),
-});
+const textObject = (max: number) =>
+  z.strictObject({
+    type: z.enum(['plain_text', 'mrkdwn']),
+    text: z.string().min(1).max(max),
+    emoji: z.boolean().optional(),
+    verbatim: z.boolean().optional(),
+  });
 
 const block = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('header'), block_id: z.string().optional(), text: textObject(150).extend({ type: z.literal('plain_text') }) }),
-  z.strictObject({ type: z.literal('section'), block_id: z.string().optional(), text: textObject(3000).optional(), fields: z.array(textObject(2000)).min(1).max(10).optional() })
+  z.strictObject({
+    type: z.literal('header'),
+    block_id: z.string().optional(),
+    text: textObject(150).extend({ type: z.literal('plain_text') }),
+  }),
+  z
+    .strictObject({
+      type: z.literal('section'),
+      block_id: z.string().optional(),
+      text: textObject(3000).optional(),
+      fields: z.array(textObject(2000)).min(1).max(10).optional(),
+    })
     .refine((b) => b.text || b.fields, 'a section needs text or fields'),
   z.strictObject({ type: z.literal('divider'), block_id: z.string().optional() }),
   z.strictObject({ type: z.literal('context'), block_id: z.string().optional(), elements: z.array(textObject(3000)).min(1).max(10) }),
@@ -33,7 +44,11 @@ const PATH = /^\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]{24}$/;
 export async function startSlackFake() {
   const messages: SlackMessage[] = [];
   let throttleSeconds: number | null = null;
-  const text = (status: number, body: string, headers: Record<string, string> = {}) => ({ status, body, headers: { 'content-type': 'text/html', ...headers } });
+  const text = (status: number, body: string, headers: Record<string, string> = {}) => ({
+    status,
+    body,
+    headers: { 'content-type': 'text/html', ...headers },
+  });
 
   const receiver = await startReceiver((req) => {
     if (!PATH.test(req.path)) return text(404, 'no_service');

@@ -30,11 +30,15 @@ const card = z.object({
 
 const message = z.object({
   type: z.literal('message'),
-  attachments: z.array(z.object({
-    contentType: z.literal('application/vnd.microsoft.card.adaptive'),
-    contentUrl: z.string().nullable().optional(),
-    content: card,
-  })).min(1),
+  attachments: z
+    .array(
+      z.object({
+        contentType: z.literal('application/vnd.microsoft.card.adaptive'),
+        contentUrl: z.string().nullable().optional(),
+        content: card,
+      }),
+    )
+    .min(1),
 });
 export type TeamsMessage = z.infer<typeof message>;
 
@@ -44,7 +48,11 @@ const PATH = /^\/webhookb2\/[\w-]+@[\w-]+\/IncomingWebhook\/\w+\/[\w-]+$/;
 export async function startTeamsFake() {
   const messages: TeamsMessage[] = [];
   let throttleSeconds: number | null = null;
-  const text = (status: number, body: string, headers: Record<string, string> = {}) => ({ status, body, headers: { 'content-type': 'text/plain', ...headers } });
+  const text = (status: number, body: string, headers: Record<string, string> = {}) => ({
+    status,
+    body,
+    headers: { 'content-type': 'text/plain', ...headers },
+  });
 
   const receiver = await startReceiver((req) => {
     if (!PATH.test(req.path) || req.method !== 'POST') return text(404, 'Not Found');
@@ -53,7 +61,8 @@ export async function startTeamsFake() {
       throttleSeconds = null;
       return text(429, 'Microsoft Teams endpoint returned HTTP error 429', { 'retry-after': String(seconds) });
     }
-    if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) return text(400, 'Bad payload received by generic incoming webhook.');
+    if (!String(req.headers['content-type'] ?? '').startsWith('application/json'))
+      return text(400, 'Bad payload received by generic incoming webhook.');
     let json: unknown;
     try {
       json = JSON.parse(req.body);

@@ -35,7 +35,11 @@ describe('local AI provider', () => {
       const before = await ai.analyzeContract({ type: 'service_agreement', title: 'MSA', content: WITHOUT_CAP_AND_LAW });
       expect(ContractAnalysis.parse(before)).to.deep.equal(before);
       expect(before.analysis.missing_clauses).to.have.members(['Cap on liability', 'Governing law']);
-      const after = await ai.analyzeContract({ type: 'service_agreement', title: 'MSA', content: `${WITHOUT_CAP_AND_LAW}\n${CAP}\n${LAW}` });
+      const after = await ai.analyzeContract({
+        type: 'service_agreement',
+        title: 'MSA',
+        content: `${WITHOUT_CAP_AND_LAW}\n${CAP}\n${LAW}`,
+      });
       expect(after.analysis.missing_clauses).to.deep.equal([]);
       expect(after.risk_score).to.be.below(before.risk_score);
       // The score is the sum of the weights of what was found missing: cap 15 + law 10.
@@ -68,7 +72,13 @@ describe('local AI provider', () => {
   describe('drafting', () => {
     for (const type of ['nda', 'service_agreement', 'employment', 'consulting', 'lease']) {
       it(`drafts a ${type} with the parties, the requested term and governing law, which the analyzer finds complete`, async () => {
-        const content = await ai.draftContract({ type, title: 'Draft', partyName: 'Acme Corp', counterparty: 'Globex Inc', prompt: 'Agreement for evaluating a joint product launch, 3 years, governed by the laws of the State of Texas' });
+        const content = await ai.draftContract({
+          type,
+          title: 'Draft',
+          partyName: 'Acme Corp',
+          counterparty: 'Globex Inc',
+          prompt: 'Agreement for evaluating a joint product launch, 3 years, governed by the laws of the State of Texas',
+        });
         expect(content).to.include('Acme Corp').and.include('Globex Inc');
         expect(content).to.include('3 years');
         expect(content).to.include('the State of Texas');
@@ -79,7 +89,13 @@ describe('local AI provider', () => {
     }
 
     it('uses the purpose from the prompt and defaults the term and law when none is given', async () => {
-      const content = await ai.draftContract({ type: 'nda', title: 'NDA', partyName: 'Acme Corp', counterparty: 'Initech', prompt: 'NDA for evaluating a joint venture in Brazil' });
+      const content = await ai.draftContract({
+        type: 'nda',
+        title: 'NDA',
+        partyName: 'Acme Corp',
+        counterparty: 'Initech',
+        prompt: 'NDA for evaluating a joint venture in Brazil',
+      });
       expect(content).to.include('evaluating a joint venture in Brazil');
       expect(content).to.include('2 years');
       expect(content).to.include('the State of Delaware');
@@ -88,12 +104,24 @@ describe('local AI provider', () => {
 
   describe('vendor assessment', () => {
     it('rates a vendor with no contracts and adverse notes above a certified one with a sound contract', async () => {
-      const risky = await ai.assessVendor({ name: 'Shady Cloud', category: 'cloud hosting', website: null, notes: 'Data breach in 2023, invoices often late', contracts: [] });
+      const risky = await ai.assessVendor({
+        name: 'Shady Cloud',
+        category: 'cloud hosting',
+        website: null,
+        notes: 'Data breach in 2023, invoices often late',
+        contracts: [],
+      });
       const draft = await ai.draftContract({ type: 'service_agreement', title: 'MSA', partyName: 'Acme', counterparty: 'Solid Cloud' });
       const nda = await ai.draftContract({ type: 'nda', title: 'NDA', partyName: 'Acme', counterparty: 'Solid Cloud' });
       const sound = await ai.assessVendor({
-        name: 'Solid Cloud', category: 'cloud hosting', website: 'https://solid.example', notes: 'SOC 2 Type II audited',
-        contracts: [{ title: 'MSA', type: 'service_agreement', status: 'active', content: draft }, { title: 'NDA', type: 'nda', status: 'active', content: nda }],
+        name: 'Solid Cloud',
+        category: 'cloud hosting',
+        website: 'https://solid.example',
+        notes: 'SOC 2 Type II audited',
+        contracts: [
+          { title: 'MSA', type: 'service_agreement', status: 'active', content: draft },
+          { title: 'NDA', type: 'nda', status: 'active', content: nda },
+        ],
       });
       expect(risky.risk_score).to.be.above(50);
       expect(['high', 'critical']).to.include(risky.risk_level);
@@ -107,7 +135,11 @@ describe('local AI provider', () => {
 
   describe('document analysis and answers', () => {
     it('summarizes a document, names its type and keeps the page count', async () => {
-      const res = await ai.analyzeDocument({ filename: 'lease.txt', text: `The Landlord leases the premises to the Tenant. ${LAW} Rent is due monthly.`, pageCount: 2 });
+      const res = await ai.analyzeDocument({
+        filename: 'lease.txt',
+        text: `The Landlord leases the premises to the Tenant. ${LAW} Rent is due monthly.`,
+        pageCount: 2,
+      });
       expect(res.document_type).to.equal('lease');
       expect(res.page_count).to.equal(2);
       expect(res.summary).to.include('Landlord leases the premises');
@@ -122,9 +154,16 @@ describe('local AI provider', () => {
         history: [],
         context: [
           { title: 'Office lease', page: 1, section: 'Rent', text: 'Rent is due on the first day of each month.', relevance: 0.4 },
-          { title: 'MSA Globex', page: 3, section: 'Termination', text: 'Either party may terminate this Agreement upon thirty days written notice.', relevance: 0.8 },
+          {
+            title: 'MSA Globex',
+            page: 3,
+            section: 'Termination',
+            text: 'Either party may terminate this Agreement upon thirty days written notice.',
+            relevance: 0.8,
+          },
         ],
-      })) pieces.push(p);
+      }))
+        pieces.push(p);
       expect(pieces.length).to.be.above(3);
       const answer = pieces.join('');
       expect(answer).to.include('"Either party may terminate this Agreement upon thirty days written notice." (MSA Globex, page 3) [2]');
@@ -159,7 +198,9 @@ describe('local AI provider', () => {
   });
 
   it('is the provider chosen without a Gemini key', () => {
-    expect(createAi(loadConfig({ NODE_ENV: 'test' }), createLogger(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }))).provider).to.equal('local');
+    expect(
+      createAi(loadConfig({ NODE_ENV: 'test' }), createLogger(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }))).provider,
+    ).to.equal('local');
   });
 });
 
@@ -168,12 +209,28 @@ describe('Gemini provider (against a local server speaking the Gemini REST API)'
   let script: (call: GeminiCall) => GeminiAnswer;
   let port: AiPort;
 
-  const analysisJson = { risk_score: 62, analysis: { risk_level: 'low', key_risks: [{ clause: 'Liability is unlimited.', risk: 'Unlimited exposure', recommendation: 'Cap it' }], missing_clauses: ['Governing law'], compliance_flags: [] } };
+  const analysisJson = {
+    risk_score: 62,
+    analysis: {
+      risk_level: 'low',
+      key_risks: [{ clause: 'Liability is unlimited.', risk: 'Unlimited exposure', recommendation: 'Cap it' }],
+      missing_clauses: ['Governing law'],
+      compliance_flags: [],
+    },
+  };
   const errorJson = (code: number) => ({ error: { code, message: 'model overloaded', status: 'UNAVAILABLE' } });
 
   before(async () => {
     gemini = await startFakeGemini((call) => script(call));
-    const config = loadConfig({ NODE_ENV: 'test', GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: gemini.url, GEMINI_TIMEOUT_MS: '400', LOG_LEVEL: 'silent', GEMINI_MODEL_PRIMARY: 'primary-model', GEMINI_MODEL_FALLBACK: 'fallback-model' });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      GEMINI_API_KEY: 'test-key',
+      GEMINI_BASE_URL: gemini.url,
+      GEMINI_TIMEOUT_MS: '400',
+      LOG_LEVEL: 'silent',
+      GEMINI_MODEL_PRIMARY: 'primary-model',
+      GEMINI_MODEL_FALLBACK: 'fallback-model',
+    });
     port = createAi(config, createLogger(config));
   });
   beforeEach(() => {
@@ -183,7 +240,13 @@ describe('Gemini provider (against a local server speaking the Gemini REST API)'
 
   it('is the provider chosen with a key, with the configured model routing', () => {
     expect(port.provider).to.equal('gemini');
-    expect(port.models).to.deep.equal({ primary: 'primary-model', mini: 'gemini-2.5-flash-lite', premium: 'gemini-2.5-pro', fallback: 'fallback-model', embedding: 'gemini-embedding-001' });
+    expect(port.models).to.deep.equal({
+      primary: 'primary-model',
+      mini: 'gemini-2.5-flash-lite',
+      premium: 'gemini-2.5-pro',
+      fallback: 'fallback-model',
+      embedding: 'gemini-embedding-001',
+    });
   });
 
   it('asks for schema-shaped JSON and validates it; the level follows the score', async () => {
@@ -202,21 +265,28 @@ describe('Gemini provider (against a local server speaking the Gemini REST API)'
   });
 
   it('falls back to the fallback model when the primary fails', async () => {
-    script = (call) => (call.model === 'primary-model' ? { status: 503, json: errorJson(503) } : { status: 200, json: textResponse(JSON.stringify(analysisJson)) });
+    script = (call) =>
+      call.model === 'primary-model'
+        ? { status: 503, json: errorJson(503) }
+        : { status: 200, json: textResponse(JSON.stringify(analysisJson)) };
     const res = await port.analyzeContract({ type: 'nda', title: 'NDA', content: 'x' });
     expect(res.risk_score).to.equal(62);
     expect(gemini.calls.map((c) => c.model)).to.deep.equal(['primary-model', 'fallback-model']);
   });
 
   it('falls back when the primary answers JSON that does not match the schema', async () => {
-    script = (call) => ({ status: 200, json: textResponse(JSON.stringify(call.model === 'primary-model' ? { ...analysisJson, risk_score: 250 } : analysisJson)) });
+    script = (call) => ({
+      status: 200,
+      json: textResponse(JSON.stringify(call.model === 'primary-model' ? { ...analysisJson, risk_score: 250 } : analysisJson)),
+    });
     const res = await port.analyzeContract({ type: 'nda', title: 'NDA', content: 'x' });
     expect(res.risk_score).to.equal(62);
     expect(gemini.calls.map((c) => c.model)).to.deep.equal(['primary-model', 'fallback-model']);
   });
 
   it('falls back when the primary times out', async () => {
-    script = (call) => (call.model === 'primary-model' ? { hang: true } : { status: 200, json: textResponse(JSON.stringify(analysisJson)) });
+    script = (call) =>
+      call.model === 'primary-model' ? { hang: true } : { status: 200, json: textResponse(JSON.stringify(analysisJson)) };
     const started = Date.now();
     const res = await port.analyzeContract({ type: 'nda', title: 'NDA', content: 'x' });
     expect(res.risk_score).to.equal(62);
@@ -233,7 +303,9 @@ describe('Gemini provider (against a local server speaking the Gemini REST API)'
 
   it('routes drafting to the premium model and returns the content', async () => {
     script = () => ({ status: 200, json: textResponse(JSON.stringify({ content: 'NDA between Acme and Globex' })) });
-    expect(await port.draftContract({ type: 'nda', title: 'NDA', partyName: 'Acme', counterparty: 'Globex' })).to.equal('NDA between Acme and Globex');
+    expect(await port.draftContract({ type: 'nda', title: 'NDA', partyName: 'Acme', counterparty: 'Globex' })).to.equal(
+      'NDA between Acme and Globex',
+    );
     expect(gemini.calls[0]!.model).to.equal('gemini-2.5-pro');
   });
 
@@ -242,9 +314,21 @@ describe('Gemini provider (against a local server speaking the Gemini REST API)'
       call.model === 'primary-model'
         ? { status: 503, json: errorJson(503) }
         : { sse: [textResponse('Notice is '), textResponse('thirty days [1].')] };
-    const answer = await collect(port.generateAnswer({ question: 'Notice?', history: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }], context: [{ title: 'MSA', page: 1, section: 'Termination', text: 'thirty days notice', relevance: 0.9 }] }));
+    const answer = await collect(
+      port.generateAnswer({
+        question: 'Notice?',
+        history: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'hello' },
+        ],
+        context: [{ title: 'MSA', page: 1, section: 'Termination', text: 'thirty days notice', relevance: 0.9 }],
+      }),
+    );
     expect(answer).to.equal('Notice is thirty days [1].');
-    expect(gemini.calls.map((c) => `${c.model}:${c.method}`)).to.deep.equal(['primary-model:streamGenerateContent', 'fallback-model:streamGenerateContent']);
+    expect(gemini.calls.map((c) => `${c.model}:${c.method}`)).to.deep.equal([
+      'primary-model:streamGenerateContent',
+      'fallback-model:streamGenerateContent',
+    ]);
     const contents = gemini.calls[1]!.body.contents as Array<{ role: string }>;
     expect(contents.map((c) => c.role)).to.deep.equal(['user', 'model', 'user']);
   });
@@ -252,13 +336,23 @@ describe('Gemini provider (against a local server speaking the Gemini REST API)'
   it('embeds in batches of 100 at 3072 dimensions and normalizes', async () => {
     script = (call) => {
       const requests = call.body.requests as unknown[];
-      return { status: 200, json: { embeddings: requests.map((_, i) => ({ values: Array.from({ length: EMBEDDING_DIM }, (__, j) => (j === i % EMBEDDING_DIM ? 2 : 0)) })) } };
+      return {
+        status: 200,
+        json: {
+          embeddings: requests.map((_, i) => ({
+            values: Array.from({ length: EMBEDDING_DIM }, (__, j) => (j === i % EMBEDDING_DIM ? 2 : 0)),
+          })),
+        },
+      };
     };
     const texts = Array.from({ length: 150 }, (_, i) => `text ${i}`);
     const vectors = await port.embed(texts, 'query');
     expect(vectors).to.have.length(150);
     expect(vectors[0]![0]).to.equal(1);
-    expect(gemini.calls.map((c) => `${c.model}:${c.method}`)).to.deep.equal(['gemini-embedding-001:batchEmbedContents', 'gemini-embedding-001:batchEmbedContents']);
+    expect(gemini.calls.map((c) => `${c.model}:${c.method}`)).to.deep.equal([
+      'gemini-embedding-001:batchEmbedContents',
+      'gemini-embedding-001:batchEmbedContents',
+    ]);
     const first = (gemini.calls[0]!.body.requests as Array<Record<string, unknown>>)[0]!;
     expect(first).to.include({ outputDimensionality: EMBEDDING_DIM, taskType: 'RETRIEVAL_QUERY', model: 'models/gemini-embedding-001' });
   });

@@ -63,7 +63,7 @@ describe('local sentence encoder (all-MiniLM-L6-v2)', () => {
     expect(dot(alone!, inBatch!)).to.be.closeTo(1, 1e-5);
   });
 
-  it('embeds texts past the model\'s 256-token window (truncated like sentence-transformers)', async () => {
+  it("embeds texts past the model's 256-token window (truncated like sentence-transformers)", async () => {
     const long = 'The Customer shall pay all invoices within thirty days. '.repeat(200);
     const [v] = await encoder.encode([long]);
     expect(v).to.have.length(384);
@@ -80,7 +80,10 @@ describe('local sentence encoder (all-MiniLM-L6-v2)', () => {
   });
 
   it('falls back to feature hashing without the model files', () => {
-    const ai = createAi(loadConfig({ NODE_ENV: 'test', EMBEDDING_MODEL_DIR: '/nonexistent' }), createLogger(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' })));
+    const ai = createAi(
+      loadConfig({ NODE_ENV: 'test', EMBEDDING_MODEL_DIR: '/nonexistent' }),
+      createLogger(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' })),
+    );
     expect(ai.models.embedding).to.equal('local-hashing-3072');
   });
 });

@@ -45,7 +45,10 @@ describe('forecast (pure)', () => {
   it('has zero confidence without history and little with one month', () => {
     const none = forecastSeries([], 2);
     expect(none.trend).to.equal('stable');
-    expect(none.points).to.deep.equal([{ step: 1, predicted: 0, confidence: 0 }, { step: 2, predicted: 0, confidence: 0 }]);
+    expect(none.points).to.deep.equal([
+      { step: 1, predicted: 0, confidence: 0 },
+      { step: 2, predicted: 0, confidence: 0 },
+    ]);
     const one = forecastSeries([1200], 1);
     expect(one.points[0]!.predicted).to.equal(1200);
     expect(one.points[0]!.confidence).to.be.below(0.5);
@@ -58,12 +61,15 @@ describe('spend by month (pure)', () => {
     const months = monthRange(now, 4);
     expect(months).to.deep.equal(['2025-12', '2026-01', '2026-02', '2026-03']);
     expect(monthRange(now, 2, 2)).to.deep.equal(['2026-04', '2026-05']);
-    const data = spendByMonth([
-      { value: 100.1, start_date: new Date('2026-01-31T00:00:00Z'), created_at: new Date('2026-03-01T00:00:00Z') },
-      { value: 0.2, start_date: new Date('2026-01-01T00:00:00Z'), created_at: new Date('2026-03-01T00:00:00Z') },
-      { value: 50, start_date: null, created_at: new Date('2026-03-02T00:00:00Z') },
-      { value: 999, start_date: new Date('2025-01-01T00:00:00Z'), created_at: new Date('2026-03-01T00:00:00Z') },
-    ], months);
+    const data = spendByMonth(
+      [
+        { value: 100.1, start_date: new Date('2026-01-31T00:00:00Z'), created_at: new Date('2026-03-01T00:00:00Z') },
+        { value: 0.2, start_date: new Date('2026-01-01T00:00:00Z'), created_at: new Date('2026-03-01T00:00:00Z') },
+        { value: 50, start_date: null, created_at: new Date('2026-03-02T00:00:00Z') },
+        { value: 999, start_date: new Date('2025-01-01T00:00:00Z'), created_at: new Date('2026-03-01T00:00:00Z') },
+      ],
+      months,
+    );
     expect(data).to.deep.equal([
       { month: '2025-12', spend: 0, contracts: 0 },
       { month: '2026-01', spend: 100.3, contracts: 2 },

@@ -2,7 +2,16 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chunkBatches, Chunker, chunkPages, fullText, headingOf, type Chunk, type ChunkOptions, type Page } from '../../../services/documents/chunking';
+import {
+  chunkBatches,
+  Chunker,
+  chunkPages,
+  fullText,
+  headingOf,
+  type Chunk,
+  type ChunkOptions,
+  type Page,
+} from '../../../services/documents/chunking';
 import { txtPieces } from '../../../services/documents/extraction';
 
 const sentence = (i: number) => `Sentence number ${i} says something about the agreement between the parties. `;
@@ -18,7 +27,9 @@ describe('chunking', () => {
     expect(headingOf('')).to.equal(null);
     // A Word heading holding a whole clause is titled by its run-in title; a sentence has none.
     expect(headingOf('## Effect of Termination.  Upon any expiration or termination:')).to.equal('Effect of Termination');
-    expect(headingOf('## Modifications, Severability, and Waiver.  Any waiver must be in writing.')).to.equal('Modifications, Severability, and Waiver');
+    expect(headingOf('## Modifications, Severability, and Waiver.  Any waiver must be in writing.')).to.equal(
+      'Modifications, Severability, and Waiver',
+    );
     expect(headingOf('### Customer will no longer have any right to use the Product.')).to.equal(null);
     // Form values and tick boxes are not titles.
     expect(headingOf('24 months')).to.equal(null);
@@ -42,7 +53,10 @@ describe('chunking', () => {
     // Every sentence is in some chunk of its own page.
     for (let i = 0; i < 110; i++) {
       const page = i < 40 ? 1 : 2;
-      expect(chunks.some((c) => c.page === page && c.text.includes(`number ${i} says`)), `sentence ${i}`).to.be.true;
+      expect(
+        chunks.some((c) => c.page === page && c.text.includes(`number ${i} says`)),
+        `sentence ${i}`,
+      ).to.be.true;
     }
     // Consecutive chunks of one page and section share text (the overlap).
     const p1 = chunks.filter((c) => c.page === 1);
@@ -56,8 +70,17 @@ describe('chunking', () => {
   });
 
   it('starts a chunk at each clause of a DOCX (a Markdown line with a run-in title), titled by it', () => {
-    const clause = (title: string) => `## ${title}.  ${Array.from({ length: 12 }, () => `The ${title.toLowerCase()} terms apply as agreed.`).join(' ')}`;
-    const text = ['# Term & Termination', clause('Term'), clause('Termination'), '## Effect of Termination.  Upon any expiration or termination:', '### Customer will stop using the Product.', '### Each party will return Confidential Information.', clause('Survival')].join('\n');
+    const clause = (title: string) =>
+      `## ${title}.  ${Array.from({ length: 12 }, () => `The ${title.toLowerCase()} terms apply as agreed.`).join(' ')}`;
+    const text = [
+      '# Term & Termination',
+      clause('Term'),
+      clause('Termination'),
+      '## Effect of Termination.  Upon any expiration or termination:',
+      '### Customer will stop using the Product.',
+      '### Each party will return Confidential Information.',
+      clause('Survival'),
+    ].join('\n');
     const chunks = chunkPages([{ page: 1, text }]);
     expect(chunks.map((c) => c.section).slice(0, 3)).to.deep.equal(['Term & Termination', 'Termination', 'Effect of Termination']);
     // A clause's list items stay with the colon that introduces them.
@@ -65,7 +88,11 @@ describe('chunking', () => {
   });
 
   it('is deterministic and skips empty pages', () => {
-    const pages: Page[] = [{ page: 1, text: paragraph(0, 30) }, { page: 2, text: '   ' }, { page: 3, text: 'Short last page.' }];
+    const pages: Page[] = [
+      { page: 1, text: paragraph(0, 30) },
+      { page: 2, text: '   ' },
+      { page: 3, text: 'Short last page.' },
+    ];
     expect(chunkPages(pages)).to.deep.equal(chunkPages(pages));
     expect(chunkPages(pages).map((c) => c.page)).to.not.include(2);
     expect(chunkPages(pages).at(-1)).to.include({ page: 3, text: 'Short last page.', section: '' });
@@ -81,8 +108,14 @@ describe('chunking', () => {
       `CONFIDENTIALITY\n${body(55, 12)}  \t\n\f\r\n \f\n\n  ARTICLE 5 - LIABILITY\r\n${body(67, 40)}\n${'X'.repeat(140)}\n` +
       `${body(107, 8)}\r\n\r\n\f  Short last page. é   \r\n`;
     // What a TXT file's pages are: line ends made \n, split at form feeds, each page trimmed.
-    const pages: Page[] = text.replace(/\r\n?/g, '\n').split('\f').map((t, i) => ({ page: i + 1, text: t.trim() }));
-    const options: ChunkOptions[] = [{ size: 1200, overlap: 200 }, { size: 300, overlap: 60 }];
+    const pages: Page[] = text
+      .replace(/\r\n?/g, '\n')
+      .split('\f')
+      .map((t, i) => ({ page: i + 1, text: t.trim() }));
+    const options: ChunkOptions[] = [
+      { size: 1200, overlap: 200 },
+      { size: 300, overlap: 60 },
+    ];
     let dir: string;
     before(() => {
       dir = mkdtempSync(path.join(os.tmpdir(), 'chunking-'));
@@ -115,7 +148,12 @@ describe('chunking', () => {
         const whole = chunkPages(pages, opts);
         const text0 = fullText(pages);
         whole.forEach((c) => expect(text0.slice(c.start, c.end)).to.equal(c.text));
-        expect(whole.map((c) => c.section)).to.include.members(['1. Definitions', 'Payment Terms', 'CONFIDENTIALITY', 'ARTICLE 5 - LIABILITY']);
+        expect(whole.map((c) => c.section)).to.include.members([
+          '1. Definitions',
+          'Payment Terms',
+          'CONFIDENTIALITY',
+          'ARTICLE 5 - LIABILITY',
+        ]);
         for (const pieceBytes of [1, 2, 3, 5, 64, 4096, bytes]) {
           const chunker = new Chunker(opts);
           const streamed: Chunk[] = [];

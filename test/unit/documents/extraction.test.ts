@@ -22,11 +22,14 @@ describe('DOCX extraction', () => {
   };
 
   it('splits pages at explicit page breaks, headings still `#` lines', async () => {
-    const file = save('paged.docx', await makeDocx([
-      { heading: 'Definitions', paragraphs: ['Agreement means this contract.', 'Party means a signatory.'] },
-      { heading: 'Payment', paragraphs: ['Invoices are due in 30 days.'], newPage: true },
-      { heading: 'Termination', paragraphs: ['Either party may terminate on notice.'], newPage: true },
-    ]));
+    const file = save(
+      'paged.docx',
+      await makeDocx([
+        { heading: 'Definitions', paragraphs: ['Agreement means this contract.', 'Party means a signatory.'] },
+        { heading: 'Payment', paragraphs: ['Invoices are due in 30 days.'], newPage: true },
+        { heading: 'Termination', paragraphs: ['Either party may terminate on notice.'], newPage: true },
+      ]),
+    );
     expect(await extractPages(file, MIME.docx)).to.deep.equal([
       { page: 1, text: '# Definitions\nAgreement means this contract.\nParty means a signatory.' },
       { page: 2, text: '# Payment\nInvoices are due in 30 days.' },
@@ -37,14 +40,21 @@ describe('DOCX extraction', () => {
     const chunks = [];
     for await (const batch of chunkBatches(extractText(file, MIME.docx), 100, chunker)) chunks.push(...batch);
     expect(chunker.pageCount).to.equal(3);
-    expect(chunks.map((c) => [c.page, c.section])).to.deep.equal([[1, 'Definitions'], [2, 'Payment'], [3, 'Termination']]);
+    expect(chunks.map((c) => [c.page, c.section])).to.deep.equal([
+      [1, 'Definitions'],
+      [2, 'Payment'],
+      [3, 'Termination'],
+    ]);
   });
 
   it('keeps a DOCX without page breaks one page, as before', async () => {
-    const file = save('flat.docx', await makeDocx([
-      { heading: 'Travel', paragraphs: ['Economy class for flights under six hours.', 'Business class above.'] },
-      { heading: 'Expenses', paragraphs: ['Receipts within 30 days.'] },
-    ]));
+    const file = save(
+      'flat.docx',
+      await makeDocx([
+        { heading: 'Travel', paragraphs: ['Economy class for flights under six hours.', 'Business class above.'] },
+        { heading: 'Expenses', paragraphs: ['Receipts within 30 days.'] },
+      ]),
+    );
     const text = '# Travel\nEconomy class for flights under six hours.\nBusiness class above.\n\n# Expenses\nReceipts within 30 days.';
     // What extraction gave before page breaks were read: mammoth's default HTML as text.
     expect(htmlToText((await mammoth.convertToHtml({ path: file })).value)).to.equal(text);
@@ -53,16 +63,18 @@ describe('DOCX extraction', () => {
 
   it('splits at breaks inside paragraphs and headings, and keeps the blank page of two breaks in a row', async () => {
     const doc = new DocxDocument({
-      sections: [{
-        children: [
-          new Paragraph({ text: 'Scope', heading: HeadingLevel.HEADING_1 }),
-          new Paragraph({ children: [new TextRun('End of page one.'), new PageBreak(), new TextRun('Top of page two.')] }),
-          // Ctrl+Enter typed at the start of a heading leaves the break inside it.
-          new Paragraph({ heading: HeadingLevel.HEADING_1, children: [new PageBreak(), new TextRun('Liability')] }),
-          new Paragraph({ children: [new TextRun('Capped at fees paid.'), new PageBreak(), new PageBreak()] }),
-          new Paragraph({ text: 'After a blank page.' }),
-        ],
-      }],
+      sections: [
+        {
+          children: [
+            new Paragraph({ text: 'Scope', heading: HeadingLevel.HEADING_1 }),
+            new Paragraph({ children: [new TextRun('End of page one.'), new PageBreak(), new TextRun('Top of page two.')] }),
+            // Ctrl+Enter typed at the start of a heading leaves the break inside it.
+            new Paragraph({ heading: HeadingLevel.HEADING_1, children: [new PageBreak(), new TextRun('Liability')] }),
+            new Paragraph({ children: [new TextRun('Capped at fees paid.'), new PageBreak(), new PageBreak()] }),
+            new Paragraph({ text: 'After a blank page.' }),
+          ],
+        },
+      ],
     });
     const file = save('breaks.docx', await Packer.toBuffer(doc));
     expect(await extractPages(file, MIME.docx)).to.deep.equal([

@@ -15,10 +15,28 @@ import { webhookEvent } from '../../../workflows/webhook-delivery.shared';
 
 /** Starters name workflows through refs (startWorkflow); each must name a workflow the worker registers. */
 describe('workflow refs', () => {
-  const refs = [complianceScan, contractDeletion, contractIndex, syncContracts, contractExpirySweep, renewalReminders, documentIngestion, integrationNotification, integrationSync, mailDelivery, reembed, signatureRequest, webhookEvent, contractTerms, renewalDeadline];
+  const refs = [
+    complianceScan,
+    contractDeletion,
+    contractIndex,
+    syncContracts,
+    contractExpirySweep,
+    renewalReminders,
+    documentIngestion,
+    integrationNotification,
+    integrationSync,
+    mailDelivery,
+    reembed,
+    signatureRequest,
+    webhookEvent,
+    contractTerms,
+    renewalDeadline,
+  ];
 
   it('name registered workflows, each with a kind of its own', () => {
-    const registered = Object.entries(workflows).filter(([, v]) => typeof v === 'function').map(([k]) => k);
+    const registered = Object.entries(workflows)
+      .filter(([, v]) => typeof v === 'function')
+      .map(([k]) => k);
     expect(registered).to.include.members(refs.map((r) => r.type));
     expect(new Set(refs.map((r) => r.kind)).size).to.equal(refs.length);
   });

@@ -5,7 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
 import {
-  appendAudit, brokenAuditLink, certificateValid, issueCertificate, loadSigningKey, sha256,
+  appendAudit,
+  brokenAuditLink,
+  certificateValid,
+  issueCertificate,
+  loadSigningKey,
+  sha256,
 } from '../../../services/signatures/signature-evidence';
 import type { AuditEntry } from '../../../models/signature';
 
@@ -39,8 +44,13 @@ describe('signature evidence', () => {
     const key = loadSigningKey(pem);
     const t = trail();
     const cert = issueCertificate(key, {
-      version: 1, signature_id: 'sig1', contract_id: 'c1', document_hash: sha256('contract text'),
-      signers: [{ name: 'Bob Signer', email: 'bob@example.com', signed_at: at(2) }], audit_head: t[2]!.hash, issued_at: at(3),
+      version: 1,
+      signature_id: 'sig1',
+      contract_id: 'c1',
+      document_hash: sha256('contract text'),
+      signers: [{ name: 'Bob Signer', email: 'bob@example.com', signed_at: at(2) }],
+      audit_head: t[2]!.hash,
+      issued_at: at(3),
     });
     expect(certificateValid(key.publicKey, cert)).to.equal(true);
     expect(certificateValid(key.publicKey, { ...cert, payload: cert.payload.replace('Bob', 'Rob') })).to.equal(false);
@@ -51,7 +61,11 @@ describe('signature evidence', () => {
     writeFileSync(path.join(dir, 'public.pem'), key.publicKeyPem);
     writeFileSync(path.join(dir, 'payload.json'), cert.payload);
     writeFileSync(path.join(dir, 'signature.bin'), Buffer.from(cert.signature, 'base64'));
-    const out = execFileSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', 'public.pem', '-rawin', '-in', 'payload.json', '-sigfile', 'signature.bin'], { cwd: dir }).toString();
+    const out = execFileSync(
+      'openssl',
+      ['pkeyutl', '-verify', '-pubin', '-inkey', 'public.pem', '-rawin', '-in', 'payload.json', '-sigfile', 'signature.bin'],
+      { cwd: dir },
+    ).toString();
     expect(out).to.match(/Signature Verified Successfully/);
   });
 });

@@ -10,10 +10,12 @@ function readmeVector(): Record<string, string> {
   const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
   const block = /Test vector[^\n]*\n+```text\n([\s\S]*?)\n```/.exec(readme)?.[1];
   if (!block) throw new Error('README has no webhook test vector');
-  return Object.fromEntries(block.split('\n').map((line) => {
-    const at = line.indexOf(':');
-    return [line.slice(0, at).trim(), line.slice(at + 1).trim()];
-  }));
+  return Object.fromEntries(
+    block.split('\n').map((line) => {
+      const at = line.indexOf(':');
+      return [line.slice(0, at).trim(), line.slice(at + 1).trim()];
+    }),
+  );
 }
 
 describe('webhook signatures', () => {
