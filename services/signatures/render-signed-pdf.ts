@@ -2,11 +2,15 @@
  * The signed document as PDF (pdf-lib): the contract text as sent (or the contract's PDF of
  * record), then a signature page (each signer's typed name, time, IP address and user
  * agent) and the audit trail, every hash-chained entry with its hash, the document hash
- * and the certificate's key_id. The standard Helvetica and Courier fonts need no file;
- * they cover Latin-1 (WinAnsi), and any other character is drawn as "?" (the exact text
- * stays in the frozen document and the audit trail, which the hashes cover).
+ * and the certificate's key_id. The text is set in DejaVu Sans and Sans Mono (embedded as
+ * subsets, so only the glyphs used travel): Latin with every European accent, Greek and
+ * Cyrillic print as written. A character the fonts lack (CJK, for one) is drawn as "?";
+ * the exact text stays in the frozen document and the audit trail, which the hashes cover.
  */
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import fontkit from '@pdf-lib/fontkit';
+import { PDFDocument, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
 import type { AuditEntry } from '../../models/signature';
 
 const A4: [number, number] = [595.28, 841.89];
@@ -99,11 +103,21 @@ class Writer {
   }
 }
 
+/** The DejaVu font files (dejavu-fonts-ttf: Bitstream Vera licence, DejaVu changes public domain), read once. */
+const FONT_DIR = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+let fontFiles: Promise<Record<keyof Fonts, Buffer>> | undefined;
+const readFonts = () =>
+  (fontFiles ??= Promise.all(['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf', 'DejaVuSansMono.ttf'].map((f) => readFile(path.join(FONT_DIR, f)))).then(
+    ([regular, bold, mono]) => ({ regular: regular!, bold: bold!, mono: mono! }),
+  ));
+
 async function fontsOf(pdf: PDFDocument): Promise<Fonts> {
+  pdf.registerFontkit(fontkit);
+  const files = await readFonts();
   return {
-    regular: await pdf.embedFont(StandardFonts.Helvetica),
-    bold: await pdf.embedFont(StandardFonts.HelveticaBold),
-    mono: await pdf.embedFont(StandardFonts.Courier),
+    regular: await pdf.embedFont(files.regular, { subset: true }),
+    bold: await pdf.embedFont(files.bold, { subset: true }),
+    mono: await pdf.embedFont(files.mono, { subset: true }),
   };
 }
 

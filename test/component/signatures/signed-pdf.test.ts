@@ -37,6 +37,8 @@ const CONTENT = Array.from(
   { length: 120 },
   (_, i) => `${i + 1}. Clause ${i + 1}. The Supplier shall perform its obligations under clause ${i + 1} with due care.`,
 ).join('\n');
+/** Text beyond Latin-1, which the built-in PDF fonts would have drawn as "?". */
+const WIDE_TEXT = 'Notices: Zoë Müller — Łódź; Αθήνα, Ελλάδα; Кирилл Петров, Санкт-Петербург.';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -88,7 +90,7 @@ describe('sealed PDF', function () {
   let certPem: string;
   const signers = [
     { name: 'Amélie Signer', email: uniqueAddress('amelie') },
-    { name: 'Bo Signer', email: uniqueAddress('bo') },
+    { name: 'Łukasz Żółtowski', email: uniqueAddress('lukasz') },
   ];
 
   before(async () => {
@@ -96,7 +98,12 @@ describe('sealed PDF', function () {
     [member, stranger] = await Promise.all([addMember(owner, 'member'), signUp()]);
     const c = await api<{ id: string }>('POST', '/contracts', {
       token: owner.token,
-      body: { title: `Supply agreement ${randomUUID().slice(0, 6)}`, type: 'service_agreement', counterparty: 'Acme', content: CONTENT },
+      body: {
+        title: `Supply agreement ${randomUUID().slice(0, 6)}`,
+        type: 'service_agreement',
+        counterparty: 'Acme',
+        content: `${CONTENT}\n${WIDE_TEXT}`,
+      },
     });
     const created = await api<SignatureBody>('POST', '/signatures', { token: member.token, body: { contract_id: c.body.id, signers } });
     expect(created.status, created.text).to.equal(201);
@@ -148,6 +155,7 @@ describe('sealed PDF', function () {
     const pages = await pdfText(pdf);
     const all = pages.join(' ');
     expect(all).to.contain('120. Clause 120. The Supplier shall perform');
+    expect(all, 'Polish, Greek and Cyrillic print as written').to.contain(WIDE_TEXT);
     const signaturePage = pages.find((p) => p.includes('Signatures'))!;
     for (const [i, x] of signers.entries()) expect(signaturePage).to.contain(x.name).and.contain(x.email).and.contain(`SealTest/${i}`);
     const stored = await Signature.findById(sig.id);
