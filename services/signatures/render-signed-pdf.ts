@@ -107,9 +107,9 @@ class Writer {
 const FONT_DIR = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
 let fontFiles: Promise<Record<keyof Fonts, Buffer>> | undefined;
 const readFonts = () =>
-  (fontFiles ??= Promise.all(['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf', 'DejaVuSansMono.ttf'].map((f) => readFile(path.join(FONT_DIR, f)))).then(
-    ([regular, bold, mono]) => ({ regular: regular!, bold: bold!, mono: mono! }),
-  ));
+  (fontFiles ??= Promise.all(
+    ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf', 'DejaVuSansMono.ttf'].map((f) => readFile(path.join(FONT_DIR, f))),
+  ).then(([regular, bold, mono]) => ({ regular: regular!, bold: bold!, mono: mono! })));
 
 async function fontsOf(pdf: PDFDocument): Promise<Fonts> {
   pdf.registerFontkit(fontkit);
