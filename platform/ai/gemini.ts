@@ -154,6 +154,10 @@ export function createGeminiAi(config: Config, logger: Logger): AiPort {
       throw lastError;
     },
 
+    extractStructured({ system, prompt, schema }) {
+      return structured('primary', schema, system, prompt);
+    },
+
     // No fallback model here: vectors of another model would not be comparable with the index.
     async embed(texts, kind) {
       const out: number[][] = [];

@@ -267,6 +267,11 @@ export function createLocalAi(encoder: SentenceEncoder | null = null): AiPort {
       }
     },
 
+    // No generative model offline: extraction stays with each feature's rules.
+    extractStructured() {
+      return Promise.resolve(null);
+    },
+
     async embed(texts) {
       if (!encoder) return texts.map(hashEmbedding);
       return (await encoder.encode(texts)).map(padded);

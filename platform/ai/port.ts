@@ -86,6 +86,11 @@ export interface AiPort {
     history: Array<{ role: 'user' | 'assistant'; content: string }>;
     signal?: AbortSignal;
   }): AsyncIterable<string>;
+  /**
+   * Fields read out of a text as the schema shapes them, validated against it; null where the
+   * provider has no model for it (the local provider: features keep their own rules then).
+   */
+  extractStructured<T>(input: { system: string; prompt: string; schema: z.ZodType<T> }): Promise<T | null>;
   /** L2-normalized vectors of EMBEDDING_DIM dimensions, one per text. */
   embed(texts: string[], kind: 'document' | 'query'): Promise<number[][]>;
 }

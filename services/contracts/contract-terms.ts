@@ -13,7 +13,7 @@ import { Contract, type ContractDoc } from '../../models/contract';
 import { Document } from '../../models/document';
 import { ContractTerms, type ContractTermsDoc } from '../../models/contract-terms';
 import { extractTextInChild } from '../documents/extract-text-in-child';
-import { extractKeyTermsByRules, keepVerbatim } from './extract-key-terms';
+import { findKeyTerms } from './find-key-terms';
 import { emptyTerms, KEY_TERMS, type KeyTerm, type KeyTermName, type KeyTerms } from './key-terms.shared';
 
 const DAY_MS = 86_400_000;
@@ -103,7 +103,7 @@ export async function extractContractTerms(s: Services, organizationId: string, 
   const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
   if (!contract) return null;
   const { pages, source } = await textOfRecord(s, contract);
-  const fresh = keepVerbatim(extractKeyTermsByRules(pages), pages);
+  const fresh = await findKeyTerms(s, pages);
   const stored = await ContractTerms.findOne({ organization_id: contract.organization_id, contract_id: contract._id });
   const doc = await save(contract.organization_id, contract, merge(stored?.terms as Partial<KeyTerms> | undefined, fresh), {
     extracted_at: new Date(),

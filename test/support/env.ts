@@ -92,10 +92,17 @@ export function testEnv(): TestEnv {
   return env;
 }
 
-/** Runs `fn` with the /api/v1 base of a second API instance on the run's services, its configuration changed by `overrides`. */
-export async function withSecondApi(overrides: Partial<Config>, fn: (base: string) => Promise<void>): Promise<void> {
+/**
+ * Runs `fn` with the /api/v1 base of a second API instance on the run's services, its
+ * configuration changed by `overrides` and any service replaced by `replace` (e.g. another AI provider).
+ */
+export async function withSecondApi(
+  overrides: Partial<Config>,
+  fn: (base: string) => Promise<void>,
+  replace: Partial<Services> = {},
+): Promise<void> {
   const { services } = testEnv();
-  const second: Server = createApp({ ...services, config: { ...services.config, ...overrides } }).listen(0, '127.0.0.1');
+  const second: Server = createApp({ ...services, ...replace, config: { ...services.config, ...overrides } }).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => second.once('listening', () => resolve()));
   try {
     await fn(`http://127.0.0.1:${(second.address() as AddressInfo).port}/api/v1`);

@@ -3,6 +3,10 @@ import { api } from '../../support/http';
 import { addMember, signUp, type TestUser } from '../../support/auth';
 import { makeDocx, settled, upload } from '../../support/documents';
 import { KEY_TERMS } from '../../../services/contracts/key-terms.shared';
+import { startFakeGemini, textResponse, type GeminiAnswer, type GeminiCall } from '../../support/gemini';
+import { testEnv, testEnvironment, withSecondApi } from '../../support/env';
+import { loadConfig } from '../../../platform/config';
+import { createAi } from '../../../platform/ai';
 
 interface Term {
   value: string;
@@ -181,5 +185,89 @@ describe('contract key terms', function () {
     expect(res.status, res.text).to.equal(200);
     expect(res.body.renewal_reminder_days).to.deep.equal([45, 10]);
     expect((await api('PUT', '/settings/organization', { token: owner.token, body: { renewal_reminder_days: [0] } })).status).to.equal(400);
+  });
+});
+
+describe('contract key terms with Gemini (a local server speaking its API)', function () {
+  this.timeout(90000);
+  const LAW = 'This Services Agreement is governed by the laws of the State of New York';
+  const PAY = 'Customer will pay each invoice within 30 days from the invoice date';
+  const CONTENT = `${LAW}. ${PAY}. Either party may terminate this Agreement for any or no reason upon 60 days notice.`;
+  const none = Object.fromEntries(KEY_TERMS.map((k) => [k, null]));
+  let reply: (call: GeminiCall) => GeminiAnswer;
+  let gemini: Awaited<ReturnType<typeof startFakeGemini>>;
+  let owner: TestUser;
+
+  before(async () => {
+    gemini = await startFakeGemini((call) => reply(call));
+    owner = await signUp();
+  });
+  after(() => gemini.close());
+
+  /** POST /contracts/:id/extract on an API whose AI provider is Gemini at the fake's address. */
+  async function extractWithGemini(answer: (call: GeminiCall) => GeminiAnswer): Promise<TermsBody['terms']> {
+    reply = answer;
+    const id = await contract(owner, CONTENT);
+    const config = loadConfig({ ...testEnvironment(), GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: gemini.url, GEMINI_TIMEOUT_MS: '5000' });
+    let terms: TermsBody['terms'] = {};
+    await withSecondApi(
+      {},
+      async (base) => {
+        const res = await fetch(`${base}/contracts/${id}/extract`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}` } });
+        const body = (await res.json()) as TermsBody;
+        expect(res.status, JSON.stringify(body)).to.equal(200);
+        terms = body.terms;
+      },
+      { ai: createAi(config, testEnv().services.logger) },
+    );
+    return terms;
+  }
+
+  const json = (terms: Record<string, unknown>): GeminiAnswer => ({
+    status: 200,
+    json: textResponse(JSON.stringify({ ...none, ...terms })),
+  });
+
+  it('asks for schema-shaped JSON and keeps the terms it quotes verbatim; keys it leaves out come from the rules', async () => {
+    gemini.calls.length = 0;
+    const terms = await extractWithGemini(() =>
+      json({
+        governing_law: { value: 'the laws of the State of New York', normalized: 'New York', quote: LAW, page: 1 },
+        payment_terms: { value: 'within 30 days from the invoice date', normalized: 30, quote: PAY, page: 1 },
+      }),
+    );
+    const call = gemini.calls.find((c) => c.method === 'generateContent')!;
+    const generation = call.body.generationConfig as {
+      responseMimeType: string;
+      responseJsonSchema: { properties: Record<string, unknown> };
+    };
+    expect(generation.responseMimeType).to.equal('application/json');
+    expect(Object.keys(generation.responseJsonSchema.properties)).to.have.members([...KEY_TERMS]);
+    expect(JSON.stringify(call.body.contents)).to.contain(PAY);
+    expect(terms.governing_law).to.include({ normalized: 'New York', quote: LAW, page: 1, confidence: 0.8, confirmed: false });
+    expect(terms.payment_terms).to.include({ normalized: 30, quote: PAY });
+    // The model said nothing of it; the rules found it in the text.
+    expect(terms.termination_for_convenience?.normalized).to.equal(true);
+  });
+
+  it('rejects a quote the contract does not have, and the rules answer that key', async () => {
+    const invented = 'This Agreement is governed by the laws of England and Wales';
+    const terms = await extractWithGemini(() =>
+      json({ governing_law: { value: 'the laws of England and Wales', normalized: 'England and Wales', quote: invented, page: 1 } }),
+    );
+    expect(terms.governing_law?.quote).not.to.equal(invented);
+    expect(terms.governing_law?.normalized).to.equal('New York');
+    expect(CONTENT).to.contain(terms.governing_law!.quote);
+  });
+
+  it('falls back to the rules on JSON off the schema and on a 5xx, never a 500', async () => {
+    for (const answer of [
+      (): GeminiAnswer => ({ status: 200, json: textResponse('{"governing_law": "not an object"') }),
+      (): GeminiAnswer => ({ status: 503, json: { error: { code: 503, message: 'overloaded', status: 'UNAVAILABLE' } } }),
+    ]) {
+      const terms = await extractWithGemini(answer);
+      expect(terms.governing_law?.normalized).to.equal('New York');
+      expect(terms.payment_terms?.normalized).to.equal(30);
+    }
   });
 });
