@@ -22,6 +22,8 @@ import { startApiProcess, startGreenMail, startTcpProxy, startWorkerProcess, wai
 import { mailbox, uniqueAddress } from '../../support/mailbox';
 import { indexName } from '../../../services/search/vector-store';
 import { Contract } from '../../../models/contract';
+import { Signature } from '../../../models/signature';
+import { SignedPdf } from '../../../models/signed-pdf';
 import type { SyncProgress } from '../../../activities/integration-sync';
 
 /**
@@ -129,6 +131,88 @@ describe('faults', function () {
       });
       expect((distinct.aggregations?.chunks as { value: number }).value).to.equal(doc.chunk_count);
       console.log(`      ${doc.chunk_count} chunks; killed after ${doneBeforeKill} activities; ready ${resumedMs} ms after the kill`);
+    });
+  });
+
+  describe('a worker killed with SIGKILL between rendering and sealing the signed PDF', function () {
+    this.timeout(900000);
+    const env = { ...testEnvironment(), TEMPORAL_TASK_QUEUE: `faults-${randomBytes(4).toString('hex')}` };
+    let apiProc: EngineProcess;
+    const workers: Array<ReturnType<typeof startWorkerProcess>> = [];
+    before(async () => {
+      apiProc = await startApiProcess(env);
+    });
+    after(async () => {
+      await Promise.all(workers.map((w) => w.stop()));
+      await apiProc?.stop();
+    });
+
+    it('is finished by a new worker: completed, exactly one sealed PDF, and it validates', async () => {
+      const { services } = testEnv();
+      const base = `${apiProc.url}/api/v1`;
+      const content = Array.from({ length: 200 }, (_, i) => `${i + 1}. The Supplier keeps record ${i + 1} for seven years.`).join('\n');
+      const c = await api<{ id: string }>('POST', '/contracts', {
+        base,
+        token: owner.token,
+        body: { title: 'Records retention', type: 'service_agreement', counterparty: 'Archive Co', content },
+      });
+      expect(c.status, JSON.stringify(c.body)).to.equal(201);
+      const sent = await api<{ id: string; signers: Array<{ signing_url: string }> }>('POST', '/signatures', {
+        base,
+        token: owner.token,
+        body: { contract_id: c.body.id, signers: [{ name: 'Ada Signer', email: uniqueAddress('ada') }] },
+      });
+      expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
+      workers.push(startWorkerProcess(env));
+      const token = sent.body.signers[0]!.signing_url.split('/').pop()!;
+      const signed = await api('POST', `/signatures/sign/${token}`, { base, body: { signature_text: 'Ada Signer' } });
+      expect(signed.status, JSON.stringify(signed.body)).to.equal(200);
+
+      // The moment the render activity has completed, the worker goes: it has not sealed yet, or is sealing.
+      const handle = services.temporal.workflow.getHandle(`signature-${sent.body.id}`);
+      const rendered = async () => {
+        const events = (await handle.fetchHistory()).events ?? [];
+        const scheduled = new Map(
+          events
+            .filter((e) => e.activityTaskScheduledEventAttributes)
+            .map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes!.activityType?.name]),
+        );
+        return events.some(
+          (e) =>
+            e.activityTaskCompletedEventAttributes &&
+            scheduled.get(String(e.activityTaskCompletedEventAttributes.scheduledEventId)) === 'renderSignedPdf',
+        );
+      };
+      await waitFor(rendered, 180000, 'the signed PDF rendered');
+      await workers[0]!.kill();
+      const atKill = await Signature.findById(sent.body.id, { sealed_at: 1 }).lean();
+      expect(atKill?.sealed_at ?? null, 'the worker was killed before the seal was recorded').to.equal(null);
+      expect((await SignedPdf.findById(sent.body.id, { state: 1 }).lean())?.state, 'the rendered, unsealed file is stored').to.equal(
+        'rendered',
+      );
+
+      const killedAt = Date.now();
+      workers.push(startWorkerProcess(env));
+      await waitFor(async () => !!(await Signature.findById(sent.body.id, { sealed_at: 1 }).lean())?.sealed_at, 300000, 'the PDF sealed');
+      const sig = (
+        await api<{ status: string; pdf_sha256: string | null; sealing_error: string | null }>('GET', `/signatures/${sent.body.id}`, {
+          base,
+          token: owner.token,
+        })
+      ).body;
+      expect(sig).to.include({ status: 'completed', sealing_error: null });
+      // One record per request (its _id is the request's), now the sealed file the request names.
+      const stored = await SignedPdf.find({ organization_id: new Types.ObjectId(owner.organizationId) }, { state: 1, sha256: 1 }).lean();
+      const mine = stored.filter((x) => String(x._id) === sent.body.id);
+      expect(mine).to.have.length(1);
+      expect(mine[0]).to.include({ state: 'sealed', sha256: sig.pdf_sha256 });
+      const verify = await api<{ seal: { status: string; valid: boolean; covers_whole_document: boolean } }>(
+        'GET',
+        `/signatures/${sent.body.id}/verify`,
+        { base, token: owner.token },
+      );
+      expect(verify.body.seal).to.include({ status: 'sealed', valid: true, covers_whole_document: true });
+      console.log(`      sealed ${Date.now() - killedAt} ms after the kill`);
     });
   });
 
