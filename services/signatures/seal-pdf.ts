@@ -9,11 +9,11 @@ import { X509Certificate, createHash, createPublicKey, generateKeyPairSync, rand
 import forge from 'node-forge';
 import type { PDFDocument } from 'pdf-lib';
 import signpdf from '@signpdf/signpdf';
-import { P12Signer } from '@signpdf/signer-p12';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import type { Config } from '../../platform/config';
 import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
+import { CadesSigner } from './cades-signer';
 import { ServiceKey } from '../../models/service-key';
 
 const KEY_ID = 'pdf-seal';
@@ -110,7 +110,7 @@ export async function sealPdf(pdf: PDFDocument, identity: SealIdentity, info: { 
   });
   // Object streams stay off: @signpdf finds the placeholder in the file's plain text.
   const unsigned = Buffer.from(await pdf.save({ useObjectStreams: false }));
-  return signpdf.sign(unsigned, new P12Signer(identity.p12, { passphrase: identity.passphrase }), info.signingTime);
+  return signpdf.sign(unsigned, new CadesSigner(identity.p12, identity.passphrase));
 }
 
 export interface SealCheck {

@@ -145,6 +145,26 @@ describe('sealed PDF', function () {
     expect(bad.out).to.match(/INVALID|failed/i);
   });
 
+  it('is a PAdES baseline B-B signature: signing-certificate-v2 bound to the signer, the time in /M, none in the CMS', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pades-'));
+    writeFileSync(path.join(dir, 'signed.pdf'), pdf);
+    const r = spawnSync(
+      path.join(repoRoot, '.stack/venv-pyhanko/bin/python'),
+      [path.join(repoRoot, 'test/support/pades_baseline.py'), path.join(dir, 'signed.pdf')],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(r.status, r.stderr).to.equal(0);
+    expect(JSON.parse(r.stdout)).to.deep.equal({
+      sub_filter: '/ETSI.CAdES.detached',
+      signed_attrs: ['content_type', 'message_digest', 'signing_certificate_v2'],
+      signing_time_in_dictionary: true,
+      ess_v2: true,
+      ess_matches_signer: true,
+    });
+  });
+
   it('verify reports the seal valid over the whole document', async () => {
     const v = await api<{ valid: boolean; seal: Seal }>('GET', `/signatures/${sig.id}/verify`, { token: member.token });
     expect(v.body.valid).to.equal(true);
