@@ -12,6 +12,12 @@ import { badRequest } from '../../platform/errors';
 
 export class PdfOfRecordChangedError extends Error {}
 
+/** A signed PDF must fit in one store record (16 MB) with room to spare. */
+export const MAX_SIGNED_PDF_BYTES = 15 * 1024 * 1024;
+/** What the signature and audit pages may add to a PDF of record (a long trail stays far below). */
+const EVIDENCE_PAGES_BYTES = 1024 * 1024;
+const megabytes = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+
 async function bytesOf(organizationId: Types.ObjectId, documentId: Types.ObjectId): Promise<Buffer | null> {
   const doc = await Document.findOne({ _id: documentId, organization_id: organizationId }, { storage_path: 1 }).lean();
   return doc ? readFile(doc.storage_path).catch(() => null) : null;
@@ -22,6 +28,11 @@ export async function freezePdfOfRecord(contract: { organization_id: Types.Objec
   if (!contract.document_id) return {};
   const bytes = await bytesOf(contract.organization_id, contract.document_id);
   if (!bytes) throw badRequest("contract_id: the contract's PDF of record (document_id) no longer exists");
+  // Refused now rather than failing at sealing after everyone has signed.
+  if (bytes.length > MAX_SIGNED_PDF_BYTES - EVIDENCE_PAGES_BYTES)
+    throw badRequest(
+      `contract_id: the contract's PDF of record is ${megabytes(bytes.length)}; with its signature and audit pages a signed PDF must stay within ${megabytes(MAX_SIGNED_PDF_BYTES)}`,
+    );
   return { record_document_id: contract.document_id, record_pdf_sha256: sha256Hex(bytes) };
 }
 

@@ -14,11 +14,8 @@ import { SignedPdf } from '../../models/signed-pdf';
 import { appendEvidencePages, renderDocumentPdf } from './render-signed-pdf';
 import { getSealIdentity, sealPdf } from './seal-pdf';
 import { findByToken, goneReason } from './record-signer-act';
-import { PdfOfRecordChangedError, readPdfOfRecord } from './pdf-of-record';
+import { MAX_SIGNED_PDF_BYTES, PdfOfRecordChangedError, readPdfOfRecord } from './pdf-of-record';
 import { isDuplicateKey } from '../../platform/mongo';
-
-/** A signed PDF must fit in one store record (16 MB) with room to spare. */
-const MAX_PDF_BYTES = 15 * 1024 * 1024;
 
 const filenameOf = (sig: SignatureRecord, suffix: string) =>
   `${
@@ -78,8 +75,8 @@ export async function renderSignedPdf(signatureId: string): Promise<'rendered' |
     trail: auditOf(sig),
   });
   const bytes = Buffer.from(await pdf.save({ useObjectStreams: false }));
-  if (bytes.length > MAX_PDF_BYTES)
-    throw ApplicationFailure.nonRetryable(`the signed PDF is ${bytes.length} bytes, above the ${MAX_PDF_BYTES} a record holds`);
+  if (bytes.length > MAX_SIGNED_PDF_BYTES)
+    throw ApplicationFailure.nonRetryable(`the signed PDF is ${bytes.length} bytes, above the ${MAX_SIGNED_PDF_BYTES} a record holds`);
   try {
     await SignedPdf.updateOne(
       { _id: sig._id, state: 'rendered' },

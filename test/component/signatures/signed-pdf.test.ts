@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { PDFDocument } from 'pdf-lib';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -257,6 +258,22 @@ describe('sealed PDF of record', function () {
     ).to.equal(200);
     return { created: created.body, unsigned };
   }
+
+  it('refuses to send a PDF of record too large to seal, up front, with a detail and nothing stored', async () => {
+    // 14.5 MB of incompressible attachment: with the evidence pages it would pass the 15 MB a sealed PDF may have.
+    const big = await PDFDocument.create();
+    big.addPage();
+    await big.attach(randomBytes(14.5 * 1024 * 1024), 'scan.bin', { mimeType: 'application/octet-stream' });
+    const { contractId } = await contractWithRecord(Buffer.from(await big.save()));
+    const before = await Signature.countDocuments({ organization_id: owner.organizationId });
+    const refused = await api<{ detail: string }>('POST', '/signatures', {
+      token: owner.token,
+      body: { contract_id: contractId, signers: [{ name: 'Cy Signer', email: uniqueAddress('cy') }] },
+    });
+    expect(refused.status, refused.text).to.equal(400);
+    expect(refused.body.detail).to.match(/^contract_id: the contract's PDF of record is 14\.5 MB; .* within 15\.0 MB$/);
+    expect(await Signature.countDocuments({ organization_id: owner.organizationId })).to.equal(before);
+  });
 
   it("another organization's document, or a non-PDF, cannot be a contract's PDF of record", async () => {
     const other = await signUp();
