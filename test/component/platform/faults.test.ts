@@ -75,6 +75,29 @@ async function startGate(target: string, matches: (method: string, url: string) 
   };
 }
 
+/**
+ * An API process and worker processes on a task queue of their own, so only these workers run
+ * a describe block's work: the API starts before its tests, and everything stops after them.
+ */
+function ownTaskQueue() {
+  const env = { ...testEnvironment(), TEMPORAL_TASK_QUEUE: `faults-${randomBytes(4).toString('hex')}` };
+  const workers: Array<ReturnType<typeof startWorkerProcess>> = [];
+  let apiProc: EngineProcess | undefined;
+  before(async () => {
+    apiProc = await startApiProcess(env);
+  });
+  after(async () => {
+    await Promise.all(workers.map((w) => w.stop()));
+    await apiProc?.stop();
+  });
+  return {
+    /** The API process's /api/v1. */
+    base: () => `${apiProc!.url}/api/v1`,
+    startWorker: () => void workers.push(startWorkerProcess(env)),
+    killWorker: (i: number) => workers[i]!.kill(),
+  };
+}
+
 describe('faults', function () {
   let owner: TestUser;
   before(async () => {
@@ -83,36 +106,26 @@ describe('faults', function () {
 
   describe('a worker killed with SIGKILL mid-ingestion', function () {
     this.timeout(900000);
-    // An API and workers on a task queue of their own, so only these workers run this ingestion.
-    const env = { ...testEnvironment(), TEMPORAL_TASK_QUEUE: `faults-${randomBytes(4).toString('hex')}` };
-    let apiProc: EngineProcess;
-    const workers: Array<ReturnType<typeof startWorkerProcess>> = [];
-    before(async () => {
-      apiProc = await startApiProcess(env);
-    });
-    after(async () => {
-      await Promise.all(workers.map((w) => w.stop()));
-      await apiProc?.stop();
-    });
+    const own = ownTaskQueue();
 
     it('is resumed by a new worker: ready, with exactly chunk_count chunks indexed', async () => {
       const { services } = testEnv();
       // ~2,000 chunks of 1,200 characters: twenty embedding and indexing batches.
       const text = Array.from({ length: 20000 }, (_, i) => `Clause ${i}: the supplier keeps record ${i} for seven years. `).join('\n');
-      const res = await upload(owner.token, { name: 'archive.txt', bytes: Buffer.from(text) }, 'other', { base: `${apiProc.url}/api/v1` });
+      const res = await upload(owner.token, { name: 'archive.txt', bytes: Buffer.from(text) }, 'other', { base: own.base() });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       const handle = services.temporal.workflow.getHandle(res.body.workflow_id);
       const batchesDone = async () =>
         (await handle.fetchHistory()).events?.filter((e) => e.activityTaskCompletedEventAttributes).length ?? 0;
 
-      workers.push(startWorkerProcess(env));
+      own.startWorker();
       // Extraction plus two indexing batches done: the worker is in the middle of the document.
       await waitFor(async () => (await batchesDone()) >= 3, 180000, 'two indexed batches');
       const killedAt = Date.now();
-      await workers[0]!.kill();
+      await own.killWorker(0);
       const doneBeforeKill = await batchesDone();
 
-      workers.push(startWorkerProcess(env));
+      own.startWorker();
       expect(await handle.result()).to.equal('ready');
       const resumedMs = Date.now() - killedAt;
 
@@ -136,20 +149,11 @@ describe('faults', function () {
 
   describe('a worker killed with SIGKILL between rendering and sealing the signed PDF', function () {
     this.timeout(900000);
-    const env = { ...testEnvironment(), TEMPORAL_TASK_QUEUE: `faults-${randomBytes(4).toString('hex')}` };
-    let apiProc: EngineProcess;
-    const workers: Array<ReturnType<typeof startWorkerProcess>> = [];
-    before(async () => {
-      apiProc = await startApiProcess(env);
-    });
-    after(async () => {
-      await Promise.all(workers.map((w) => w.stop()));
-      await apiProc?.stop();
-    });
+    const own = ownTaskQueue();
 
     it('is finished by a new worker: completed, exactly one sealed PDF, and it validates', async () => {
       const { services } = testEnv();
-      const base = `${apiProc.url}/api/v1`;
+      const base = own.base();
       const content = Array.from({ length: 200 }, (_, i) => `${i + 1}. The Supplier keeps record ${i + 1} for seven years.`).join('\n');
       const c = await api<{ id: string }>('POST', '/contracts', {
         base,
@@ -163,7 +167,7 @@ describe('faults', function () {
         body: { contract_id: c.body.id, signers: [{ name: 'Ada Signer', email: uniqueAddress('ada') }] },
       });
       expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
-      workers.push(startWorkerProcess(env));
+      own.startWorker();
       const token = sent.body.signers[0]!.signing_url.split('/').pop()!;
       const signed = await api('POST', `/signatures/sign/${token}`, { base, body: { signature_text: 'Ada Signer' } });
       expect(signed.status, JSON.stringify(signed.body)).to.equal(200);
@@ -184,7 +188,7 @@ describe('faults', function () {
         );
       };
       await waitFor(rendered, 180000, 'the signed PDF rendered');
-      await workers[0]!.kill();
+      await own.killWorker(0);
       const atKill = await Signature.findById(sent.body.id, { sealed_at: 1 }).lean();
       expect(atKill?.sealed_at ?? null, 'the worker was killed before the seal was recorded').to.equal(null);
       expect((await SignedPdf.findById(sent.body.id, { state: 1 }).lean())?.state, 'the rendered, unsealed file is stored').to.equal(
@@ -192,7 +196,7 @@ describe('faults', function () {
       );
 
       const killedAt = Date.now();
-      workers.push(startWorkerProcess(env));
+      own.startWorker();
       await waitFor(async () => !!(await Signature.findById(sent.body.id, { sealed_at: 1 }).lean())?.sealed_at, 300000, 'the PDF sealed');
       const sig = (
         await api<{ status: string; pdf_sha256: string | null; sealing_error: string | null }>('GET', `/signatures/${sent.body.id}`, {
@@ -220,27 +224,23 @@ describe('faults', function () {
     this.timeout(600000);
     const CONTRACTS = 1000; // five Salesforce batches of 200
     const TOKEN = 'vendor-token-faults-0123';
-    const env = { ...testEnvironment(), TEMPORAL_TASK_QUEUE: `faults-sync-${randomBytes(4).toString('hex')}` };
-    let apiProc: EngineProcess;
-    const workers: Array<ReturnType<typeof startWorkerProcess>> = [];
     let fake: Awaited<ReturnType<typeof startSalesforceFake>>;
     let gate: Awaited<ReturnType<typeof startGate>>;
     before(async () => {
-      apiProc = await startApiProcess(env);
       fake = await startSalesforceFake({ token: TOKEN, object: 'CLM_Contract__c', externalIdField: 'CLM_Contract_Id__c' });
       // The third batch reaches the vendor only after the worker that sent it is dead.
       gate = await startGate(fake.url, (method, url) => method === 'PATCH' && url.includes('/composite/sobjects/'), 3);
     });
     after(async () => {
       gate?.release();
-      await Promise.all(workers.map((w) => w.stop()));
-      await apiProc?.stop();
       await gate?.close();
       await fake?.close();
     });
+    // After the vendor's hooks: its after hook releases the gate before the workers stop.
+    const own = ownTaskQueue();
 
     it('is resumed by a new worker: every contract upserted, one vendor record each', async () => {
-      const base = `${apiProc.url}/api/v1`;
+      const base = own.base();
       const owner = await signUp();
       // Seeded straight into the store: no contract events, so only the sync writes to the vendor.
       const seeded = await Contract.insertMany(
@@ -261,16 +261,16 @@ describe('faults', function () {
       });
       expect(connect.status, connect.text).to.equal(201);
 
-      workers.push(startWorkerProcess(env));
+      own.startWorker();
       const sync = await api<{ workflow_id: string }>('POST', '/integrations/salesforce/sync', { base, token: owner.token });
       expect(sync.status, sync.text).to.equal(202);
       await gate.held();
       const killedAt = Date.now();
-      await workers[0]!.kill();
+      await own.killWorker(0);
       gate.release(); // the vendor applies the batch; its answer goes nowhere
       await waitFor(() => Promise.resolve(fake.upsertCalls().length === 3), 10000, 'the held batch at the vendor');
 
-      workers.push(startWorkerProcess(env));
+      own.startWorker();
       const handle = testEnv().services.temporal.workflow.getHandle(sync.body.workflow_id);
       const result = (await handle.result()) as SyncProgress;
       const resumedMs = Date.now() - killedAt;
