@@ -55,6 +55,7 @@ export default tseslint.config(
             { target: './api', ...WORKFLOW_CODE, message: 'the API starts workflows through the refs in workflows/*.shared.ts' },
             { target: './activities', from: ['./api', './workers'], message: 'activities are adapters over use cases' },
             { target: './activities', ...WORKFLOW_CODE, message: 'activities import workflow refs only from workflows/*.shared.ts' },
+            { target: './workflows', from: './workers', message: 'nothing imports the worker: it wires everything' },
           ],
         },
       ],
