@@ -13,6 +13,7 @@ import { WebhookAttemptClaim } from '../models/webhook-attempt-claim';
 import { WebhookDelivery } from '../models/webhook-delivery';
 import { WebhookSubscription } from '../models/webhook-subscription';
 import { isDuplicateKey } from '../platform/mongo';
+import type { DeliveryRef } from '../workflows/webhook-delivery.shared';
 
 export interface AttemptInput {
   deliveryId: string;
@@ -119,6 +120,12 @@ export function createWebhookActivities(s: Services) {
         await WebhookSubscription.updateOne({ _id: subscription._id }, { active: false, disabled_reason: 'receiver answered 410 Gone' });
       }
       return outcome;
+    },
+
+    /** The pending deliveries naming the workflow `workflowId`, for webhookBatchWorkflow. */
+    async assignedWebhookDeliveries({ workflowId }: { workflowId: string }): Promise<DeliveryRef[]> {
+      const rows = await WebhookDelivery.find({ workflow_id: workflowId, status: 'pending' }, { _id: 1, subscription_id: 1 }).lean();
+      return rows.map((d) => ({ deliveryId: d._id.toHexString(), subscriptionId: d.subscription_id.toHexString() }));
     },
 
     async failWebhookDelivery({ deliveryId }: { deliveryId: string }): Promise<void> {

@@ -45,6 +45,8 @@ schema.plugin(basePlugin, { hidden: ['body', 'attempt_log', 'claimed_attempt'] }
 // The list index (platform/lists/list-index.ts) follows every write but an attempt's claim.
 announceWrites(schema, { ignored: ['claimed_attempt'] });
 schema.index({ event_id: 1, subscription_id: 1, redelivery_of: 1 }, { unique: true });
+// A batch's workflow reads the deliveries assigned to it (workflows/webhook-delivery.ts).
+schema.index({ workflow_id: 1 });
 // The list (deliveryList): newest first, optionally by status or subscription.
 schema.index({ organization_id: 1, created_at: -1, _id: -1 });
 schema.index({ organization_id: 1, status: 1, created_at: -1, _id: -1 });

@@ -1,5 +1,5 @@
 /** The workflow bundle: every workflow type the worker runs. */
-export { webhookEventWorkflow, webhookDeliveryWorkflow } from './webhook-delivery';
+export { webhookBatchWorkflow, webhookEventWorkflow, webhookDeliveryWorkflow } from './webhook-delivery';
 export { documentIngestionWorkflow } from './document-ingestion';
 export { syncContractsWorkflow, contractIndexWorkflow } from './contract-index';
 export { signatureWorkflow } from './signature';

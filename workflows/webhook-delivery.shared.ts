@@ -1,4 +1,5 @@
 /** What starters of the webhook delivery workflows share with them. */
+import { defineSignal } from '@temporalio/workflow';
 import { workflowRef } from '../platform/temporal/workflow-ref';
 
 export interface DeliveryRef {
@@ -6,9 +7,17 @@ export interface DeliveryRef {
   subscriptionId: string;
 }
 
+/** The previous release's `webhookEventWorkflow`: one event's deliveries as arguments. */
 export interface WebhookEventInput {
   deliveries: DeliveryRef[];
 }
 
-/** The deliveries of one event (or one redelivery). */
-export const webhookEvent = workflowRef<[WebhookEventInput]>('webhookEventWorkflow', 'webhook-delivery');
+/**
+ * The deliveries naming this workflow's id (`workflow_id` on the delivery): a batch of events
+ * the relay coalesced, or one redelivery. It reads them itself, so any start of the id covers
+ * every delivery assigned to it before that start.
+ */
+export const webhookBatch = workflowRef<[]>('webhookBatchWorkflow', 'webhook-delivery');
+
+/** Deliveries were assigned to the workflow after it started: it reads them again. */
+export const deliveriesAssignedSignal = defineSignal('deliveriesAssigned');

@@ -1,20 +1,22 @@
 /**
- * Delivery of one event to its subscriptions: one workflow per event (`webhook-event-<event
- * id>`) runs every subscription's delivery side by side; a manual redelivery is a workflow of
- * one. Each delivery follows the interface document's exact schedule: attempt 1 at once,
+ * Webhook deliveries, each on the interface document's exact schedule: attempt 1 at once,
  * attempt 2 thirty seconds after attempt 1 failed, attempt 3 five minutes after attempt 2
  * failed, then `failed`. The waits are durable workflow timers and each attempt is a single
  * try, recorded on the delivery.
  *
- * Attempts are local activities: the first one runs inside the workflow's first task, so a
- * delivery that succeeds costs the Temporal server one workflow task and no activity task
- * (bench/README.md, webhook throughput). A local activity can run again when its workflow
- * task is retried; the attempt claims its number on the delivery before it posts
- * (activities/webhooks.ts), so no attempt is ever posted twice.
+ * One workflow runs the deliveries of a batch of events the relay coalesced
+ * (services/webhooks/webhooks.ts) side by side, each on its own schedule; a manual redelivery
+ * is a batch of one. In a burst a workflow start, its task and its history serve many events
+ * instead of one each (bench/README.md, webhook burst).
+ *
+ * Attempts are local activities: the first ones run inside the workflow's first task, so a
+ * batch that succeeds costs the Temporal server one workflow task and no activity task. A local
+ * activity can run again when its workflow task is retried; the attempt claims its number
+ * before it posts (activities/webhooks.ts), so no attempt is ever posted twice.
  */
-import { ActivityFailure, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import { ActivityFailure, condition, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { AttemptInput, WebhookActivities } from '../activities/webhooks';
-import type { DeliveryRef, WebhookEventInput } from './webhook-delivery.shared';
+import { deliveriesAssignedSignal, type DeliveryRef, type WebhookEventInput } from './webhook-delivery.shared';
 
 /** Wait before attempt 2 and attempt 3, counted from the failure of the previous one. */
 export const WEBHOOK_RETRY_DELAYS_MS = [30_000, 300_000] as const;
@@ -53,6 +55,38 @@ async function deliver(
   }
 }
 
+/**
+ * The deliveries naming this workflow's id. It reads them at its start and again on every
+ * `deliveriesAssigned` signal (the relay sends one with every start, so a delivery assigned
+ * after the first read is read on the next). It ends when every delivery it read has ended and
+ * no signal is unread: the server refuses to complete a workflow while a signal waits, so a
+ * signal sent as it ends is read too.
+ */
+export async function webhookBatchWorkflow(): Promise<Outcome[]> {
+  let unread = true;
+  setHandler(deliveriesAssignedSignal, () => {
+    unread = true;
+  });
+  const known = new Set<string>();
+  const runs: Array<Promise<Outcome>> = [];
+  let ended = 0;
+  while (unread) {
+    unread = false;
+    for (const ref of await localMarking.assignedWebhookDeliveries({ workflowId: workflowInfo().workflowId })) {
+      if (known.has(ref.deliveryId)) continue;
+      known.add(ref.deliveryId);
+      runs.push(
+        deliver(ref, local.attemptWebhookDelivery, localMarking.failWebhookDelivery).finally(() => {
+          ended++;
+        }),
+      );
+    }
+    await condition(() => unread || ended === runs.length);
+  }
+  return Promise.all(runs);
+}
+
+/** The previous release's workflow of one event, its deliveries given; kept so that its runs finish after an upgrade. */
 export async function webhookEventWorkflow({ deliveries }: WebhookEventInput): Promise<Outcome[]> {
   return Promise.all(deliveries.map((ref) => deliver(ref, local.attemptWebhookDelivery, localMarking.failWebhookDelivery)));
 }

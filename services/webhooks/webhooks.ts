@@ -1,7 +1,19 @@
 /**
  * Webhooks as a consumer of the event relay: one delivery row per event and matching
- * subscription (unique, so a replayed relay finds the same row and id), and one
- * `webhook-event-<eventId>` workflow per event that delivers to all of them.
+ * subscription (unique, so a replayed relay finds the same row and id), each naming the
+ * workflow that delivers it. The events a process relays close together, per organization,
+ * share one `webhook-batch-<first event id>` workflow (workflows/webhook-delivery.ts), which
+ * reads the deliveries naming it.
+ *
+ * Why nothing is lost or sent twice:
+ * - an event is marked relayed only after a start (signal-with-start) of its deliveries'
+ *   workflow that came after their rows were written; the workflow reads its deliveries at its
+ *   start and on every such signal, so that start covers them;
+ * - when the start fails, or the process dies between the rows and the start, the event stays
+ *   unrelayed and the relay loop replays it: the replay finds the rows (unique), names the
+ *   same workflow and starts or signals it again;
+ * - a replay never makes a second row, and a second start of a running id is a signal; an
+ *   attempt claims its number before it posts (activities/webhooks.ts).
  */
 import { Types } from 'mongoose';
 import type { Services } from '../../platform/services';
@@ -9,7 +21,7 @@ import type { EventConsumer, EventRecord } from '../../platform/outbox/relay';
 import { startWorkflow } from '../../platform/temporal/client';
 import { WebhookDelivery } from '../../models/webhook-delivery';
 import { WebhookSubscription } from '../../models/webhook-subscription';
-import { webhookEvent, type DeliveryRef } from '../../workflows/webhook-delivery.shared';
+import { deliveriesAssignedSignal, webhookBatch } from '../../workflows/webhook-delivery.shared';
 import { isDuplicateKey } from '../../platform/mongo';
 
 /** The delivered body: the interface document's payload, serialized once and signed as is. */
@@ -22,31 +34,29 @@ export function webhookBody(event: Pick<EventRecord, 'type' | 'occurred_at' | 'd
   });
 }
 
-/** The workflow of an event's deliveries; a manual redelivery has one of its own. */
-export const eventDeliveryWorkflowId = (eventId: string) => `webhook-event-${eventId}`;
+/** A batch's workflow is named after its first event; a manual redelivery has one of its own. */
+export const batchWorkflowId = (eventId: string) => `webhook-batch-${eventId}`;
 export const redeliveryWorkflowId = (deliveryId: string) => `webhook-delivery-${deliveryId}`;
 
-/** Starts the workflow of `deliveries` unless it already exists; `recordId` names the event or the redelivery. */
-async function startDeliveries(
-  s: Services,
-  workflowId: string,
-  organizationId: Types.ObjectId,
-  recordId: string,
-  deliveries: DeliveryRef[],
-): Promise<void> {
-  await startWorkflow(s, webhookEvent, {
+/**
+ * Starts the workflow `workflowId`, or tells the running one to read its deliveries again. Its
+ * record (search attribute) is the id it is named after: the first event, or the redelivery.
+ */
+async function startDeliveries(s: Services, workflowId: string, organizationId: Types.ObjectId): Promise<void> {
+  await startWorkflow(s, webhookBatch, {
     workflowId,
-    args: [{ deliveries }],
+    args: [],
+    signal: { signal: deliveriesAssignedSignal, args: [] },
     organizationId: organizationId.toHexString(),
-    recordId,
+    recordId: workflowId.slice(workflowId.lastIndexOf('-') + 1),
   });
 }
 
 /**
- * The delivery of `event` to `subscriptionId`: created once (one write), found again on a
- * replay. It names its workflow from the start, so nothing is written after the start.
+ * The delivery of `event` to `subscriptionId`: created once (one write) naming `workflowId`,
+ * found again, with the workflow it named, on a replay.
  */
-async function deliveryFor(event: EventRecord, subscriptionId: Types.ObjectId) {
+async function deliveryFor(event: EventRecord, subscriptionId: Types.ObjectId, workflowId: string) {
   const key = { event_id: event._id, subscription_id: subscriptionId, redelivery_of: null };
   try {
     return await WebhookDelivery.create({
@@ -55,13 +65,120 @@ async function deliveryFor(event: EventRecord, subscriptionId: Types.ObjectId) {
       event: event.type,
       body: webhookBody(event),
       next_attempt_at: new Date(),
-      workflow_id: eventDeliveryWorkflowId(event.id),
+      workflow_id: workflowId,
     });
   } catch (err) {
     // Made by an earlier relay of the same event (a replay, or the catch-up loop beside the immediate relay).
     if (isDuplicateKey(err)) return WebhookDelivery.findOne(key).orFail();
     throw err;
   }
+}
+
+/** A batch closes once this many events joined it, even while an earlier start is under way... */
+const BATCH_MAX_EVENTS = 50;
+/** ... or once it is this old. */
+const BATCH_MAX_WAIT_MS = 500;
+
+/**
+ * Events of one organization whose new deliveries one workflow takes. A batch takes events
+ * while open; it closes when no start of its organization is under way (so a lone event waits
+ * for nothing, and in a burst the events that come during one start share the next), when
+ * full, or when old. It is started once the events that joined it have written their rows, so
+ * the start comes after every row naming it.
+ */
+interface Batch {
+  s: Services;
+  organizationId: Types.ObjectId;
+  workflowId: string;
+  events: number;
+  /** Events that joined and are still writing their rows. */
+  writing: number;
+  /** Rows naming the batch's workflow (none when only replays, which find their rows under their first workflow, joined). */
+  rows: number;
+  open: boolean;
+  timer?: NodeJS.Timeout;
+  started: Promise<void>;
+  settle: { resolve: () => void; reject: (err: unknown) => void };
+}
+
+interface OrganizationBatches {
+  key: string;
+  open?: Batch;
+  /** Starts under way. */
+  starting: number;
+}
+
+/** This process's batches, per organization. */
+const batching = new Map<string, OrganizationBatches>();
+
+function join(s: Services, event: EventRecord): { org: OrganizationBatches; batch: Batch } {
+  const key = event.organization_id.toHexString();
+  let org = batching.get(key);
+  if (!org) batching.set(key, (org = { key, starting: 0 }));
+  if (!org.open) {
+    let settle!: Batch['settle'];
+    const started = new Promise<void>((resolve, reject) => {
+      settle = { resolve, reject };
+    });
+    started.catch(() => undefined); // its events await it; this only keeps a batch no event awaits from an unhandled rejection
+    const batch: Batch = {
+      s,
+      organizationId: event.organization_id,
+      workflowId: batchWorkflowId(event.id),
+      events: 0,
+      writing: 0,
+      rows: 0,
+      open: true,
+      started,
+      settle,
+    };
+    const opened = org;
+    batch.timer = setTimeout(() => close(opened, batch), BATCH_MAX_WAIT_MS);
+    org.open = batch;
+  }
+  const batch = org.open;
+  batch.events++;
+  batch.writing++;
+  if (batch.events >= BATCH_MAX_EVENTS) close(org, batch);
+  return { org, batch };
+}
+
+/** An event that joined `batch` has written its rows (`rows` of them name the batch). */
+function written(org: OrganizationBatches, batch: Batch, rows: number): void {
+  batch.writing--;
+  batch.rows += rows;
+  if (batch.open && batch.writing === 0 && org.starting === 0) close(org, batch);
+  else startWhenWritten(org, batch);
+}
+
+/** The batch takes no more events. */
+function close(org: OrganizationBatches, batch: Batch): void {
+  if (!batch.open) return;
+  batch.open = false;
+  clearTimeout(batch.timer);
+  if (org.open === batch) org.open = undefined;
+  startWhenWritten(org, batch);
+}
+
+function startWhenWritten(org: OrganizationBatches, batch: Batch): void {
+  if (batch.open || batch.writing > 0) return;
+  if (!batch.rows) {
+    batch.settle.resolve();
+    return forget(org);
+  }
+  org.starting++;
+  startDeliveries(batch.s, batch.workflowId, batch.organizationId)
+    .then(batch.settle.resolve, batch.settle.reject)
+    .finally(() => {
+      org.starting--;
+      // The open batch may have waited only for this start.
+      if (org.open && org.open.writing === 0) close(org, org.open);
+      forget(org);
+    });
+}
+
+function forget(org: OrganizationBatches): void {
+  if (!org.open && !org.starting) batching.delete(org.key);
 }
 
 export const webhookConsumer: EventConsumer = {
@@ -72,11 +189,20 @@ export const webhookConsumer: EventConsumer = {
       { _id: 1 },
     ).lean();
     if (!subscriptions.length) return;
-    const deliveries = await Promise.all(subscriptions.map((sub) => deliveryFor(event, sub._id)));
-    const pending = deliveries
-      .filter((d) => d.status === 'pending')
-      .map((d) => ({ deliveryId: d.id, subscriptionId: d.subscription_id.toHexString() }));
-    if (pending.length) await startDeliveries(s, eventDeliveryWorkflowId(event.id), event.organization_id, event.id, pending);
+    const { org, batch } = join(s, event);
+    let deliveries: Array<InstanceType<typeof WebhookDelivery>> = [];
+    try {
+      deliveries = await Promise.all(subscriptions.map((sub) => deliveryFor(event, sub._id, batch.workflowId)));
+    } finally {
+      written(org, batch, deliveries.filter((d) => d.workflow_id === batch.workflowId).length);
+    }
+    // A replay finds its pending rows under the workflow they named first: start or signal that one.
+    const pending = new Set(deliveries.filter((d) => d.status === 'pending' && d.workflow_id).map((d) => d.workflow_id!));
+    await Promise.all(
+      [...pending].map((workflowId) =>
+        workflowId === batch.workflowId ? batch.started : startDeliveries(s, workflowId, event.organization_id),
+      ),
+    );
   },
 };
 
@@ -95,9 +221,7 @@ export async function redeliver(s: Services, failed: InstanceType<typeof Webhook
     next_attempt_at: new Date(),
   });
   try {
-    await startDeliveries(s, fresh.workflow_id!, fresh.organization_id, fresh.id, [
-      { deliveryId: fresh.id, subscriptionId: fresh.subscription_id.toHexString() },
-    ]);
+    await startDeliveries(s, fresh.workflow_id!, fresh.organization_id);
   } catch (err) {
     // Without its workflow the row would stay pending forever; the caller may try again.
     await WebhookDelivery.deleteOne({ _id: fresh._id });

@@ -7,16 +7,17 @@ import { startReceiver } from '../../support/receiver';
 import { encryptSecret } from '../../../platform/security/crypto';
 import { WebhookSubscription } from '../../../models/webhook-subscription';
 import { WebhookDelivery } from '../../../models/webhook-delivery';
-import { webhookEventWorkflow } from '../../../workflows/webhook-delivery';
+import { webhookBatchWorkflow } from '../../../workflows/webhook-delivery';
 import { OrganizationId, RecordId, RecordKind, recordSearchAttributes } from '../../../platform/temporal/search-attributes';
 import { createWebhookActivities } from '../../../activities/webhooks';
 
-/** One event's deliveries end to end on the Temporal dev server, the real worker and real receivers. */
+/** A batch's deliveries end to end on the Temporal dev server, the real worker and real receivers. */
 describe('webhook delivery (dev server)', () => {
-  it("delivers one event to each subscription once, signed with that subscription's secret, from one workflow", async () => {
+  it("delivers the rows naming its workflow to each subscription once, signed with that subscription's secret", async () => {
     const { config, services } = testEnv();
     const orgId = new Types.ObjectId();
     const eventId = new Types.ObjectId().toHexString();
+    const workflowId = `webhook-batch-${eventId}`;
     const body = JSON.stringify({
       event: 'contract.created',
       timestamp: new Date().toISOString(),
@@ -38,15 +39,15 @@ describe('webhook delivery (dev server)', () => {
           event_id: new Types.ObjectId(eventId),
           event: 'contract.created',
           body,
+          workflow_id: workflowId,
         });
         return { secret, receiver, sub, deliveryId: delivery._id.toHexString() };
       }),
     );
 
-    const handle = await services.temporal.workflow.start(webhookEventWorkflow, {
+    const handle = await services.temporal.workflow.start(webhookBatchWorkflow, {
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      workflowId: `webhook-event-${eventId}`,
-      args: [{ deliveries: subs.map((s) => ({ deliveryId: s.deliveryId, subscriptionId: s.sub.id })) }],
+      workflowId,
       typedSearchAttributes: recordSearchAttributes('webhook-delivery', orgId.toHexString(), eventId),
     });
     expect(await handle.result()).to.deep.equal(['delivered', 'delivered']);

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { webhookDeliveryWorkflow, webhookEventWorkflow } from '../../../workflows/webhook-delivery';
+import { webhookBatchWorkflow, webhookDeliveryWorkflow, webhookEventWorkflow } from '../../../workflows/webhook-delivery';
+import { deliveriesAssignedSignal } from '../../../workflows/webhook-delivery.shared';
 import type { AttemptInput } from '../../../activities/webhooks';
 import { createTimeSkippingEnv } from '../../support/time-skipping';
 
@@ -17,10 +18,20 @@ describe('webhook delivery workflow (time-skipping)', function () {
     await env?.teardown();
   });
 
-  /** Runs an event's workflow; `answers[deliveryId]` scripts each delivery's receiver per attempt. */
-  async function runEvent(answers: Record<string, Array<'delivered' | 'retry'>>, workflow: 'event' | 'previous' = 'event') {
+  /**
+   * Runs a batch's workflow (or a previous release's) over the deliveries `answers` names, each
+   * answered per attempt as scripted; `late` deliveries are assigned to the batch after its
+   * first attempts, with a `deliveriesAssigned` signal, as a relay that wrote them late does.
+   */
+  async function runEvent(
+    answers: Record<string, Array<'delivered' | 'retry'>>,
+    workflow: 'batch' | 'event' | 'previous' = 'batch',
+    late: string[] = [],
+  ) {
     const attempts: Array<{ deliveryId: string; subscriptionId?: string; attempt: number; at: number; retryInMs: number | null }> = [];
     const failedMarked: string[] = [];
+    const assigned = Object.keys(answers).filter((id) => !late.includes(id));
+    const reads: string[][] = [];
     const start = Date.now();
     const taskQueue = `delivery-${Math.random()}`;
     const worker = await Worker.create({
@@ -34,6 +45,10 @@ describe('webhook delivery workflow (time-skipping)', function () {
           const answer = answers[input.deliveryId]![input.attempt - 1] ?? 'retry';
           return answer === 'retry' && input.retryInMs === null ? 'failed' : answer;
         },
+        assignedWebhookDeliveries: () => {
+          reads.push([...assigned]);
+          return Promise.resolve(assigned.map((id) => ({ deliveryId: id, subscriptionId: `sub-${id}` })));
+        },
         failWebhookDelivery: ({ deliveryId }: { deliveryId: string }) => {
           failedMarked.push(deliveryId);
           return Promise.resolve();
@@ -41,20 +56,31 @@ describe('webhook delivery workflow (time-skipping)', function () {
       },
     });
     const ids = Object.keys(answers);
+    const batch = async () => {
+      const handle = await env.client.workflow.start(webhookBatchWorkflow, { taskQueue, workflowId: `wb-${Math.random()}` });
+      if (late.length) {
+        while (!attempts.length) await new Promise((r) => setTimeout(r, 50));
+        assigned.push(...late);
+        await handle.signal(deliveriesAssignedSignal);
+      }
+      return handle.result();
+    };
     const result = await worker.runUntil(
-      workflow === 'event'
-        ? env.client.workflow.execute(webhookEventWorkflow, {
-            taskQueue,
-            workflowId: `we-${Math.random()}`,
-            args: [{ deliveries: ids.map((id) => ({ deliveryId: id, subscriptionId: `sub-${id}` })) }],
-          })
-        : env.client.workflow
-            .execute(webhookDeliveryWorkflow, { taskQueue, workflowId: `wd-${Math.random()}`, args: [{ deliveryId: ids[0]! }] })
-            .then((r) => [r]),
+      workflow === 'batch'
+        ? batch()
+        : workflow === 'event'
+          ? env.client.workflow.execute(webhookEventWorkflow, {
+              taskQueue,
+              workflowId: `we-${Math.random()}`,
+              args: [{ deliveries: ids.map((id) => ({ deliveryId: id, subscriptionId: `sub-${id}` })) }],
+            })
+          : env.client.workflow
+              .execute(webhookDeliveryWorkflow, { taskQueue, workflowId: `wd-${Math.random()}`, args: [{ deliveryId: ids[0]! }] })
+              .then((r) => [r]),
     );
     const t0 = attempts[0]!.at;
     const offsetsOf = (id: string) => attempts.filter((a) => a.deliveryId === id).map((a) => Math.round((a.at - t0) / 1000));
-    return { result, failedMarked, offsetsOf, attempts, wallMs: Date.now() - start };
+    return { result, failedMarked, offsetsOf, attempts, reads, wallMs: Date.now() - start };
   }
 
   const run = async (answers: Array<'delivered' | 'retry'>) => {
@@ -77,7 +103,7 @@ describe('webhook delivery workflow (time-skipping)', function () {
     expect(r.offsets).to.deep.equal([0, 30]);
   });
 
-  it("runs each subscription's schedule on its own within the event's workflow", async () => {
+  it("runs each delivery's schedule on its own within the batch's workflow", async () => {
     const r = await runEvent({ a: ['delivered'], b: ['retry', 'retry', 'retry'], c: ['retry', 'delivered'] });
     expect(r.result).to.deep.equal(['delivered', 'failed', 'delivered']);
     expect(r.offsetsOf('a')).to.deep.equal([0]);
@@ -93,6 +119,24 @@ describe('webhook delivery workflow (time-skipping)', function () {
       'c:1:sub-c',
       'c:2:sub-c',
     ]);
+  });
+
+  it('reads the deliveries assigned after its start when signalled, and posts each attempt once', async () => {
+    const r = await runEvent({ a: ['delivered'], b: ['retry', 'delivered'], late: ['delivered'] }, 'batch', ['late']);
+    expect(r.result).to.deep.equal(['delivered', 'delivered', 'delivered']);
+    expect(r.reads).to.deep.equal([
+      ['a', 'b'],
+      ['a', 'b', 'late'],
+    ]);
+    expect(r.offsetsOf('b')).to.deep.equal([0, 30]);
+    expect(r.attempts.map((a) => `${a.deliveryId}:${a.attempt}`).sort()).to.deep.equal(['a:1', 'b:1', 'b:2', 'late:1']);
+  });
+
+  it("keeps the previous release's workflow of one event on the same schedule", async () => {
+    const r = await runEvent({ a: ['delivered'], b: ['retry', 'retry', 'retry'] }, 'event');
+    expect(r.result).to.deep.equal(['delivered', 'failed']);
+    expect(r.offsetsOf('b')).to.deep.equal([0, 30, 330]);
+    expect(r.failedMarked).to.deep.equal(['b']);
   });
 
   it("keeps the previous release's one-delivery workflow on the same schedule", async () => {

@@ -302,8 +302,8 @@ describe('webhooks', () => {
         last_status_code: 200,
         next_attempt_at: null,
       });
-      // One workflow per event delivers to all its subscriptions; its record is the event.
-      const eventId = /^webhook-event-([0-9a-f]{24})$/.exec(created.workflow_id)?.[1];
+      // A batch's workflow delivers its events to all their subscriptions; its record is its first event.
+      const eventId = /^webhook-batch-([0-9a-f]{24})$/.exec(created.workflow_id)?.[1];
       expect(eventId).to.be.a('string');
       const description = await testEnv().services.temporal.workflow.getHandle(created.workflow_id).describe();
       expect(description.typedSearchAttributes.get(RecordKind)).to.equal('webhook-delivery');

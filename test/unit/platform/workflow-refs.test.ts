@@ -11,7 +11,7 @@ import { mailDelivery } from '../../../workflows/mail-delivery.shared';
 import { reembed } from '../../../workflows/reembed.shared';
 import { contractTerms, renewalDeadline } from '../../../workflows/renewal-deadline.shared';
 import { signatureRequest } from '../../../workflows/signature.shared';
-import { webhookEvent } from '../../../workflows/webhook-delivery.shared';
+import { webhookBatch } from '../../../workflows/webhook-delivery.shared';
 
 /** Starters name workflows through refs (startWorkflow); each must name a workflow the worker registers. */
 describe('workflow refs', () => {
@@ -28,7 +28,7 @@ describe('workflow refs', () => {
     mailDelivery,
     reembed,
     signatureRequest,
-    webhookEvent,
+    webhookBatch,
     contractTerms,
     renewalDeadline,
   ];
