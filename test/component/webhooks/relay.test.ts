@@ -9,7 +9,7 @@ import { Event } from '../../../models/event';
 import { WebhookDelivery } from '../../../models/webhook-delivery';
 import { WebhookSubscription } from '../../../models/webhook-subscription';
 import { createTemporalClient } from '../../../platform/temporal/client';
-import { batchWorkflowId } from '../../../services/webhooks/webhooks';
+import { batchWorkflowId, webhookBody } from '../../../services/webhooks/webhooks';
 
 /** The outbox relay on the real engines: one delivery per event and subscription, however often it runs. */
 describe('event relay', () => {
@@ -131,7 +131,7 @@ describe('event relay', () => {
         subscription_id: sub._id,
         event_id: e._id,
         event: e.type,
-        body: JSON.stringify({ event: e.type, data: e.data }),
+        body: webhookBody(e),
         workflow_id: workflowId,
       })),
     );
@@ -150,7 +150,9 @@ describe('event relay', () => {
       (await WebhookDelivery.find({ event_id: trusted({ $in: ids }) }, { _id: 1 }).lean()).map((d) => d._id.toHexString()).sort(),
     );
     expect(receiver.received).to.have.length(3);
-    expect(await WebhookDelivery.countDocuments({ event_id: trusted({ $in: ids }), workflow_id: workflowId, status: 'delivered' })).to.equal(3);
+    expect(
+      await WebhookDelivery.countDocuments({ event_id: trusted({ $in: ids }), workflow_id: workflowId, status: 'delivered' }),
+    ).to.equal(3);
     await receiver.close();
   });
 });
