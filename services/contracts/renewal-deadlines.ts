@@ -6,7 +6,7 @@
  * and day), and the relay consumer that extracts terms again when a contract's text or dates
  * change.
  */
-import { Types } from 'mongoose';
+import { Types, trusted } from 'mongoose';
 import type { Services } from '../../platform/services';
 import { recordEvent } from '../../platform/outbox/record-event';
 import { startWorkflow } from '../../platform/temporal/client';
@@ -122,6 +122,13 @@ export const contractTermsConsumer: EventConsumer = {
     if (event.type !== 'contract.updated' && event.type !== 'contract.created') return;
     const changed = (event.data as { changed_fields?: unknown }).changed_fields;
     if (event.type === 'contract.updated' && !(Array.isArray(changed) && changed.some((f) => TERM_FIELDS.has(String(f))))) return;
+    // Created without text, a contract has no terms to find (a document attached later starts
+    // its own extraction when it is ready): a read instead of a workflow per contract in a burst.
+    if (
+      event.type === 'contract.created' &&
+      !(await Contract.exists({ _id: event.resource_id, organization_id: event.organization_id, content: trusted({ $gt: '' }) }))
+    )
+      return;
     const organizationId = event.organization_id.toHexString();
     await startWorkflow(s, contractTerms, {
       workflowId: `terms-${event.id}`,

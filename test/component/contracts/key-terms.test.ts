@@ -7,6 +7,8 @@ import { startFakeGemini, textResponse, type GeminiAnswer, type GeminiCall } fro
 import { testEnv, testEnvironment, withSecondApi } from '../../support/env';
 import { loadConfig } from '../../../platform/config';
 import { createAi } from '../../../platform/ai';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { Event } from '../../../models/event';
 
 interface Term {
   value: string;
@@ -145,6 +147,31 @@ describe('contract key terms', function () {
     }
     expect(terms.governing_law?.normalized).to.equal('Texas');
     expect(terms.termination_for_convenience?.normalized).to.equal(true);
+  });
+
+  it('extracts when a contract is created with text, and starts nothing for one created without', async () => {
+    const { services } = testEnv();
+    const workflowOf = async (id: string) => {
+      let event = await Event.findOne({ type: 'contract.created', resource_id: id }).lean();
+      for (let i = 0; i < 100 && !event?.relayed_at; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        event = await Event.findOne({ type: 'contract.created', resource_id: id }).lean();
+      }
+      expect(event?.relayed_at).to.be.instanceOf(Date);
+      return services.temporal.workflow.getHandle(`terms-${event!._id.toHexString()}`);
+    };
+    const withText = await contract(owner, 'This Agreement is governed by the laws of the State of Texas.');
+    await (await workflowOf(withText)).result();
+    const extracted = (await api<TermsBody>('GET', `/contracts/${withText}/terms`, { token: owner.token })).body;
+    expect(extracted.terms.governing_law?.normalized).to.equal('Texas');
+
+    const empty = await contract(owner);
+    const none = await (await workflowOf(empty)).describe().then(
+      () => 'started',
+      (err: unknown) => (err instanceof WorkflowNotFoundError ? 'none' : err),
+    );
+    expect(none).to.equal('none');
+    expect((await api<TermsBody>('GET', `/contracts/${empty}/terms`, { token: owner.token })).body.extracted_at).to.equal(null);
   });
 
   it("lists renewals whose opt-out deadline is near (not taken for a contract id), only the organization's", async () => {
