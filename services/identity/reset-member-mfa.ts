@@ -3,10 +3,10 @@ import type { Principal } from '../../platform/security/principal';
 import { forbidden } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
 import { actorOf } from '../../platform/outbox/record-event';
-import { RefreshToken } from '../../models/refresh-token';
 import { User } from '../../models/user';
 import { recordMfaEvent } from './enroll-mfa';
 import { dropRecoveryCodes } from './mfa';
+import { revokeRefreshTokens } from './session';
 
 export async function resetMemberMfa(p: Principal, id: unknown): Promise<void> {
   // A stolen access token must not be able to clear MFA: not an API key, not one's own.
@@ -21,9 +21,6 @@ export async function resetMemberMfa(p: Principal, id: unknown): Promise<void> {
       $inc: { session_epoch: 1 },
     },
   );
-  await Promise.all([
-    dropRecoveryCodes(target._id),
-    RefreshToken.updateMany({ user_id: target._id, revoked_at: null }, { $set: { revoked_at: new Date() } }),
-  ]);
+  await Promise.all([dropRecoveryCodes(target._id), revokeRefreshTokens({ user_id: target._id })]);
   await recordMfaEvent(target, 'team.mfa_reset', `${p.name} reset the MFA of ${target.full_name}`, actorOf(p));
 }
