@@ -6,9 +6,9 @@ import { trusted, Types } from 'mongoose';
 import { z } from 'zod';
 import type { Services } from '../../platform/services';
 import type { Principal } from '../../platform/security/principal';
-import { notFound, unavailable } from '../../platform/errors';
+import { notFound } from '../../platform/errors';
 import { objectId, oneOf } from '../../platform/input';
-import { startWorkflow } from '../../platform/temporal/client';
+import { startWorkflowOrDiscard } from '../../platform/temporal/client';
 import { orgFilter } from '../../models/base';
 import { ComplianceScan, SCAN_SCOPES, type ComplianceScanDoc } from '../../models/compliance-scan';
 import { Contract } from '../../models/contract';
@@ -50,17 +50,11 @@ export async function startComplianceScan(s: Services, p: Principal, body: z.inf
   });
   scan.workflow_id = `compliance-scan-${scan.id}`;
   await scan.save();
-  try {
-    await startWorkflow(s, complianceScan, {
-      workflowId: scan.workflow_id,
-      args: [{ scanId: scan.id }],
-      organizationId: p.organizationId,
-      recordId: scan.id,
-    });
-  } catch (err) {
-    await ComplianceScan.deleteOne({ _id: scan._id });
-    s.logger.error({ err, scanId: scan.id }, 'could not start the compliance scan');
-    throw unavailable('The workflow engine is unavailable; try again shortly');
-  }
+  await startWorkflowOrDiscard(
+    s,
+    complianceScan,
+    { workflowId: scan.workflow_id, args: [{ scanId: scan.id }], organizationId: p.organizationId, recordId: scan.id },
+    { discard: () => ComplianceScan.deleteOne({ _id: scan._id }) },
+  );
   return scan;
 }
