@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import mongoose, { Types } from 'mongoose';
 import { listQueries, type ListFilter, type ListSpec } from '../../../platform/lists/lists';
 import { contractListFilter } from '../../../services/contracts/list-contracts';
-import { vendorListFilter } from '../../../api/routes/vendors';
+import { vendorListFilter } from '../../../services/vendors/list-vendors';
 import { activityFilter } from '../../../services/analytics/activity-feed';
 import { contractList } from '../../../models/contract';
 import { vendorList } from '../../../models/vendor';
