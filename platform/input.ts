@@ -12,3 +12,6 @@ export const requiredText = (max: number) => z.string().trim().min(1, 'must not 
 
 /** What a value outside a fixed set is told. */
 export const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
+
+/** One of a fixed set of values, and told the set when it is not. */
+export const choice = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, oneOf(values));

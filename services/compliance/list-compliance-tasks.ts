@@ -1,13 +1,13 @@
 /** The compliance task list's query: filters by status, priority, regulation and contract. */
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import { objectId, oneOf } from '../../platform/input';
+import { choice, objectId } from '../../platform/input';
 import { pageQuery } from '../../platform/lists/pagination';
 import type { ListFilter } from '../../platform/lists/lists';
 import { TASK_PRIORITIES, TASK_STATUSES } from '../../models/compliance-task';
 
-export const taskStatus = z.enum(TASK_STATUSES, oneOf(TASK_STATUSES));
-export const taskPriority = z.enum(TASK_PRIORITIES, oneOf(TASK_PRIORITIES));
+export const taskStatus = choice(TASK_STATUSES);
+export const taskPriority = choice(TASK_PRIORITIES);
 
 export const taskListQuery = pageQuery.extend({
   status: taskStatus.optional(),

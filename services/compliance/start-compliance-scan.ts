@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Services } from '../../platform/services';
 import type { Principal } from '../../platform/security/principal';
 import { notFound } from '../../platform/errors';
-import { objectId, oneOf } from '../../platform/input';
+import { choice, objectId, oneOf } from '../../platform/input';
 import { startWorkflowOrDiscard } from '../../platform/temporal/client';
 import { orgFilter } from '../../models/base';
 import { ComplianceScan, SCAN_SCOPES, type ComplianceScanDoc } from '../../models/compliance-scan';
@@ -18,7 +18,7 @@ import { JURISDICTIONS } from './rules';
 const MAX_SCAN_CONTRACTS = 500;
 
 export const scanBody = z.object({
-  scope: z.enum(SCAN_SCOPES, oneOf(SCAN_SCOPES)).default('all'),
+  scope: choice(SCAN_SCOPES).default('all'),
   jurisdictions: z
     .array(
       z.string().refine((j) => JURISDICTIONS.includes(j), oneOf(JURISDICTIONS)),

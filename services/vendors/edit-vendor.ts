@@ -6,7 +6,7 @@
 import { Types } from 'mongoose';
 import { z } from 'zod';
 import type { Principal } from '../../platform/security/principal';
-import { requiredText } from '../../platform/input';
+import { choice, requiredText } from '../../platform/input';
 import { orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { VENDOR_STATUSES, Vendor, type VendorDoc } from '../../models/vendor';
@@ -30,7 +30,7 @@ const editable = {
     .max(2048)
     .nullable(),
   notes: optionalText(10_000),
-  status: z.enum(VENDOR_STATUSES, `must be one of ${VENDOR_STATUSES.join(', ')}`),
+  status: choice(VENDOR_STATUSES),
 };
 
 export const createVendorBody = z.object(editable).partial().required({ name: true });

@@ -1,5 +1,6 @@
 /** The vendor list's query: filters by status and risk level, and a search in name and category. */
 import { z } from 'zod';
+import { choice } from '../../platform/input';
 import { pageQuery } from '../../platform/lists/pagination';
 import type { ListFilter } from '../../platform/lists/lists';
 import { containsText } from '../../platform/text-search';
@@ -7,8 +8,8 @@ import { RISK_LEVELS } from '../../platform/ai/risk';
 import { VENDOR_STATUSES } from '../../models/vendor';
 
 export const listQuery = pageQuery.extend({
-  status: z.enum(VENDOR_STATUSES, `must be one of ${VENDOR_STATUSES.join(', ')}`).optional(),
-  risk_level: z.enum(RISK_LEVELS, `must be one of ${RISK_LEVELS.join(', ')}`).optional(),
+  status: choice(VENDOR_STATUSES).optional(),
+  risk_level: choice(RISK_LEVELS).optional(),
   search: z.string().trim().max(200, 'must be at most 200 characters').optional(),
 });
 
