@@ -1,5 +1,5 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
-import { basePlugin, orgFilter, tenantFields } from './base';
+import { basePlugin, tenantFields } from './base';
 import { announceWrites } from './writes';
 import { dayOf } from '../platform/dates';
 import { defineList } from '../platform/lists/lists';
@@ -63,51 +63,4 @@ export const OPEN_STATUSES: readonly TaskStatus[] = ['pending', 'in_progress'];
 export function taskView(t: ComplianceTaskDoc) {
   const { alerted_at: _alerted, ...rest } = t.toJSON() as Record<string, unknown>;
   return { ...rest, due_date: dayOf(t.due_date) };
-}
-
-export interface TaskCounts {
-  total: number;
-  pending: number;
-  in_progress: number;
-  resolved: number;
-  /** Open (pending or in progress) with `due_date` before `now`. */
-  overdue: number;
-  by_priority: Record<TaskPriority, number>;
-  by_regulation: Record<string, number>;
-}
-
-/**
- * An organization's task counts, computed by aggregation in the store (FerretDB 1.24 has
- * `$match`/`$group`/`$sum`/`$count` but no `$facet`, hence one grouping by
- * status x priority x regulation plus one overdue count). The compliance dashboard and
- * the analytics dashboard both read these.
- */
-export async function taskCounts(organizationId: string, now = new Date()): Promise<TaskCounts> {
-  const match = orgFilter(organizationId);
-  const [groups, overdue] = await Promise.all([
-    ComplianceTask.aggregate<{ _id: { status: TaskStatus; priority: TaskPriority; regulation: string }; n: number }>([
-      { $match: match },
-      { $group: { _id: { status: '$status', priority: '$priority', regulation: '$regulation_type' }, n: { $sum: 1 } } },
-    ]),
-    ComplianceTask.aggregate<{ n: number }>([
-      { $match: { ...match, status: { $in: OPEN_STATUSES }, due_date: { $lt: now } } },
-      { $count: 'n' },
-    ]),
-  ]);
-  const counts: TaskCounts = {
-    total: 0,
-    pending: 0,
-    in_progress: 0,
-    resolved: 0,
-    overdue: overdue[0]?.n ?? 0,
-    by_priority: { high: 0, medium: 0, low: 0 },
-    by_regulation: {},
-  };
-  for (const { _id, n } of groups) {
-    counts.total += n;
-    counts[_id.status] += n;
-    counts.by_priority[_id.priority] += n;
-    counts.by_regulation[_id.regulation] = (counts.by_regulation[_id.regulation] ?? 0) + n;
-  }
-  return counts;
 }

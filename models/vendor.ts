@@ -71,3 +71,9 @@ export function vendorListItem(v: VendorDoc) {
     created_at: v.created_at,
   };
 }
+
+/** What vendor events carry: the list item without contact details and time. */
+export function vendorEventData(v: VendorDoc) {
+  const { id, name, category, status, risk_level, risk_score } = vendorListItem(v);
+  return { id, name, category, status, risk_level, risk_score };
+}

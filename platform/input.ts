@@ -9,3 +9,9 @@ export const idSchema = objectId();
 
 /** Text a person types: trimmed, not empty, bounded. */
 export const requiredText = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+/** What a value outside a fixed set is told. */
+export const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
+
+/** One of a fixed set of values, and told the set when it is not. */
+export const choice = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, oneOf(values));

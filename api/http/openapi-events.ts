@@ -26,7 +26,7 @@ const signatureData = z.looseObject({ signature_id: idSchema, contract_id: idSch
 const signerData = signatureData.extend({ signer_name: z.string(), signer_email: z.email() });
 /** The member a team event is about (api/routes/auth.ts, team.ts). */
 const memberData = z.looseObject({ id: idSchema, email: z.email(), full_name: z.string() });
-/** vendorEventData (api/routes/vendors.ts). */
+/** vendorEventData (models/vendor.ts). */
 const vendorData = z.looseObject({
   id: idSchema,
   name: z.string(),

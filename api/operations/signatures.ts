@@ -4,13 +4,13 @@
  */
 import { z } from 'zod';
 import { pageQuery } from '../../platform/lists/pagination';
-import { idSchema, requiredText as text } from '../../platform/input';
+import { choice, idSchema, requiredText as text } from '../../platform/input';
 import { SIGNATURE_STATUSES, SIGNER_STATUSES } from '../../models/signature';
 import { signatureRequestBody } from '../../services/signatures/send-signature-request';
 import { operation, pageOf, registry } from '../http/openapi';
 
 export const listQuery = pageQuery.extend({
-  status: z.enum(SIGNATURE_STATUSES, `must be one of ${SIGNATURE_STATUSES.join(', ')}`).optional(),
+  status: choice(SIGNATURE_STATUSES).optional(),
   contract_id: idSchema.optional(),
 });
 

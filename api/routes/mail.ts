@@ -15,9 +15,9 @@ import { authorize, principalOf } from '../http/middleware/auth';
 import { conflict } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
 import { operation, pageOf, registry, timestamp } from '../http/openapi';
-import { idSchema } from '../../platform/input';
+import { choice, idSchema } from '../../platform/input';
 
-const listQuery = pageQuery.extend({ status: z.enum(MAIL_STATUSES, `must be one of ${MAIL_STATUSES.join(', ')}`).optional() });
+const listQuery = pageQuery.extend({ status: choice(MAIL_STATUSES).optional() });
 
 /** mailView (models/outgoing-mail.ts). */
 const mailSchema = registry.register(

@@ -5,6 +5,8 @@
  * state of their link has a page of its own.
  */
 import { escapeHtml, formatTime } from '../../services/mail/messages';
+import type { LinkState } from '../../services/signatures/open-signing-link';
+import type { SignatureRecord } from '../../models/signature';
 
 export const STYLESHEET_PATH = '/assets/signing-page.css';
 
@@ -60,6 +62,12 @@ export interface RequestSummary {
   message: string | null;
 }
 
+export const requestSummary = (sig: SignatureRecord): RequestSummary => ({
+  requester: sig.requested_by_name ?? 'Your counterparty',
+  title: sig.contract_title,
+  message: sig.message ?? null,
+});
+
 function header(r: RequestSummary): string {
   return `<header>
 <p class="from">${e(r.requester)} asks you to sign</p>
@@ -75,9 +83,9 @@ export interface SignFormValues {
   document: string;
   expiresAt: Date;
   pdfUrl: string;
-  /** What the signer typed, shown again with the errors after a refused post. */
-  typed?: { name?: string; reason?: string };
-  errors?: { consent?: string; name?: string; reason?: string };
+  /** What the signer typed, shown again with the errors after a refused post; keyed by form field. */
+  typed?: { signature_text?: string; reason?: string };
+  errors?: { consent?: string; signature_text?: string; reason?: string };
 }
 
 /** The document, consent, signature and decline forms. */
@@ -116,8 +124,8 @@ ${documentHtml || '<p>The document is the PDF above; download it and read it all
 ${err('consent', errors.consent)}
 <div class="field">
 <label for="signature-name">Type your full name as your signature</label>
-<input type="text" id="signature-name" name="signature_text" autocomplete="name" required maxlength="200" value="${e(v.typed?.name ?? '')}"${describedBy('signature-name', errors.name)}>
-${err('signature-name', errors.name)}
+<input type="text" id="signature-name" name="signature_text" autocomplete="name" required maxlength="200" value="${e(v.typed?.signature_text ?? '')}"${describedBy('signature-name', errors.signature_text)}>
+${err('signature-name', errors.signature_text)}
 </div>
 <button type="submit">Sign</button>
 </form>
@@ -140,19 +148,11 @@ ${err('decline-reason', errors.reason)}
   return layout(`Sign: ${v.request.title}`, body);
 }
 
-export type LinkState =
-  | { kind: 'signed'; at: Date; completed: boolean; pdfUrl: string | null }
-  | { kind: 'declined'; at: Date | null; reason: string | null; byYou: boolean }
-  | { kind: 'expired'; at: Date }
-  | { kind: 'cancelled' }
-  | { kind: 'waiting'; before: number }
-  | { kind: 'copy'; pdfUrl: string | null; until: Date };
-
-function stateBody(r: RequestSummary, s: LinkState): { title: string; html: string } {
+function stateBody(r: RequestSummary, s: LinkState, pdfUrl: string): { title: string; html: string } {
   switch (s.kind) {
     case 'signed': {
-      const copy = s.pdfUrl
-        ? `<p><a href="${e(s.pdfUrl)}">Download the signed PDF</a></p>`
+      const copy = s.sealed
+        ? `<p><a href="${e(pdfUrl)}">Download the signed PDF</a></p>`
         : `<p>${s.completed ? 'The sealed PDF is being prepared; reload this page in a minute.' : 'When everyone has signed you will get an email with a link to the sealed PDF.'}</p>`;
       return {
         title: 'You signed',
@@ -184,13 +184,14 @@ function stateBody(r: RequestSummary, s: LinkState): { title: string; html: stri
     case 'copy':
       return {
         title: 'Your signed copy',
-        html: `<p>Everyone has signed.</p>${s.pdfUrl ? `<p><a href="${e(s.pdfUrl)}">Download the signed PDF</a></p><p class="muted">This link works until ${e(formatTime(s.until))}.</p>` : '<p>The sealed PDF is being prepared; reload this page in a minute.</p>'}`,
+        html: `<p>Everyone has signed.</p>${s.sealed ? `<p><a href="${e(pdfUrl)}">Download the signed PDF</a></p><p class="muted">This link works until ${e(formatTime(s.until))}.</p>` : '<p>The sealed PDF is being prepared; reload this page in a minute.</p>'}`,
       };
   }
 }
 
-export function statePage(r: RequestSummary, s: LinkState): string {
-  const { title, html } = stateBody(r, s);
+/** The page of a link that cannot act; `pdfUrl` downloads the sealed PDF once there is one. */
+export function statePage(r: RequestSummary, s: LinkState, pdfUrl: string): string {
+  const { title, html } = stateBody(r, s, pdfUrl);
   return layout(
     `${title}: ${r.title}`,
     `${header(r)}\n<section aria-labelledby="state-h">\n<h2 id="state-h">${e(title)}</h2>\n${html}\n</section>`,

@@ -12,7 +12,8 @@ import { safeEqual } from './crypto';
 const COOKIE = 'csrf_id';
 const ID = /^[A-Za-z0-9_-]{32}$/;
 
-function cookieOf(req: Request): string | null {
+/** The browser's id from its cookie, or null. */
+export function browserIdOf(req: Request): string | null {
   for (const part of (req.get('cookie') ?? '').split(';')) {
     const eq = part.indexOf('=');
     if (eq !== -1 && part.slice(0, eq).trim() === COOKIE) {
@@ -23,20 +24,20 @@ function cookieOf(req: Request): string | null {
   return null;
 }
 
-const mac = (config: Pick<Config, 'ENCRYPTION_KEY'>, id: string, scope: string) =>
+/** The form token for `scope` in the browser `id`. */
+export const csrfToken = (config: Pick<Config, 'ENCRYPTION_KEY'>, id: string, scope: string): string =>
   createHmac('sha256', Buffer.from(config.ENCRYPTION_KEY, 'base64')).update(`csrf:${id}:${scope}`).digest('base64url');
 
-/** The form token for `scope`, setting the browser id cookie under `path` when the browser has none. */
-export function issueCsrfToken(config: Pick<Config, 'ENCRYPTION_KEY'>, req: Request, res: Response, scope: string, path: string): string {
-  let id = cookieOf(req);
+/** The browser's id, setting its cookie under `path` when the browser has none. */
+export function issueBrowserId(req: Request, res: Response, path: string): string {
+  let id = browserIdOf(req);
   if (!id) {
     id = randomBytes(24).toString('base64url');
     res.cookie(COOKIE, id, { httpOnly: true, sameSite: 'strict', secure: req.secure, path, maxAge: 24 * 3600 * 1000 });
   }
-  return mac(config, id, scope);
+  return id;
 }
 
-export function csrfValid(config: Pick<Config, 'ENCRYPTION_KEY'>, req: Request, scope: string, given: unknown): boolean {
-  const id = cookieOf(req);
-  return id !== null && typeof given === 'string' && safeEqual(given, mac(config, id, scope));
+export function csrfValid(config: Pick<Config, 'ENCRYPTION_KEY'>, id: string | null, scope: string, given: unknown): boolean {
+  return id !== null && typeof given === 'string' && safeEqual(given, csrfToken(config, id, scope));
 }

@@ -2,6 +2,8 @@ import { Client, Connection } from '@temporalio/client';
 import { grpc } from '@temporalio/proto';
 import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError, type SignalDefinition } from '@temporalio/common';
 import type { Config } from '../config';
+import { unavailable } from '../errors';
+import type { Logger } from '../logger';
 import { RecordKind, recordSearchAttributes } from './search-attributes';
 import type { WorkflowRef } from './workflow-ref';
 
@@ -87,6 +89,26 @@ export async function startWorkflow<Args extends unknown[]>(
 }
 
 /** The start a Temporal Schedule makes, typed by the same ref (its runs carry only `RecordKind`). */
+/**
+ * Starts the workflow that carries a record just saved. Without its workflow the record would
+ * stay pending for ever, so when Temporal cannot take the start, `discard` removes the record
+ * and the caller gets 503; `notKept` tells the client what that meant (e.g. "nothing was sent").
+ */
+export async function startWorkflowOrDiscard<Args extends unknown[]>(
+  s: TemporalDeps & { logger: Logger },
+  ref: WorkflowRef<Args>,
+  opts: StartOptions<Args>,
+  { discard, notKept }: { discard: () => Promise<unknown>; notKept?: string },
+): Promise<void> {
+  try {
+    await startWorkflow(s, ref, opts);
+  } catch (err) {
+    await discard();
+    s.logger.error({ err, workflowId: opts.workflowId }, 'could not start the workflow; the record was discarded');
+    throw unavailable(`The workflow engine is unavailable; ${notKept ? `${notKept}, ` : ''}try again shortly`);
+  }
+}
+
 export function scheduledStart<Args extends unknown[]>(
   ref: WorkflowRef<Args>,
   opts: { workflowId: string; taskQueue: string; args: Args },

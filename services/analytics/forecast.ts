@@ -1,6 +1,6 @@
 /**
  * Spend forecasting: an ordinary least-squares line through a monthly series, extrapolated
- * `monthsAhead` steps. Pure: the route gathers the series (services/analytics/spend.ts), this fits it.
+ * `monthsAhead` steps. Pure: services/analytics/spend-report.ts gathers the series, this fits it.
  */
 
 export type Trend = 'increasing' | 'decreasing' | 'stable';

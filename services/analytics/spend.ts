@@ -1,6 +1,6 @@
 /**
  * Legal spend by month, from contract values: each contract counts in the month of its
- * `start_date`, or of `created_at` when it has none. Pure: the route loads the values.
+ * `start_date`, or of `created_at` when it has none. Pure: services/analytics/spend-report.ts loads the values.
  */
 
 /** `YYYY-MM` of a date, in UTC. */

@@ -9,7 +9,7 @@ import type { Services } from '../../platform/services';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
-import { idSchema, requiredText } from '../../platform/input';
+import { choice, idSchema, requiredText } from '../../platform/input';
 import { inOrg } from '../../models/base';
 import { CONTRACT_STATUSES, CONTRACT_TYPES, Contract, type ContractDoc } from '../../models/contract';
 import { Document } from '../../models/document';
@@ -35,7 +35,7 @@ const editable = {
 export const createContractBody = z
   .object({
     ...editable,
-    type: z.enum(CONTRACT_TYPES, `must be one of ${CONTRACT_TYPES.join(', ')}`),
+    type: choice(CONTRACT_TYPES),
   })
   .partial()
   .required({ title: true, type: true, counterparty: true });
@@ -43,8 +43,8 @@ export const createContractBody = z
 export const updateContractBody = z
   .object({
     ...editable,
-    type: z.enum(CONTRACT_TYPES, `must be one of ${CONTRACT_TYPES.join(', ')}`),
-    status: z.enum(CONTRACT_STATUSES, `must be one of ${CONTRACT_STATUSES.join(', ')}`),
+    type: choice(CONTRACT_TYPES),
+    status: choice(CONTRACT_STATUSES),
   })
   .partial();
 

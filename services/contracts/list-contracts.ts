@@ -1,12 +1,13 @@
 /** The contract list's query: filters by status and type, and a search in title and counterparty. */
 import { z } from 'zod';
+import { choice } from '../../platform/input';
 import { pageQuery } from '../../platform/lists/pagination';
 import type { ListFilter } from '../../platform/lists/lists';
 import { containsText } from '../../platform/text-search';
 import { CONTRACT_STATUSES } from '../../models/contract';
 
 export const listQuery = pageQuery.extend({
-  status: z.enum(CONTRACT_STATUSES, `must be one of ${CONTRACT_STATUSES.join(', ')}`).optional(),
+  status: choice(CONTRACT_STATUSES).optional(),
   type: z
     .string()
     .regex(/^[a-z_]{1,50}$/, 'must be a contract type such as nda')

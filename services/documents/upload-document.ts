@@ -5,8 +5,8 @@
 import { z } from 'zod';
 import type { Services } from '../../platform/services';
 import type { Principal } from '../../platform/security/principal';
-import { badRequest, notFound, unavailable } from '../../platform/errors';
-import { startWorkflow } from '../../platform/temporal/client';
+import { badRequest, notFound } from '../../platform/errors';
+import { startWorkflowOrDiscard } from '../../platform/temporal/client';
 import { ID_PATTERN, inOrg } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { Document, DOCUMENT_CATEGORIES, type DocumentDoc } from '../../models/document';
@@ -68,17 +68,11 @@ export async function uploadDocument(
   const documentId = doc.id;
   doc.workflow_id = `ingest-${documentId}`;
   await doc.save();
-  try {
-    await startWorkflow(s, documentIngestion, {
-      workflowId: doc.workflow_id,
-      args: [{ documentId }],
-      organizationId: p.organizationId,
-      recordId: documentId,
-    });
-  } catch (err) {
-    await Document.deleteOne({ _id: doc._id });
-    s.logger.error({ err, documentId }, 'could not start document ingestion');
-    throw unavailable('The workflow engine is unavailable; the upload was not kept, try again shortly');
-  }
+  await startWorkflowOrDiscard(
+    s,
+    documentIngestion,
+    { workflowId: doc.workflow_id, args: [{ documentId }], organizationId: p.organizationId, recordId: documentId },
+    { discard: () => Document.deleteOne({ _id: doc._id }), notKept: 'the upload was not kept' },
+  );
   return doc;
 }

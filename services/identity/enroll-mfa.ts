@@ -26,7 +26,7 @@ export async function startEnrollment(s: Services, user: UserDoc) {
 }
 
 /** An MFA change of a member, in the activity feed (and to webhook subscribers). */
-function recordMfaEvent(user: UserDoc, type: EventType, summary: string, actor: Actor, extra: Record<string, unknown> = {}) {
+export function recordMfaEvent(user: UserDoc, type: EventType, summary: string, actor: Actor, extra: Record<string, unknown> = {}) {
   return recordEvent({
     organizationId: user.organization_id.toHexString(),
     type,

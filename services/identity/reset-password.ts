@@ -5,10 +5,10 @@ import type { Services } from '../../platform/services';
 import { sha256Hex } from '../../platform/security/crypto';
 import { hashPassword } from '../../platform/security/passwords';
 import { badRequest } from '../../platform/errors';
-import { RefreshToken } from '../../models/refresh-token';
 import { User } from '../../models/user';
 import { mailPasswordReset } from '../mail/accounts';
 import { emailAddress, newPassword } from './credentials';
+import { revokeRefreshTokens } from './session';
 import { opaqueToken } from './tokens';
 
 export const resetRequestBody = z.object({ email: emailAddress });
@@ -39,5 +39,5 @@ export async function resetPassword(body: z.infer<typeof resetBody>) {
   user.session_epoch += 1;
   user.mfa_pending_secret_encrypted = null;
   await user.save();
-  await RefreshToken.updateMany({ user_id: user._id, revoked_at: null }, { $set: { revoked_at: new Date() } });
+  await revokeRefreshTokens({ user_id: user._id });
 }

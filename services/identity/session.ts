@@ -13,6 +13,10 @@ export const sessionToken = z.string().min(1).max(2048);
 export const refreshBody = z.object({ refresh_token: sessionToken });
 export const logoutBody = z.object({ refresh_token: sessionToken.optional() }).optional();
 
+/** Ends sessions: the refresh tokens of a user, or of one family (one login), stop working. */
+export const revokeRefreshTokens = (which: { user_id: Types.ObjectId } | { family_id: string }, at = new Date()) =>
+  RefreshToken.updateMany({ ...which, revoked_at: null }, { $set: { revoked_at: at } });
+
 /** Access token + a new refresh-token family (or the next token of an existing one). */
 export async function issueSession(s: Services, user: UserDoc, family?: { id: string; expiresAt: Date }) {
   const access = signToken(s.config, 'access', {
@@ -46,7 +50,7 @@ export async function refreshSession(s: Services, body: z.infer<typeof refreshBo
   // Atomic claim: of two requests with one token, one wins and the other counts as reuse.
   const claimed = await RefreshToken.findOneAndUpdate({ _id: presented._id, used_at: null, revoked_at: null }, { $set: { used_at: now } });
   if (!claimed) {
-    await RefreshToken.updateMany({ family_id: presented.family_id, revoked_at: null }, { $set: { revoked_at: now } });
+    await revokeRefreshTokens({ family_id: presented.family_id }, now);
     throw unauthorized('Refresh token reuse detected; the session has been revoked');
   }
   const user = await User.findOne({ _id: presented.user_id, organization_id: presented.organization_id });
@@ -61,7 +65,6 @@ export async function endSession(s: Services, userId: string, accessToken: strin
   await revokeTokenId(s, claims.jti, new Date(claims.exp * 1000), 'logout');
   if (body?.refresh_token) {
     const presented = await RefreshToken.findOne({ token_hash: sha256Hex(body.refresh_token), user_id: userId });
-    if (presented)
-      await RefreshToken.updateMany({ family_id: presented.family_id, revoked_at: null }, { $set: { revoked_at: new Date() } });
+    if (presented) await revokeRefreshTokens({ family_id: presented.family_id });
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The one interface every integration kind implements (lib/integrations/<type>.ts).
+ * The one interface every integration kind implements (services/integrations/<type>.ts).
  * A connector is a thin, real HTTP client for its vendor's documented API; everything
  * else (storage of credentials, lifecycle routes, notifications from the event stream,
  * sync workflows with batching and backoff) is shared and kind-agnostic.

@@ -6,7 +6,7 @@
  */
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import { z } from 'zod';
-import { requiredText } from '../../platform/input';
+import { choice, requiredText } from '../../platform/input';
 import type { Services } from '../../platform/services';
 import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
 import { createPolicyAgent, urlRefusal, UrlPolicyError } from '../../platform/security/url-policy';
@@ -105,7 +105,7 @@ export const chatConnectBody = z.object({
   webhook_url: z.string().trim().max(2048, 'must be at most 2048 characters').meta({ format: 'uri' }),
   channel: requiredText(200),
   notify_on: z
-    .array(z.enum(NOTIFY_EVENTS, `must be one of ${NOTIFY_EVENTS.join(', ')}`))
+    .array(choice(NOTIFY_EVENTS))
     .default([])
     .transform((events) => [...new Set(events)]),
 });

@@ -6,10 +6,13 @@
  */
 import type { Services } from '../../platform/services';
 import type { EventConsumer } from '../../platform/outbox/relay';
+import type { Principal } from '../../platform/security/principal';
+import { badRequest } from '../../platform/errors';
 import { startWorkflow } from '../../platform/temporal/client';
 import { integrationSync } from '../../workflows/integration-sync.shared';
 import { LIVE, connectorFor } from './index';
 import type { Connector, ContractRecord } from './connector';
+import { connectedIntegration } from './find-integration';
 import { Integration, type IntegrationDoc, type IntegrationType } from '../../models/integration';
 import type { ContractDoc } from '../../models/contract';
 
@@ -59,6 +62,12 @@ export async function startIntegrationSync(
     recordId: integrationId,
   });
   return workflowId;
+}
+
+/** Starts a full sync of the caller's connected integration of that type; 400 for kinds that do not sync. */
+export async function requestIntegrationSync(s: Services, p: Principal, type: IntegrationType): Promise<string> {
+  if (!syncConnector(type)) throw badRequest(`type: ${type} does not sync contracts`);
+  return startIntegrationSync(s, await connectedIntegration(p, type));
 }
 
 /** The contract an event is about, for events that change what the vendors hold. */

@@ -9,8 +9,8 @@ import type { Services } from '../../platform/services';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf, recordEvent } from '../../platform/outbox/record-event';
 import { derivedSecret, encryptSecret, sha256Hex } from '../../platform/security/crypto';
-import { startWorkflow } from '../../platform/temporal/client';
-import { badRequest, notFound, unavailable } from '../../platform/errors';
+import { startWorkflowOrDiscard } from '../../platform/temporal/client';
+import { badRequest, notFound } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
 import { idSchema, requiredText } from '../../platform/input';
 import { Contract } from '../../models/contract';
@@ -110,13 +110,12 @@ export async function sendSignatureRequest(
     expiresAtMs: sig.expires_at.getTime(),
     reminderIntervalMs,
   };
-  try {
-    await startWorkflow(s, signatureRequest, { workflowId, args: [input], organizationId: p.organizationId, recordId: sig.id });
-  } catch (err) {
-    await Signature.deleteOne({ _id: sig._id });
-    s.logger.error({ err, signatureId: sig.id }, 'could not start the signature workflow');
-    throw unavailable('The workflow engine is unavailable; nothing was sent, try again shortly');
-  }
+  await startWorkflowOrDiscard(
+    s,
+    signatureRequest,
+    { workflowId, args: [input], organizationId: p.organizationId, recordId: sig.id },
+    { discard: () => Signature.deleteOne({ _id: sig._id }), notKept: 'nothing was sent' },
+  );
   sig.workflow_id = workflowId;
   await sig.save();
   await recordEvent({

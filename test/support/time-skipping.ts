@@ -1,5 +1,6 @@
 /** The Java SDK's time-skipping test server, installed by scripts/stack.sh (no download at test time). */
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './processes';
@@ -8,4 +9,34 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
   const binary = process.env.TEMPORAL_TEST_SERVER_PATH ?? path.join(repoRoot, '.stack/bin/temporal-test-server');
   if (!existsSync(binary)) throw new Error(`time-skipping test server not found at ${binary}: run scripts/stack.sh provision`);
   return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: binary } } });
+}
+
+/**
+ * A time-skipping environment with a worker on `taskQueue` running every workflow and
+ * `activities`, for a suite's `before` hook; `stop` (its `after` hook) shuts both down.
+ */
+export async function startTimeSkippingWorker(
+  taskQueue: string,
+  activities: object,
+): Promise<{ env: TestWorkflowEnvironment; stop: () => Promise<void> }> {
+  const env = await createTimeSkippingEnv();
+  let worker: Worker;
+  try {
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowsPath: require.resolve('../../workflows'),
+      activities,
+    });
+  } catch (err) {
+    await env.teardown();
+    throw err;
+  }
+  const running = worker.run();
+  const stop = async () => {
+    worker.shutdown();
+    await running;
+    await env.teardown();
+  };
+  return { env, stop };
 }

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import { ScheduleNotFoundError } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createTimeSkippingEnv } from '../../support/time-skipping';
+import { startTimeSkippingWorker } from '../../support/time-skipping';
 import { createContractActivities } from '../../../activities/contracts';
 import { api } from '../../support/http';
 import { signUp, type TestUser } from '../../support/auth';
@@ -166,25 +165,13 @@ describe('contract schedules (dev server)', function () {
 describe('contract expiry sweep (time-skipping)', function () {
   this.timeout(180000);
   let env: TestWorkflowEnvironment;
-  let worker: Worker;
-  let running: Promise<void>;
+  let stop: (() => Promise<void>) | undefined;
   const taskQueue = 'contract-sweeps-test';
 
   before(async () => {
-    env = await createTimeSkippingEnv();
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowsPath: require.resolve('../../../workflows'),
-      activities: createContractActivities(testEnv().services),
-    });
-    running = worker.run();
+    ({ env, stop } = await startTimeSkippingWorker(taskQueue, createContractActivities(testEnv().services)));
   });
-  after(async () => {
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
-  });
+  after(() => stop?.());
 
   it('a contract ending tomorrow is left alone today and expired by the sweep two days later', async () => {
     const owner = await signUp();

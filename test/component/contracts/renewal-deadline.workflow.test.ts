@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createTimeSkippingEnv } from '../../support/time-skipping';
+import { startTimeSkippingWorker } from '../../support/time-skipping';
 import { createContractTermsActivities } from '../../../activities/contract-terms';
 import { api } from '../../support/http';
 import { signUp } from '../../support/auth';
@@ -30,25 +29,13 @@ async function eventually<T>(read: () => Promise<T>, check: (v: T) => boolean): 
 describe('renewal deadline reminders (time-skipping)', function () {
   this.timeout(180000);
   let env: TestWorkflowEnvironment;
-  let worker: Worker;
-  let running: Promise<void>;
+  let stop: (() => Promise<void>) | undefined;
   const taskQueue = 'renewal-deadline-test';
 
   before(async () => {
-    env = await createTimeSkippingEnv();
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowsPath: require.resolve('../../../workflows'),
-      activities: createContractTermsActivities(testEnv().services),
-    });
-    running = worker.run();
+    ({ env, stop } = await startTimeSkippingWorker(taskQueue, createContractTermsActivities(testEnv().services)));
   });
-  after(async () => {
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
-  });
+  after(() => stop?.());
 
   it('reminds at 90, 60, 30 and 7 days before the opt-out deadline, each once, on the days an edit moved them to', async () => {
     const owner = await signUp();

@@ -11,7 +11,7 @@ import { INDEXED_LISTS, dropListIndex, listPage } from '../../../platform/lists/
 import { storePage, type ListFilter, type ListSpec } from '../../../platform/lists/lists';
 import { Contract, contractList } from '../../../models/contract';
 import { activityList } from '../../../models/event';
-import { activityFilter } from '../../../api/routes/analytics';
+import { activityFilter } from '../../../services/analytics/activity-feed';
 import { contractListFilter } from '../../../services/contracts/list-contracts';
 import { redisKey } from '../../../platform/redis';
 

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { signatureWorkflow } from '../../../workflows/signature';
@@ -11,7 +10,7 @@ import {
   viewedSignal,
   type StoredSignatureState,
 } from '../../../workflows/signature.shared';
-import { createTimeSkippingEnv } from '../../support/time-skipping';
+import { startTimeSkippingWorker } from '../../support/time-skipping';
 
 const DAY = 24 * 3600 * 1000;
 
@@ -20,8 +19,7 @@ describe('signature workflow (time-skipping)', function () {
   this.timeout(120000);
   let env: TestWorkflowEnvironment;
   const calls: Array<{ name: string; at: number }> = [];
-  let worker: Worker;
-  let running: Promise<void>;
+  let stop: (() => Promise<void>) | undefined;
   const taskQueue = 'signatures-test';
   /** What the store says when the reminder activity reads it (null: nothing to catch up on). */
   let stored: StoredSignatureState | null = null;
@@ -29,38 +27,27 @@ describe('signature workflow (time-skipping)', function () {
   let sealFailures = 0;
 
   before(async () => {
-    env = await createTimeSkippingEnv();
     const record = (name: string) => async () => {
       calls.push({ name, at: Number(await env.currentTimeMs()) });
     };
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowsPath: require.resolve('../../../workflows'),
-      activities: {
-        sendSignatureReminders: async () => {
-          await record('remind')();
-          return stored;
-        },
-        completeSignatureRequest: record('complete'),
-        expireSignatureRequest: record('expire'),
-        renderSignedPdf: record('render'),
-        sealSignedPdf: async () => {
-          await record('seal')();
-          if (sealFailures-- > 0) throw new Error('the sealing certificate is unreadable');
-        },
-        recordSealingError: async ({ error }: { error: string }) => {
-          await record(`seal-error: ${error}`)();
-        },
+    ({ env, stop } = await startTimeSkippingWorker(taskQueue, {
+      sendSignatureReminders: async () => {
+        await record('remind')();
+        return stored;
       },
-    });
-    running = worker.run();
+      completeSignatureRequest: record('complete'),
+      expireSignatureRequest: record('expire'),
+      renderSignedPdf: record('render'),
+      sealSignedPdf: async () => {
+        await record('seal')();
+        if (sealFailures-- > 0) throw new Error('the sealing certificate is unreadable');
+      },
+      recordSealingError: async ({ error }: { error: string }) => {
+        await record(`seal-error: ${error}`)();
+      },
+    }));
   });
-  after(async () => {
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
-  });
+  after(() => stop?.());
   beforeEach(() => {
     calls.length = 0;
     stored = null;

@@ -1,0 +1,25 @@
+/** Changing a member's role: only an owner grants or takes away `owner`, and the last owner stays owner. */
+import { z } from 'zod';
+import type { Services } from '../../platform/services';
+import type { Principal } from '../../platform/security/principal';
+import { ROLES } from '../../platform/security/rbac';
+import { findOwned } from '../../platform/find-owned';
+import { User, type UserDoc } from '../../models/user';
+import { changeOwnerSafely } from './owner-lock';
+import { assertMayTouchOwner } from './owner-rules';
+
+export const roleBody = z.object({ role: z.enum(ROLES) });
+
+/** Takes effect at once: authentication re-reads the member's role. */
+export async function changeMemberRole(s: Services, p: Principal, id: unknown, body: z.infer<typeof roleBody>): Promise<UserDoc> {
+  const target = await findOwned(User, p, id, 'Member');
+  assertMayTouchOwner(p, target.role, body.role);
+  const apply = async (member: UserDoc) => {
+    assertMayTouchOwner(p, member.role, body.role);
+    member.role = body.role;
+    await member.save();
+    return member;
+  };
+  // Granting owner takes no owner away; any other role may, so it waits for the owner lock.
+  return body.role === 'owner' ? apply(target) : changeOwnerSafely(s, p, id, apply);
+}

@@ -1,0 +1,32 @@
+/** The AI's risk assessment of a vendor, from what is known of it and its latest contracts; the score and level are stored on it. */
+import type { Services } from '../../platform/services';
+import type { Principal } from '../../platform/security/principal';
+import { orgFilter } from '../../models/base';
+import { Contract } from '../../models/contract';
+import type { VendorDoc } from '../../models/vendor';
+import { emitVendorEvent } from './vendor-events';
+
+/** How many of the vendor's contracts, newest first, the assessment reads. */
+const CONTRACTS_READ = 20;
+
+export async function assessVendorRisk(s: Services, p: Principal, vendor: VendorDoc) {
+  const contracts = await Contract.find({ ...orgFilter(p.organizationId), vendor_id: vendor._id })
+    .sort({ created_at: -1 })
+    .limit(CONTRACTS_READ);
+  const result = await s.ai.assessVendor({
+    name: vendor.name,
+    category: vendor.category,
+    website: vendor.website,
+    notes: vendor.notes,
+    contracts: contracts.map((c) => ({ title: c.title, type: c.type, status: c.status, content: c.content })),
+  });
+  vendor.set({ risk_score: result.risk_score, risk_level: result.risk_level, assessment: result.assessment, assessed_at: new Date() });
+  await vendor.save();
+  await emitVendorEvent(
+    p,
+    'vendor.risk_assessed',
+    vendor,
+    `Vendor "${vendor.name}" assessed: risk ${result.risk_score}/100 (${result.risk_level})`,
+  );
+  return result;
+}

@@ -1,0 +1,40 @@
+/** A mutual NDA with a vendor, drafted by the AI: a new draft contract linked to the vendor. */
+import { Types } from 'mongoose';
+import { z } from 'zod';
+import type { Services } from '../../platform/services';
+import type { Principal } from '../../platform/security/principal';
+import { requiredText } from '../../platform/input';
+import { Contract, type ContractDoc } from '../../models/contract';
+import type { VendorDoc } from '../../models/vendor';
+import { emitContractEvent } from '../contracts/contract-events';
+
+export const ndaBody = z.object({
+  party_name: requiredText(300),
+  duration_years: z
+    .number('must be a number')
+    .int('must be a whole number of years')
+    .min(1, 'must be at least 1')
+    .max(20, 'must be at most 20')
+    .default(2),
+});
+
+export async function generateNda(s: Services, p: Principal, vendor: VendorDoc, body: z.infer<typeof ndaBody>): Promise<ContractDoc> {
+  const term = `${body.duration_years} year${body.duration_years === 1 ? '' : 's'}`;
+  const title = `Mutual NDA with ${vendor.name}`;
+  const content = await s.ai.draftContract({ type: 'nda', title, partyName: body.party_name, counterparty: vendor.name, term });
+  const contract = await Contract.create({
+    organization_id: new Types.ObjectId(p.organizationId),
+    title,
+    type: 'nda',
+    status: 'draft',
+    counterparty: vendor.name,
+    party_name: body.party_name,
+    content,
+    vendor_id: vendor._id,
+    created_by: new Types.ObjectId(p.userId),
+  });
+  await emitContractEvent(p, 'contract.created', contract, `NDA "${title}" generated for vendor "${vendor.name}"`, {
+    vendor_id: vendor.id,
+  });
+  return contract;
+}
