@@ -36,13 +36,26 @@ export async function corpusChunks(): Promise<{ chunks: CorpusChunk[]; questions
   }
 }
 
+/** Chunks composed of the corpus's sentences. */
+export interface Composed {
+  /** The corpus's distinct sentences. */
+  sentences: string[];
+  /** Per chunk, the indices of its sentences, in order. */
+  members: number[][];
+}
+
 /**
- * `count` distinct chunk texts of real contract language, about a real chunk's length: the n-th
+ * `count` distinct chunks of real contract language, about a real chunk's length: the n-th
  * joins two runs of four consecutive corpus sentences, starting at places that differ for
  * every n below the number of sentences squared.
  */
-export function corpusTexts(chunks: readonly CorpusChunk[], count: number): string[] {
+export function composeChunks(chunks: readonly CorpusChunk[], count: number): Composed {
   const all = [...new Set(chunks.flatMap((c) => sentences(c.text)))];
-  const run = (start: number) => [0, 1, 2, 3].map((k) => all[(start + k) % all.length]).join(' ');
-  return Array.from({ length: count }, (_, n) => `${run(n)} ${run(Math.floor(n / all.length) * 7 + (n % all.length) * 13 + 1)}`);
+  const run = (start: number) => [0, 1, 2, 3].map((k) => (start + k) % all.length);
+  return {
+    sentences: all,
+    members: Array.from({ length: count }, (_, n) => [...run(n), ...run(Math.floor(n / all.length) * 7 + (n % all.length) * 13 + 1)]),
+  };
 }
+
+export const composedText = (c: Composed, n: number) => c.members[n]!.map((i) => c.sentences[i]).join(' ');

@@ -10,25 +10,21 @@
  * - question to first chunk: `POST /chat/send` (SSE) through the full API until the first
  *   `chunk` event, against the same raw kNN.
  * The chunks are real contract language (bench/corpus.ts: runs of the evaluation corpus's
- * sentences, distinct for every chunk), the questions the evaluation's. The model's vectors
- * of the chunks are cached on disk across runs (.stack/bench-cache/), since making 10,000 of
- * them takes minutes; every question is embedded afresh. Questions are interleaved (raw,
- * retrieve, chat) so load drifts hit all three alike.
+ * sentences, distinct for every chunk), the questions the evaluation's. Hashing embeds each
+ * chunk's text; the model's vector of a chunk is the normalized mean of its vectors of the
+ * chunk's sentences (1,548, embedded once), since embedding 12,000 chunk texts would take the
+ * model 10 to 30 minutes on 2 shared cores. Every question, and every sentence the answer
+ * ranks, is embedded by the model at query time. Questions are interleaved (raw, retrieve,
+ * chat) so load drifts hit all three alike.
  *   source .stack/stack.env && [BENCH_EMBEDDERS=hashing,model] node --import tsx bench/retrieval.ts [questions per size] [chunk counts...]
  */
-import path from 'node:path';
 import { request } from 'undici';
-import { HASHING_MODEL } from '../platform/ai/embeddings';
-import { createLocalAi } from '../platform/ai/local';
-import type { AiPort } from '../platform/ai/port';
-import { openSentenceEncoder } from '../platform/ai/sentence-encoder';
+import { HASHING_MODEL, normalize } from '../platform/ai/embeddings';
 import { RETRIEVAL_K, retrieve } from '../services/search/retrieval';
 import { COLLECTIONS, MIN_RELEVANCE, indexChunks, indexName, refreshCollections, type ChunkRecord } from '../services/search/vector-store';
-import { cacheEmbeddings } from '../eval/embedding-cache';
-import { repoRoot } from '../test/support/processes';
 import { writeResult, type BenchRow } from './report';
 import { closeBench, latencies, listenApi, loadNow, openBench, percentile, registerUser, runBench, signedMs, type Bench } from './support';
-import { corpusChunks, corpusTexts } from './corpus';
+import { composeChunks, composedText, corpusChunks, type Composed } from './corpus';
 
 const QUESTIONS = Number(process.argv[2] ?? 40);
 const SIZES = process.argv.length > 3 ? process.argv.slice(3).map(Number) : [1_000, 10_000];
@@ -38,31 +34,36 @@ const NO_MODEL_DIR = '/nonexistent';
 const OTHER_ORG_CHUNKS = 2_000;
 const TARGET_MS = 20;
 
-/**
- * What embeds the chunks: the process's provider for hashing; for the model, an encoder with
- * two threads whose vectors are cached on disk (setup only, never a measured call).
- */
-function filler(b: Bench): Pick<AiPort, 'embed'> {
-  if (b.services.ai.models.embedding === HASHING_MODEL) return b.services.ai;
-  const ai = createLocalAi(openSentenceEncoder(b.config.EMBEDDING_MODEL_DIR, { threads: 2 }));
-  cacheEmbeddings(ai, path.join(repoRoot, '.stack/bench-cache/embeddings'));
-  return ai;
+/** The vectors of chunks `from`…`to - 1`. */
+type ChunkVectors = (from: number, to: number) => Promise<number[][]>;
+
+const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+
+/** Hashing: each chunk's text embedded. The model: the mean of its sentences' vectors, normalized. */
+async function chunkVectors(b: Bench, c: Composed): Promise<ChunkVectors> {
+  const ai = b.services.ai;
+  if (ai.models.embedding === HASHING_MODEL)
+    return (from, to) =>
+      ai.embed(
+        range(from, to).map((n) => composedText(c, n)),
+        'document',
+      );
+  const sentenceVectors = await ai.embed(c.sentences, 'document');
+  const mean = (members: number[]) => {
+    const sum = new Array<number>(sentenceVectors[0]!.length).fill(0);
+    for (const m of members) sentenceVectors[m]!.forEach((x, k) => (sum[k]! += x));
+    return normalize(sum);
+  };
+  return (from, to) => Promise.resolve(range(from, to).map((n) => mean(c.members[n]!)));
 }
 
 /** Adds chunks `from`…`to - 1` of an organization, spread over the three collections. */
-async function fill(
-  b: Bench,
-  ai: Pick<AiPort, 'embed'>,
-  all: readonly string[],
-  organizationId: string,
-  from: number,
-  to: number,
-): Promise<void> {
+async function fill(b: Bench, c: Composed, vectorsOf: ChunkVectors, organizationId: string, from: number, to: number): Promise<void> {
   for (let i = from; i < to; i += 500) {
-    const texts = all.slice(i, Math.min(i + 500, to));
-    const vectors = await ai.embed(texts, 'document');
-    const records: ChunkRecord[] = texts.map((text, j) => {
-      const n = i + j;
+    const end = Math.min(i + 500, to);
+    const vectors = await vectorsOf(i, end);
+    const records: ChunkRecord[] = range(i, end).map((n, j) => {
+      const text = composedText(c, n);
       return {
         organizationId,
         sourceType: 'document',
@@ -132,7 +133,7 @@ const time = async (work: () => Promise<unknown>) => {
 };
 
 /** The rows of one embedder ('hashing' or 'model'), at every size, on indices of its own. */
-async function measureEmbedder(embedder: string, all: readonly string[], questions: readonly string[]): Promise<BenchRow[]> {
+async function measureEmbedder(embedder: string, composed: Composed, questions: readonly string[]): Promise<BenchRow[]> {
   const b = await openBench('retrieval', embedder === 'hashing' ? { EMBEDDING_MODEL_DIR: NO_MODEL_DIR } : {});
   const api = await listenApi(b);
   try {
@@ -141,13 +142,13 @@ async function measureEmbedder(embedder: string, all: readonly string[], questio
       throw new Error(`no model in ${b.config.EMBEDDING_MODEL_DIR}: run scripts/stack.sh provision`);
     const apiUrl = `${api.url}/api/v1`;
     const user = await registerUser(apiUrl);
-    const ai = filler(b);
-    await fill(b, ai, all, 'bench-other-organization', 0, OTHER_ORG_CHUNKS);
+    const vectorsOf = await chunkVectors(b, composed);
+    await fill(b, composed, vectorsOf, 'bench-other-organization', 0, OTHER_ORG_CHUNKS);
     const rows: BenchRow[] = [];
     let filled = 0;
     for (const size of SIZES) {
       const f0 = performance.now();
-      await fill(b, ai, all, user.organizationId, filled, size);
+      await fill(b, composed, vectorsOf, user.organizationId, filled, size);
       await refreshCollections(b.services);
       console.log(`${model}: indexed ${size - filled} chunks in ${((performance.now() - f0) / 1000).toFixed(1)} s`);
       filled = size;
@@ -206,11 +207,11 @@ async function main() {
   const unknown = EMBEDDERS.filter((e) => e !== 'hashing' && e !== 'model');
   if (unknown.length) throw new Error(`BENCH_EMBEDDERS: unknown ${unknown.join(', ')} (hashing, model)`);
   const corpus = await corpusChunks();
-  const all = corpusTexts(corpus.chunks, Math.max(OTHER_ORG_CHUNKS, ...SIZES));
+  const composed = composeChunks(corpus.chunks, Math.max(OTHER_ORG_CHUNKS, ...SIZES));
   const questions = Array.from({ length: QUESTIONS }, (_, i) => corpus.questions[i % corpus.questions.length]!);
   const rows: BenchRow[] = [];
   // One after the other in this process, so both meet the same engines and much the same load.
-  for (const embedder of EMBEDDERS) rows.push(...(await measureEmbedder(embedder, all, questions)));
+  for (const embedder of EMBEDDERS) rows.push(...(await measureEmbedder(embedder, composed, questions)));
   writeResult('retrieval', rows);
 }
 
