@@ -9,7 +9,6 @@
  * count on the store, no API and no list index), 1 connection, as before the list index.
  *   source .stack/stack.env && node --import tsx bench/lists.ts [seconds per run]
  */
-import { loadavg } from 'node:os';
 import { Types } from 'mongoose';
 import autocannon from 'autocannon';
 import { containsText } from '../platform/text-search';
@@ -18,7 +17,7 @@ import { Event } from '../models/event';
 import { Vendor } from '../models/vendor';
 import { WebhookDelivery } from '../models/webhook-delivery';
 import { writeResult, type BenchRow } from './report';
-import { closeBench, listenApi, openBench, percentile, registerUser, runBench } from './support';
+import { closeBench, listenApi, loadNow, openBench, percentile, registerUser, runBench } from './support';
 
 const SECONDS = Number(process.argv[2] ?? 5);
 const CONTRACTS = 10_000;
@@ -47,11 +46,6 @@ async function barePage(filter: Record<string, unknown>, runs: number): Promise<
   }
   return times;
 }
-
-const loadNow = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
 
 async function main() {
   const b = await openBench('lists');

@@ -1,37 +1,69 @@
 /**
  * Retrieval at 1,000 and 10,000 indexed chunks of one organization (plus 2,000 of another
- * one, which the organization filter must skip), on the real engines:
- * - retrieval time: `retrieve()` (embed the question, kNN over the three collections,
- *   merge, build the context) against the raw kNN request it makes, sent straight to
- *   Elasticsearch over HTTP (same indices, same organization filter, k, candidates and
- *   similarity floor, the question's vector computed beforehand);
+ * one, which the organization filter must skip), on the real engines, once per embedder:
+ * feature hashing and the local sentence-embedding model (when provisioned), each with its
+ * own indices, its chunks tagged with its model:
+ * - retrieval time: `retrieve()` (embed the question, kNN and keyword search over the three
+ *   collections, merge, build the context) against the raw kNN request it makes, sent
+ *   straight to Elasticsearch over HTTP (same indices, same organization and model filter, k,
+ *   candidates and similarity floor, the question's vector computed beforehand);
  * - question to first chunk: `POST /chat/send` (SSE) through the full API until the first
  *   `chunk` event, against the same raw kNN.
- * Questions are interleaved (raw, retrieve, chat) so load drifts hit all three alike.
- *   source .stack/stack.env && node --import tsx bench/retrieval.ts [questions per size] [chunk counts...]
+ * The chunks are real contract language (bench/corpus.ts: runs of the evaluation corpus's
+ * sentences, distinct for every chunk), the questions the evaluation's. Hashing embeds each
+ * chunk's text; the model's vector of a chunk is the normalized mean of its vectors of the
+ * chunk's sentences (1,548, embedded once), since embedding 12,000 chunk texts would take the
+ * model 10 to 30 minutes on 2 shared cores. Every question, and every sentence the answer
+ * ranks, is embedded by the model at query time. Questions are interleaved (raw, retrieve,
+ * chat) so load drifts hit all three alike.
+ *   source .stack/stack.env && [BENCH_EMBEDDERS=hashing,model] node --import tsx bench/retrieval.ts [questions per size] [chunk counts...]
  */
 import { request } from 'undici';
+import { HASHING_MODEL, normalize } from '../platform/ai/embeddings';
 import { RETRIEVAL_K, retrieve } from '../services/search/retrieval';
 import { COLLECTIONS, MIN_RELEVANCE, indexChunks, indexName, refreshCollections, type ChunkRecord } from '../services/search/vector-store';
 import { writeResult, type BenchRow } from './report';
-import { closeBench, latencies, listenApi, openBench, percentile, registerUser, runBench, signedMs, type Bench } from './support';
-import { WORDS, sentence } from './fixtures';
+import { closeBench, latencies, listenApi, loadNow, openBench, percentile, registerUser, runBench, signedMs, type Bench } from './support';
+import { composeChunks, composedText, corpusChunks, type Composed } from './corpus';
 
 const QUESTIONS = Number(process.argv[2] ?? 40);
 const SIZES = process.argv.length > 3 ? process.argv.slice(3).map(Number) : [1_000, 10_000];
+const EMBEDDERS = (process.env.BENCH_EMBEDDERS ?? 'hashing,model').split(',');
+/** Without a model folder the local provider embeds by feature hashing (platform/ai/index.ts). */
+const NO_MODEL_DIR = '/nonexistent';
 const OTHER_ORG_CHUNKS = 2_000;
 const TARGET_MS = 20;
 
+/** The vectors of chunks `from`…`to - 1`. */
+type ChunkVectors = (from: number, to: number) => Promise<number[][]>;
+
+const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+
+/** Hashing: each chunk's text embedded. The model: the mean of its sentences' vectors, normalized. */
+async function chunkVectors(b: Bench, c: Composed): Promise<ChunkVectors> {
+  const ai = b.services.ai;
+  if (ai.models.embedding === HASHING_MODEL)
+    return (from, to) =>
+      ai.embed(
+        range(from, to).map((n) => composedText(c, n)),
+        'document',
+      );
+  const sentenceVectors = await ai.embed(c.sentences, 'document');
+  const mean = (members: number[]) => {
+    const sum = new Array<number>(sentenceVectors[0]!.length).fill(0);
+    for (const m of members) sentenceVectors[m]!.forEach((x, k) => (sum[k]! += x));
+    return normalize(sum);
+  };
+  return (from, to) => Promise.resolve(range(from, to).map((n) => mean(c.members[n]!)));
+}
+
 /** Adds chunks `from`…`to - 1` of an organization, spread over the three collections. */
-async function fill(b: Bench, organizationId: string, from: number, to: number): Promise<void> {
+async function fill(b: Bench, c: Composed, vectorsOf: ChunkVectors, organizationId: string, from: number, to: number): Promise<void> {
   for (let i = from; i < to; i += 500) {
-    const texts = Array.from(
-      { length: Math.min(500, to - i) },
-      (_, j) => `${sentence(i + j)} ${sentence(i + j + 7)} ${sentence(i + j + 13)}`,
-    );
-    const vectors = await b.services.ai.embed(texts, 'document');
-    const records: ChunkRecord[] = texts.map((text, j) => {
-      const n = i + j;
+    const end = Math.min(i + 500, to);
+    const vectors = await vectorsOf(i, end);
+    const records: ChunkRecord[] = range(i, end).map((n, j) => {
+      const text = composedText(c, n);
       return {
         organizationId,
         sourceType: 'document',
@@ -61,7 +93,7 @@ async function rawKnn(b: Bench, organizationId: string, vector: number[]): Promi
       k: RETRIEVAL_K,
       num_candidates: Math.max(100, RETRIEVAL_K * 4),
       similarity: MIN_RELEVANCE,
-      filter: { term: { organization_id: organizationId } },
+      filter: [{ term: { organization_id: organizationId } }, { term: { embedding_model: b.services.ai.models.embedding } }],
     },
     _source: { excludes: ['embedding'] },
   });
@@ -100,33 +132,37 @@ const time = async (work: () => Promise<unknown>) => {
   return performance.now() - t0;
 };
 
-async function main() {
-  const b = await openBench('retrieval');
+/** The rows of one embedder ('hashing' or 'model'), at every size, on indices of its own. */
+async function measureEmbedder(embedder: string, composed: Composed, questions: readonly string[]): Promise<BenchRow[]> {
+  const b = await openBench('retrieval', embedder === 'hashing' ? { EMBEDDING_MODEL_DIR: NO_MODEL_DIR } : {});
   const api = await listenApi(b);
   try {
+    const model = b.services.ai.models.embedding;
+    if (embedder !== 'hashing' && model === HASHING_MODEL)
+      throw new Error(`no model in ${b.config.EMBEDDING_MODEL_DIR}: run scripts/stack.sh provision`);
     const apiUrl = `${api.url}/api/v1`;
     const user = await registerUser(apiUrl);
-    await fill(b, 'bench-other-organization', 0, OTHER_ORG_CHUNKS);
-    const questions = Array.from(
-      { length: QUESTIONS },
-      (_, i) =>
-        `What does the ${WORDS[i % WORDS.length]} clause say about ${WORDS[(i * 7) % WORDS.length]} and ${WORDS[(i * 11) % WORDS.length]}?`,
-    );
+    const vectorsOf = await chunkVectors(b, composed);
+    await fill(b, composed, vectorsOf, 'bench-other-organization', 0, OTHER_ORG_CHUNKS);
     const rows: BenchRow[] = [];
     let filled = 0;
     for (const size of SIZES) {
       const f0 = performance.now();
-      await fill(b, user.organizationId, filled, size);
+      await fill(b, composed, vectorsOf, user.organizationId, filled, size);
       await refreshCollections(b.services);
-      console.log(`indexed ${size - filled} chunks in ${((performance.now() - f0) / 1000).toFixed(1)} s`);
+      console.log(`${model}: indexed ${size - filled} chunks in ${((performance.now() - f0) / 1000).toFixed(1)} s`);
       filled = size;
+      const load = loadNow();
+      const embedding: number[] = [];
       const raw: number[] = [];
       const retrieval: number[] = [];
       const chat: number[] = [];
       let hits = 0;
-      // The first questions warm caches and connections; they are not counted.
+      // The first questions warm caches, connections and the model; they are not counted.
       for (const [i, q] of [...questions.slice(0, 5), ...questions].entries()) {
+        const e0 = performance.now();
         const [vector] = await b.services.ai.embed([q], 'query');
+        embedding.push(performance.now() - e0);
         const runs = [
           async () => raw.push(await time(async () => (hits += await rawKnn(b, user.organizationId, vector!)))),
           async () => retrieval.push(await time(() => retrieve(b.services, user.organizationId, q))),
@@ -134,21 +170,24 @@ async function main() {
         ];
         // Each question starts with another of the three, so none always runs first.
         for (let r = 0; r < runs.length; r++) await runs[(i + r) % runs.length]!();
-        if (i === 4) [raw, retrieval, chat].forEach((xs) => (xs.length = 0));
+        if (i === 4) {
+          [embedding, raw, retrieval, chat].forEach((xs) => (xs.length = 0));
+          hits = 0;
+        }
       }
       const rawP50 = percentile(raw, 50);
       const over = (xs: number[]) => percentile(xs, 50) - rawP50;
-      const label = size.toLocaleString('en-US');
+      const label = `${size.toLocaleString('en-US')} chunks, ${model}`;
       rows.push({
-        name: `retrieval @${label} chunks`,
-        baseline: `raw kNN ${latencies(raw)} (${(hits / (raw.length + 5)).toFixed(0)} hits per question)`,
-        measured: `retrieve() ${latencies(retrieval)}; ${signedMs(over(retrieval))} at p50`,
+        name: `retrieval @${label}`,
+        baseline: `raw kNN ${latencies(raw)} (${(hits / raw.length).toFixed(0)} hits per question)`,
+        measured: `retrieve() ${latencies(retrieval)}; ${signedMs(over(retrieval))} at p50 (embedding the question alone: ${latencies(embedding)}); load ${load} → ${loadNow()}`,
         ratio: percentile(retrieval, 50) / rawP50,
         target: `overhead < ${TARGET_MS} ms over raw kNN`,
         met: over(retrieval) < TARGET_MS,
       });
       rows.push({
-        name: `question → first chunk @${label} chunks`,
+        name: `question → first chunk @${label}`,
         baseline: `raw kNN ${latencies(raw)}`,
         measured: `POST /chat/send first SSE chunk ${latencies(chat)}; ${signedMs(over(chat))} at p50`,
         ratio: percentile(chat, 50) / rawP50,
@@ -157,11 +196,23 @@ async function main() {
       });
       console.log(rows.slice(-2));
     }
-    writeResult('retrieval', rows);
+    return rows;
   } finally {
     await api.close();
     await closeBench(b);
   }
+}
+
+async function main() {
+  const unknown = EMBEDDERS.filter((e) => e !== 'hashing' && e !== 'model');
+  if (unknown.length) throw new Error(`BENCH_EMBEDDERS: unknown ${unknown.join(', ')} (hashing, model)`);
+  const corpus = await corpusChunks();
+  const composed = composeChunks(corpus.chunks, Math.max(OTHER_ORG_CHUNKS, ...SIZES));
+  const questions = Array.from({ length: QUESTIONS }, (_, i) => corpus.questions[i % corpus.questions.length]!);
+  const rows: BenchRow[] = [];
+  // One after the other in this process, so both meet the same engines and much the same load.
+  for (const embedder of EMBEDDERS) rows.push(...(await measureEmbedder(embedder, composed, questions)));
+  writeResult('retrieval', rows);
 }
 
 runBench(main);

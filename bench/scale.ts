@@ -11,23 +11,18 @@
  *   source .stack/stack.env && RUN_COMPILED=1 node --import tsx bench/scale.ts [events] [documents] [MB each]
  */
 import { mkdtempSync, openAsBlob, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startApiProcess, startWorkerProcess } from '../test/support/processes';
 import { startReceiver } from '../test/support/receiver';
 import { writeTextFile } from './fixtures';
 import { writeResult, type BenchRow } from './report';
-import { closeBench, cpuMeter, enginePids, openBench, registerUser, runBench, waitForWorker, type Bench } from './support';
+import { closeBench, cpuMeter, enginePids, loadNow, openBench, registerUser, runBench, waitForWorker, type Bench } from './support';
 
 const EVENTS = Number(process.argv[2] ?? 300);
 const DOCUMENTS = Number(process.argv[3] ?? 4);
 const DOCUMENT_MB = Number(process.argv[4] ?? 2);
 const IN_FLIGHT = 10;
-
-const loadNow = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
 
 async function pool(count: number, inFlight: number, job: (i: number) => Promise<void>): Promise<void> {
   let next = 0;

@@ -5,6 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -195,6 +196,12 @@ export function cpuMeter(pids: Record<string, number>): () => Record<string, str
   const start = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
   return () => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, `${(cpuSeconds(pid) - start[name]!).toFixed(1)} s`]));
 }
+
+/** The load averages over 1, 5 and 15 minutes: "1.52 1.10 0.80". */
+export const loadNow = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 /** Resets a process's peak resident memory (VmHWM) to its current size (Linux clear_refs 5). */
 export const resetPeakMemory = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5');
