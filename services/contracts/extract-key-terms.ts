@@ -266,7 +266,8 @@ const LAW_ROW = /^(?:the laws of\s+)?(?:the\s+)?(?:(?:State|Commonwealth|Provinc
 
 function governingLaw(lines: readonly Line[]): KeyTerm | null {
   const row = labelled(lines, /^(?:#+\s*)?Governing Law$/i, LAW_ROW);
-  if (row && !NOT_A_PLACE.test(row.m[1]!) && /^[A-Z]/.test(row.m[1]!)) return term(row.line, row.line.text, row.m[1]!, 0.85);
+  if (row && !NOT_A_PLACE.test(row.m[1]!) && /^[A-Z]/.test(row.m[1]!))
+    return term(row.line, row.line.text.replace(/^the laws of\s+/i, '').replace(/\.$/, ''), row.m[1]!, 0.85);
   for (const line of lines) {
     if (line.ignored) continue;
     const m = LAW.exec(line.text);
