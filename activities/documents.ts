@@ -9,7 +9,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { Types } from 'mongoose';
 import type { Services } from '../platform/services';
 import { whileBeating } from '../platform/temporal/heartbeat';
-import { deleteSource, embeddingText, indexChunks, refreshCollections, type Collection } from '../services/search/vector-store';
+import { deleteSource, embedChunks, indexChunks, refreshCollections, type Collection } from '../services/search/vector-store';
 import { chunkBatches, Chunker } from '../services/documents/chunking';
 import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from '../services/documents/extraction';
 import { extractTextInChild } from '../services/documents/extract-text-in-child';
@@ -76,9 +76,9 @@ export function createDocumentActivities(s: Services) {
         async () => {
           const chunks = (await DocumentChunkBatch.findById(stagedBatchId(documentId, from / INGEST_BATCH)).lean())?.chunks ?? [];
           stage.step = 'embedding';
-          const vectors = await s.ai.embed(
-            chunks.map((c) => embeddingText({ title: doc.filename, section: c.section ?? '', text: c.text })),
-            'document',
+          const vectors = await embedChunks(
+            s.ai,
+            chunks.map((c) => ({ title: doc.filename, section: c.section ?? '', text: c.text })),
           );
           stage.step = 'indexing';
           await indexChunks(
@@ -95,7 +95,8 @@ export function createDocumentActivities(s: Services) {
               endOffset: c.end,
               text: c.text,
               chunkIndex: c.index,
-              vector: vectors[i]!,
+              vector: vectors[i]!.vector,
+              sentenceVectors: vectors[i]!.sentenceVectors,
             })),
           );
           // Deleted while this batch ran: take back what it wrote.

@@ -1,19 +1,26 @@
 /**
  * The evaluation corpus: the Common Paper templates in ../shared/corpus (CC BY 4.0, see
  * eval/README.md) with a deal's values written into their `{placeholder}` fields, as Word
- * files, so they are ingested exactly as a customer's DOCX would be.
+ * files, so they are ingested exactly as a customer's DOCX would be. The held-out key-term
+ * set (other publishers' agreements, eval/heldout.json) is read the same way from
+ * HELDOUT_DIR.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import JSZip from 'jszip';
 import { z } from 'zod';
 
 export const CORPUS_DIR = process.env.EVAL_CORPUS_DIR ?? path.resolve(__dirname, '../../../shared/corpus');
+/** Where the held-out agreements are kept (not in the project: see eval/README.md for their source). */
+export const HELDOUT_DIR = process.env.EVAL_HELDOUT_DIR ?? path.resolve(__dirname, '../.stack/eval-heldout');
 
 const termValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
 
 export const CorpusDocument = z.object({
   file: z.string(),
+  /** The file's SHA-256: the labels are of this version of the template. */
+  sha256: z.string().optional(),
   contract: z.object({ title: z.string(), type: z.string(), counterparty: z.string() }),
   /** Placeholder name → value; a list gives the value of each occurrence in order (the last repeats). */
   fill: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
@@ -34,11 +41,26 @@ export const Question = z.object({
 });
 export type Question = z.infer<typeof Question>;
 
-export async function loadSet(): Promise<{ documents: CorpusDocument[]; questions: Question[] }> {
-  const read = async (name: string) => JSON.parse(await readFile(path.join(__dirname, name), 'utf8')) as unknown;
-  const documents = z.object({ documents: z.array(CorpusDocument) }).parse(await read('corpus.json')).documents;
-  const questions = z.object({ questions: z.array(Question) }).parse(await read('questions.json')).questions;
-  return { documents, questions };
+const readJson = async (name: string) => JSON.parse(await readFile(path.join(__dirname, name), 'utf8')) as unknown;
+const documentsIn = async (name: string) => z.object({ documents: z.array(CorpusDocument) }).parse(await readJson(name)).documents;
+const questionsIn = async (name: string) => z.object({ questions: z.array(Question) }).parse(await readJson(name)).questions;
+
+export interface EvaluationSet {
+  documents: CorpusDocument[];
+  questions: Question[];
+  /** Questions written after the rules and before any retrieval tuning, never tuned against. */
+  heldOutQuestions: Question[];
+  /** Other publishers' agreements whose key terms the rules never saw. */
+  heldOutDocuments: CorpusDocument[];
+}
+
+export async function loadSet(): Promise<EvaluationSet> {
+  return {
+    documents: await documentsIn('corpus.json'),
+    questions: await questionsIn('questions.json'),
+    heldOutQuestions: await questionsIn('questions-heldout.json'),
+    heldOutDocuments: await documentsIn('heldout.json'),
+  };
 }
 
 const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -63,8 +85,11 @@ export function fillXml(xml: string, doc: Pick<CorpusDocument, 'fill' | 'literal
   return out;
 }
 
-export async function filledDocx(doc: CorpusDocument): Promise<Buffer> {
-  const zip = await JSZip.loadAsync(await readFile(path.join(CORPUS_DIR, doc.file)));
+export async function filledDocx(doc: CorpusDocument, dir = CORPUS_DIR): Promise<Buffer> {
+  const file = await readFile(path.join(dir, doc.file));
+  const sha256 = createHash('sha256').update(file).digest('hex');
+  if (doc.sha256 && doc.sha256 !== sha256) throw new Error(`${doc.file}: SHA-256 ${sha256}, not the labelled version ${doc.sha256}`);
+  const zip = await JSZip.loadAsync(file);
   const entry = zip.file('word/document.xml');
   if (!entry) throw new Error(`${doc.file}: no word/document.xml`);
   zip.file('word/document.xml', fillXml(await entry.async('string'), doc));

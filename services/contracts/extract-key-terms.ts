@@ -122,11 +122,23 @@ function labelled(lines: readonly Line[], label: RegExp, value: RegExp): { line:
 }
 
 const ENTITY = String.raw`[A-Z][\w&'.-]*(?:\s+(?:[A-Z][\w&'.-]*|of|and|&))*?(?:,?\s+(?:Inc|LLC|L\.L\.C|Ltd|Limited|Corp|Corporation|Co|GmbH|plc|LLP|LP|AG|BV|SA|SAS)\.?)?`;
-const BETWEEN = new RegExp(String.raw`\bbetween\s+(${ENTITY})\s+and\s+(${ENTITY})(?=\s*(?:[.,;(]|\(|$|\s+\())`);
-const SIGNATORY =
-  /^(?:PROVIDER|CUSTOMER|PARTNER|COMPANY|CLIENT|VENDOR|SUPPLIER|LICENSOR|LICENSEE|BUYER|SELLER|CONSULTANT|CONTRACTOR)\s*:\s*([A-Z][^\t{}]{1,120}?)\s*$/;
-/** Placeholder-like names a form leaves: "Provider", "{company_name}". */
-const GENERIC_PARTY = /^(provider|customer|partner|company|the parties)$/i;
+/** What may follow a party's name before "and": its description and defined role (", a Delaware corporation (the "Company")"). */
+const DESCRIBED = String.raw`(?:,\s+an?\s+[^,()\n]{1,80})?(?:\s*\([^)\n]{1,60}\))?,?`;
+const BETWEEN = new RegExp(
+  String.raw`\bbetween\s+(${ENTITY})${DESCRIBED}\s+and\s+(${ENTITY})(?=\s*(?:[.,;(]|\(|$)|\s+(?:dated|effective|as of)\b)`,
+);
+/** The roles a party signs or is named under on a cover page. */
+const ROLE = String.raw`(?:Provider|Customer|Partner|Company|Client|Vendor|Supplier|Licensor|Licensee|Buyer|Seller|Consultant|Contractor|Employer|Employee|Founder|Party(?:\s+\d)?(?:\s+Name)?)`;
+/** A signature line naming a party: "PROVIDER: Northwind Cloud, Inc.", "Party Name: Tailspin Toys, Inc.". */
+const SIGNATORY = new RegExp(String.raw`^${ROLE}\s*:\s*([A-Z][^\t{}]{1,120}?)\s*$`, 'i');
+/** A cover page's row naming a party: the role alone on its line, the name on the next. */
+const ROLE_LABEL = new RegExp(String.raw`^${ROLE}$`, 'i');
+const NAME_VALUE = /^[A-Z][^\t{}[\]:]{1,120}$/;
+/** Placeholder-like names a form leaves ("Provider", "{company_name}"), and a form's field names. */
+const GENERIC_PARTY = /^(provider|customer|partner|company|the parties|signature|name|title|date|by|print name|signatory name)$/i;
+
+/** A line that reads as a sentence, not a name: it ends with a stop after a lower-case word. */
+const SENTENCE_LIKE = /\b[a-z]{2,}[.;:]$/;
 
 function parties(lines: readonly Line[]): KeyTerm | null {
   const between = firstMatch(lines, BETWEEN);
@@ -140,7 +152,13 @@ function parties(lines: readonly Line[]): KeyTerm | null {
   const signed = lines
     .filter((l) => !l.ignored && SIGNATORY.test(l.text))
     .map((l) => ({ line: l, name: SIGNATORY.exec(l.text)![1]!.trim() }));
-  const named = signed.filter((s) => !GENERIC_PARTY.test(s.name));
+  const rows = lines.flatMap((l, i) => {
+    const next = lines[i + 1];
+    return !l.ignored && ROLE_LABEL.test(l.text) && next && !next.ignored && NAME_VALUE.test(next.text) && !SENTENCE_LIKE.test(next.text)
+      ? [{ line: next, name: next.text }]
+      : [];
+  });
+  const named = [...signed, ...rows].filter((s) => !GENERIC_PARTY.test(s.name) && !ROLE_LABEL.test(s.name));
   const unique = [...new Map(named.map((s) => [s.name, s])).values()];
   if (unique.length < 2) return null;
   const [a, b] = unique;
@@ -169,7 +187,7 @@ function dateTerm(lines: readonly Line[], labels: RegExp, inline: RegExp[]): Key
 }
 
 const TERM_LABEL =
-  /^(?:#+\s*)?(?:Initial Term|Term|Subscription Period|Pilot Period|SOW Term|Contract Term|Agreement Term|Term Length|Duration)$/i;
+  /^(?:#+\s*)?(?:Initial Term|Term|Term of (?:the |this )?(?:Agreement|Contract|NDA)|Subscription Period|Pilot Period|SOW Term|Contract Term|Agreement Term|Term Length|Duration)$/i;
 
 function termLength(lines: readonly Line[]): KeyTerm | null {
   const row = labelled(lines, TERM_LABEL, DURATION);
@@ -219,6 +237,9 @@ function noticeDays(lines: readonly Line[]): KeyTerm | null {
 
 const CONVENIENCE = /\bfor any (?:or no )?reason\b|\bwithout cause\b|\bfor convenience\b|\bat any time for any reason\b/i;
 
+/** A right to end the contract: "terminate", or "end the employment / agreement / relationship". */
+const ENDS = /\bterminat|\bend\s+(?:the\s+|this\s+)?(?:employment|agreement|contract|relationship|engagement)\b/i;
+
 function terminationForConvenience(lines: readonly Line[]): KeyTerm | null {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
@@ -231,7 +252,7 @@ function terminationForConvenience(lines: readonly Line[]): KeyTerm | null {
       .slice(Math.max(0, i - 4), i)
       .reverse()
       .find((l) => /:\s*$/.test(l.text));
-    if (/\bterminat/i.test(quote) || (intro && /\bterminat/i.test(intro.text))) return term(line, m[0], true, 0.8, quote);
+    if (ENDS.test(quote) || (intro && ENDS.test(intro.text))) return term(line, m[0], true, 0.8, quote);
   }
   return null;
 }
@@ -240,7 +261,13 @@ const LAW =
   /\b(?:laws of|governed by the laws? of|governed by)\s+((?:the\s+)?(?:State|Commonwealth|Province|Republic|Kingdom)\s+of\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|(?:England and Wales|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))/;
 const NOT_A_PLACE = /\b(Governing|Member|Applicable|United States Department|Agreement)\b/;
 
+/** A cover page's governing-law row: a place, or "The laws of the State of …". */
+const LAW_ROW = /^(?:the laws of\s+)?(?:the\s+)?(?:(?:State|Commonwealth|Province)\s+of\s+)?([A-Z][a-z]+(?:\s+(?:[A-Z][a-z]+|and))*)\.?$/i;
+
 function governingLaw(lines: readonly Line[]): KeyTerm | null {
+  const row = labelled(lines, /^(?:#+\s*)?Governing Law$/i, LAW_ROW);
+  if (row && !NOT_A_PLACE.test(row.m[1]!) && /^[A-Z]/.test(row.m[1]!))
+    return term(row.line, row.line.text.replace(/^the laws of\s+/i, '').replace(/\.$/, ''), row.m[1]!, 0.85);
   for (const line of lines) {
     if (line.ignored) continue;
     const m = LAW.exec(line.text);
@@ -310,6 +337,7 @@ export function extractKeyTermsByRules(pages: readonly Page[]): KeyTerms {
     dateTerm(lines, /^(?:#+\s*)?(?:[\w ]*Effective Date|Order Date|Start Date|Commencement Date)$/i, [
       /\bEffective Date (?:of|is)\b/i,
       /\beffective as of\b/i,
+      /\b(?:made|entered into)\s+(?:and entered into\s+)?as of\b/i,
       /\bthis (?:agreement|contract)\b[^.]{0,30}?\bdated\b/i,
     ]),
   );

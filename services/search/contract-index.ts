@@ -6,7 +6,7 @@
  */
 import type { Services } from '../../platform/services';
 import { chunkPages } from '../documents/chunking';
-import { deleteSource, embeddingText, indexChunks, refreshCollections } from './vector-store';
+import { deleteSource, embedChunks, indexChunks, refreshCollections } from './vector-store';
 import { Contract, type ContractDoc } from '../../models/contract';
 import { startWorkflow } from '../../platform/temporal/client';
 import type { EventConsumer } from '../../platform/outbox/relay';
@@ -28,9 +28,9 @@ export async function indexContract(s: Services, organizationId: string, contrac
   const chunks = chunkPages([{ page: 1, text: contractText(contract) }]);
   for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
     const batch = chunks.slice(i, i + EMBED_BATCH);
-    const vectors = await s.ai.embed(
-      batch.map((c) => embeddingText({ ...c, title: contract.title })),
-      'document',
+    const vectors = await embedChunks(
+      s.ai,
+      batch.map((c) => ({ ...c, title: contract.title })),
     );
     await indexChunks(
       s,
@@ -46,7 +46,8 @@ export async function indexContract(s: Services, organizationId: string, contrac
         endOffset: c.end,
         text: c.text,
         chunkIndex: c.index,
-        vector: vectors[j]!,
+        vector: vectors[j]!.vector,
+        sentenceVectors: vectors[j]!.sentenceVectors,
       })),
     );
   }

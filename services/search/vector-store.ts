@@ -7,6 +7,9 @@
  * Every chunk records the embedding model that made its vector, and every search filters
  * on the process's model: vectors of two models are never compared (a changed model
  * re-embeds the stored chunks through `reembedWorkflow`).
+ * Besides its own vector, a chunk keeps one per sentence (nested, same model and dimension):
+ * a clause of many sentences is found by the one that answers, which the average meaning of
+ * the whole chunk can bury.
  */
 import { errors, type Client } from '@elastic/elasticsearch';
 import type { estypes } from '@elastic/elasticsearch';
@@ -41,6 +44,8 @@ export interface ChunkRecord {
   text: string;
   chunkIndex: number;
   vector: number[];
+  /** One vector per sentence of the chunk (`sentencesOf`), for the sentence kNN. */
+  sentenceVectors?: number[][];
 }
 
 /** A stored chunk as search returns it: no vector, the organization is the caller's. */
@@ -94,6 +99,13 @@ const MAPPINGS: estypes.MappingTypeMapping = {
     // int8_hnsw set explicitly: 4x less memory than float at 3072 dims with near-equal
     // recall, and independent of the version-dependent default.
     embedding: { type: 'dense_vector', dims: EMBEDDING_DIM, index: true, similarity: 'cosine', index_options: { type: 'int8_hnsw' } },
+    // A kNN on this nested field scores a chunk by its best sentence.
+    sentences: {
+      type: 'nested',
+      properties: {
+        embedding: { type: 'dense_vector', dims: EMBEDDING_DIM, index: true, similarity: 'cosine', index_options: { type: 'int8_hnsw' } },
+      },
+    },
   },
 };
 
@@ -129,8 +141,8 @@ async function createIndex(store: VectorStore, index: string): Promise<void> {
       throw err;
     // An index made by an earlier version gets the fields added since (new fields only:
     // existing ones cannot change); its chunks gain them when re-embedded.
-    const { embedding_model, terms } = MAPPINGS.properties!;
-    await store.es.indices.putMapping({ index, properties: { embedding_model: embedding_model!, terms: terms! } });
+    const { embedding_model, terms, sentences } = MAPPINGS.properties!;
+    await store.es.indices.putMapping({ index, properties: { embedding_model: embedding_model!, terms: terms!, sentences: sentences! } });
   }
 }
 
@@ -148,6 +160,34 @@ const titleWords = (title: string) =>
  */
 export const embeddingText = (c: { title?: string; section: string; text: string }) =>
   [c.title ? titleWords(c.title) : '', c.section && !c.text.startsWith(c.section) ? c.section : '', c.text].filter(Boolean).join('\n');
+
+/** Sentences shorter than this ("(a)", "Term.") say too little to be found by. */
+const MIN_SENTENCE_LENGTH = 20;
+
+/**
+ * A chunk's sentences and list items, as embedded one by one: lines, and sentences within a
+ * line (a stop before a capital), without Markdown heading markers.
+ */
+export function sentencesOf(text: string): string[] {
+  return text
+    .split(/\n+|(?<=[.;:!?])\s+(?=[\p{Lu}("“])/u)
+    .map((s) => s.replace(/^#{1,6}\s+/, '').trim())
+    .filter((s) => s.length >= MIN_SENTENCE_LENGTH);
+}
+
+/** What gets embedded for a sentence: the heading of its clause, then the sentence. */
+const sentenceEmbeddingText = (section: string, sentence: string) => (section ? `${section}\n${sentence}` : sentence);
+
+/** The vectors of chunks: each chunk's own (`embeddingText`) and its sentences', in one embedding call. */
+export async function embedChunks(
+  ai: Pick<AiPort, 'embed'>,
+  chunks: ReadonlyArray<{ title?: string; section: string; text: string }>,
+): Promise<Array<{ vector: number[]; sentenceVectors: number[][] }>> {
+  const sentences = chunks.map((c) => sentencesOf(c.text).map((s) => sentenceEmbeddingText(c.section, s)));
+  const vectors = await ai.embed([...chunks.map(embeddingText), ...sentences.flat()], 'document');
+  let next = chunks.length;
+  return chunks.map((_, i) => ({ vector: vectors[i]!, sentenceVectors: sentences[i]!.map(() => vectors[next++]!) }));
+}
 
 /** Text as the keyword ranking sees it: lower-cased, stemmed words, stop words dropped. */
 export const keywordTerms = (text: string) => words(text).map(stem).join(' ');
@@ -181,6 +221,7 @@ export async function indexChunks(store: VectorStore, collection: Collection, ch
       terms: keywordTerms(embeddingText(c)),
       embedding_model: modelOf(store),
       embedding: c.vector,
+      sentences: (c.sentenceVectors ?? []).map((embedding) => ({ embedding })),
     },
   ]);
   const res = await store.es.bulk({ operations });
@@ -204,16 +245,24 @@ export async function reembedStaleChunks(store: VectorStore & { ai: AiPort }, li
     size: limit,
     query: { bool: { must_not: { term: { embedding_model: modelOf(store) } } } },
     seq_no_primary_term: true,
-    _source: { excludes: ['embedding', 'terms'] },
+    _source: { excludes: ['embedding', 'terms', 'sentences'] },
   });
   const hits = page.hits.hits.filter((h) => h._source);
   if (!hits.length) return 0;
-  const texts = hits.map((h) => embeddingText(h._source!));
-  const vectors = await store.ai.embed(texts, 'document');
+  const vectors = await embedChunks(
+    store.ai,
+    hits.map((h) => h._source!),
+  );
   const res = await store.es.bulk({
     operations: hits.flatMap((h, i) => [
       { index: { _index: h._index, _id: h._id!, if_seq_no: h._seq_no!, if_primary_term: h._primary_term! } },
-      { ...h._source!, terms: keywordTerms(texts[i]!), embedding_model: modelOf(store), embedding: vectors[i]! },
+      {
+        ...h._source!,
+        terms: keywordTerms(embeddingText(h._source!)),
+        embedding_model: modelOf(store),
+        embedding: vectors[i]!.vector,
+        sentences: vectors[i]!.sentenceVectors.map((embedding) => ({ embedding })),
+      },
     ]),
     refresh: true,
   });
@@ -312,13 +361,22 @@ function toHit(store: VectorStore, h: RankedHit, relevance: number, score: numbe
   ];
 }
 
+const SOURCE_EXCLUDES = ['embedding', 'terms', 'sentences'];
+/** For cosine, Elasticsearch's _score is (1 + cos) / 2. */
+const cosineOf = (h: RankedHit) => 2 * (h._score ?? 0) - 1;
+const keyOf = (h: RankedHit) => `${h._index}/${h._id}`;
+
 /**
  * Hybrid search over the three collections, restricted to one organization and to chunks
- * of the process's embedding model: a kNN ranking (cosine) and a BM25 ranking of the chunk
- * text (`terms`), fused by reciprocal rank (two plain queries, so it runs on
- * Elasticsearch's free tier, which has no built-in RRF). Only chunks whose cosine reaches
- * `minRelevance` are returned: keywords promote a relevant chunk but never admit an
- * unrelated one. Best first.
+ * of the process's embedding model. Two kNN queries, one on the chunk vectors and one on
+ * the sentence vectors (a chunk scores as its best sentence), make the vector ranking; a
+ * BM25 query on the chunk's words (`terms`) makes the keyword ranking; the two are fused by
+ * reciprocal rank (plain queries, so it runs on Elasticsearch's free tier, which has no
+ * built-in RRF). A chunk's relevance is the better of its own cosine and its best
+ * sentence's; it ranks by the mean of its own cosine and that relevance, so one apt
+ * sentence lifts a chunk without letting chunks of many short sentences crowd out the
+ * rest. Only chunks whose relevance reaches `minRelevance` are returned: keywords promote a
+ * relevant chunk but never admit an unrelated one. Best first.
  */
 export async function searchChunks(
   store: VectorStore,
@@ -332,63 +390,65 @@ export async function searchChunks(
     { term: { organization_id: organizationId } },
     { term: { embedding_model: modelOf(store) } },
   ];
-  const [knn, bm25] = await Promise.all([
+  // Restricted to `ids`, the kNN is exact (the filter leaves fewer chunks than candidates;
+  // no scripting, which minimal distributions lack).
+  const knn = (field: 'embedding' | 'sentences.embedding', k: number, ids?: string[]) =>
     store.es.search<StoredChunk>({
       index,
-      size: opts.k,
+      size: k,
       knn: {
-        field: 'embedding',
+        field,
         query_vector: query.vector,
-        k: opts.k,
-        num_candidates: Math.max(100, opts.k * 4),
-        similarity: opts.minRelevance,
-        filter,
+        k,
+        num_candidates: ids ? Math.max(k, 10) : Math.max(100, k * 4),
+        filter: ids ? [...filter, { ids: { values: ids } }] : filter,
       },
-      _source: { excludes: ['embedding', 'terms'] },
-    }),
+      _source: ids ? false : { excludes: SOURCE_EXCLUDES },
+    });
+  const [byChunk, bySentence, bm25] = await Promise.all([
+    knn('embedding', opts.k),
+    knn('sentences.embedding', opts.k),
     store.es.search<StoredChunk>({
       index,
       size: opts.k,
       query: { bool: { filter, must: { match: { terms: keywordTerms(query.text) } } } },
-      _source: { excludes: ['embedding', 'terms'] },
+      _source: { excludes: SOURCE_EXCLUDES },
     }),
   ]);
 
-  // For cosine, _score = (1 + cos) / 2.
-  const cosines = new Map<string, number>(knn.hits.hits.map((h) => [`${h._index}/${h._id}`, 2 * (h._score ?? 0) - 1]));
-  const keywordOnly = bm25.hits.hits.filter((h) => !cosines.has(`${h._index}/${h._id}`));
-  if (keywordOnly.length) {
-    // Their cosine, for the floor: a kNN over just these chunks (an exact search, as the
-    // filter leaves fewer chunks than candidates; no scripting, which minimal distributions lack).
-    const scored = await store.es.search<StoredChunk>({
-      index,
-      size: keywordOnly.length,
-      knn: {
-        field: 'embedding',
-        query_vector: query.vector,
-        k: keywordOnly.length,
-        num_candidates: Math.max(keywordOnly.length, 10),
-        filter: [...filter, { ids: { values: keywordOnly.map((h) => h._id!) } }],
-      },
-      _source: false,
-    });
-    for (const h of scored.hits.hits) cosines.set(`${h._index}/${h._id}`, 2 * (h._score ?? 0) - 1);
-  }
+  const candidates = new Map<string, RankedHit>();
+  for (const h of [...byChunk.hits.hits, ...bySentence.hits.hits, ...bm25.hits.hits])
+    if (!candidates.has(keyOf(h))) candidates.set(keyOf(h), h);
+  const chunkCos = new Map(byChunk.hits.hits.map((h) => [keyOf(h), cosineOf(h)]));
+  const sentenceCos = new Map(bySentence.hits.hits.map((h) => [keyOf(h), cosineOf(h)]));
+  // The cosines each ranking left unknown.
+  await Promise.all(
+    (
+      [
+        ['embedding', chunkCos],
+        ['sentences.embedding', sentenceCos],
+      ] as const
+    ).map(async ([field, known]) => {
+      const ids = [...candidates.values()].filter((h) => !known.has(keyOf(h))).map((h) => h._id!);
+      if (!ids.length) return;
+      for (const h of (await knn(field, ids.length, ids)).hits.hits) known.set(keyOf(h), cosineOf(h));
+    }),
+  );
+  const relevance = (key: string) => Math.max(chunkCos.get(key) ?? -1, sentenceCos.get(key) ?? -1);
+  const vectorScore = (key: string) => ((chunkCos.get(key) ?? -1) + relevance(key)) / 2;
 
-  const fused = new Map<string, { hit: RankedHit; score: number }>();
-  for (const ranking of [knn.hits.hits, bm25.hits.hits]) {
-    ranking.forEach((h, rank) => {
-      const key = `${h._index}/${h._id}`;
-      const entry = fused.get(key) ?? { hit: h, score: 0 };
-      entry.score += 1 / (RRF_K + rank + 1);
-      fused.set(key, entry);
-    });
+  const vectorRanking = [...new Set([...byChunk.hits.hits, ...bySentence.hits.hits].map(keyOf))].sort(
+    (x, y) => vectorScore(y) - vectorScore(x),
+  );
+  const fused = new Map<string, number>();
+  for (const ranking of [vectorRanking, bm25.hits.hits.map(keyOf)]) {
+    ranking.forEach((key, rank) => fused.set(key, (fused.get(key) ?? 0) + 1 / (RRF_K + rank + 1)));
   }
   return [...fused.entries()]
-    .filter(([key]) => (cosines.get(key) ?? -1) >= opts.minRelevance)
-    .sort((a, b) => b[1].score - a[1].score)
+    .filter(([key]) => relevance(key) >= opts.minRelevance)
+    .sort((x, y) => y[1] - x[1])
     .slice(0, opts.k)
-    .flatMap(([key, { hit, score }]) => toHit(store, hit, cosines.get(key)!, score));
+    .flatMap(([key, score]) => toHit(store, candidates.get(key)!, relevance(key), score));
 }
 
 export interface CollectionStats {
