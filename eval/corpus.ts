@@ -13,7 +13,7 @@ import { z } from 'zod';
 
 export const CORPUS_DIR = process.env.EVAL_CORPUS_DIR ?? path.resolve(__dirname, '../../../shared/corpus');
 /** Where the held-out agreements are kept (not in the project: see eval/README.md for their source). */
-export const HELDOUT_DIR = process.env.EVAL_HELDOUT_DIR ?? path.resolve(__dirname, '../.stack/eval-heldout');
+export const HELDOUT_DIR = process.env.EVAL_HELDOUT_DIR ?? path.resolve(__dirname, 'heldout');
 
 const termValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
 
