@@ -60,10 +60,14 @@ export function createDocumentActivities(s: Services) {
       const doc = await Document.findById(documentId);
       if (!doc) return null;
       const progress: Record<string, number> = {};
-      return whileBeating(
+      const t0 = performance.now();
+      const prepared = await whileBeating(
         () => progress,
         () => prepare(doc, documentId, progress),
       );
+      // Per-step timings at debug level: what bench/ingestion.ts splits the ingestion time by.
+      s.logger.debug({ documentId, ...prepared, ms: performance.now() - t0 }, 'ingestion extracted');
+      return prepared;
     },
 
     /** Embeds the staged batch of chunks from `from` (a multiple of INGEST_BATCH) on and writes them to the document's collection. */
@@ -74,13 +78,16 @@ export function createDocumentActivities(s: Services) {
       return whileBeating(
         () => stage,
         async () => {
+          const t0 = performance.now();
           const chunks = (await DocumentChunkBatch.findById(stagedBatchId(documentId, from / INGEST_BATCH)).lean())?.chunks ?? [];
           stage.step = 'embedding';
+          const t1 = performance.now();
           const vectors = await s.ai.embed(
             chunks.map((c) => embeddingText({ title: doc.filename, section: c.section ?? '', text: c.text })),
             'document',
           );
           stage.step = 'indexing';
+          const t2 = performance.now();
           await indexChunks(
             s,
             collectionForCategory(doc.category),
@@ -98,8 +105,21 @@ export function createDocumentActivities(s: Services) {
               vector: vectors[i]!,
             })),
           );
+          const t3 = performance.now();
           // Deleted while this batch ran: take back what it wrote.
           if (!(await Document.exists({ _id: doc._id }))) await deleteSource(s, doc.organization_id.toHexString(), documentId);
+          s.logger.debug(
+            {
+              documentId,
+              from,
+              chunks: chunks.length,
+              readMs: t1 - t0,
+              embedMs: t2 - t1,
+              indexMs: t3 - t2,
+              checkMs: performance.now() - t3,
+            },
+            'ingestion batch indexed',
+          );
           return chunks.length;
         },
       );
@@ -107,11 +127,14 @@ export function createDocumentActivities(s: Services) {
 
     /** Marks the document ready (and searchable), dropping vectors an earlier, longer version left behind. */
     async finishDocument({ documentId, chunkCount, pageCount }: { documentId: string } & PreparedDocument): Promise<void> {
+      const t0 = performance.now();
       await DocumentChunkBatch.deleteMany({ document_id: new Types.ObjectId(documentId) });
       const doc = await Document.findById(documentId);
       if (!doc) return;
       await deleteSource(s, doc.organization_id.toHexString(), documentId, { fromChunk: chunkCount });
+      const t1 = performance.now();
       await refreshCollections(s, [collectionForCategory(doc.category)]);
+      s.logger.debug({ documentId, cleanupMs: t1 - t0, refreshMs: performance.now() - t1 }, 'ingestion refreshed');
       await Document.updateOne(
         { _id: doc._id },
         { $set: { status: 'ready', chunk_count: chunkCount, page_count: pageCount, error: null, processed_at: new Date() } },
