@@ -123,16 +123,14 @@ async function uploadAndWait(
 
 /** The worker's per-step timings (activities/documents.ts logs them at debug level), summed. */
 function stepTimes(log: string) {
-  const sum = { extractMs: 0, readMs: 0, embedMs: 0, indexMs: 0, checkMs: 0, batches: 0, cleanupMs: 0, refreshMs: 0 };
+  const sum = { extractMs: 0, readMs: 0, embedMs: 0, indexMs: 0, drainMs: 0, checkMs: 0, cleanupMs: 0, refreshMs: 0 };
   for (const line of log.split('\n')) {
     if (!line.startsWith('{')) continue;
     const e = JSON.parse(line) as Record<string, number | string>;
     const n = (k: string) => (typeof e[k] === 'number' ? e[k] : 0);
     if (e.msg === 'ingestion extracted') sum.extractMs += n('ms');
-    if (e.msg === 'ingestion batch indexed') {
-      sum.batches++;
-      for (const k of ['readMs', 'embedMs', 'indexMs', 'checkMs'] as const) sum[k] += n(k);
-    }
+    if (e.msg === 'ingestion batch indexed')
+      for (const k of ['readMs', 'embedMs', 'indexMs', 'drainMs', 'checkMs'] as const) sum[k] += n(k);
     if (e.msg === 'ingestion refreshed') {
       sum.cleanupMs += n('cleanupMs');
       sum.refreshMs += n('refreshMs');
@@ -192,13 +190,15 @@ async function breakdown(b: Bench, got: Ingested): Promise<string> {
   const activityWaitMs = Object.values(w.activities).reduce((sum, a) => sum + a.waitMs, 0);
   const step = (label: string, ms: number) => `${label} ${(ms / 1000).toFixed(1)} s (${(got.chunks / (ms / 1000)).toFixed(0)} chunks/s)`;
   const activities = Object.entries(w.activities)
-    .map(([type, a]) => `${type} × ${a.count}`)
+    .map(([type, a]) => `${type} × ${a.count} running ${(a.runMs / 1000).toFixed(1)} s`)
     .join(', ');
   return [
     step('extraction + chunking + staging', t.extractMs),
     step('reading staged batches', t.readMs),
     step('embedding', t.embedMs),
+    // Requests overlap one another and the next batch's embedding: their sum may exceed the span's time.
     step('Elasticsearch bulk requests', t.indexMs),
+    `waiting for the last requests of a span ${(t.drainMs / 1000).toFixed(1)} s`,
     `deleted check ${(t.checkMs / 1000).toFixed(1)} s`,
     `closing clean-up ${(t.cleanupMs / 1000).toFixed(1)} s, refresh ${(t.refreshMs / 1000).toFixed(2)} s`,
     `upload request ${got.uploadSeconds.toFixed(1)} s`,
