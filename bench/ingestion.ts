@@ -75,6 +75,8 @@ interface Ingested {
   beforeMiB: number;
   /** CPU seconds of every engine, the API and the worker while the file was ingested. */
   cpu: Record<string, string>;
+  /** Elasticsearch's own time on the run's indices while the file was ingested: theirs alone, unlike its process's CPU. */
+  es: EsTimes;
   /** The worker's debug log (JSON lines). */
   log: string;
 }
@@ -91,8 +93,12 @@ async function ingest(b: Bench, api: { pid: number; url: string }, token: string
     const beforeMiB = memoryOf(worker.pid).rss;
     resetPeakMemory(worker.pid);
     const cpu = cpuMeter({ ...enginePids(), api: api.pid, worker: worker.pid });
+    const es0 = await esTimes(b);
     const got = await uploadAndWait(b, `${api.url}/api/v1`, token, s);
-    return { ...got, peakMiB: memoryOf(worker.pid).peak, beforeMiB, cpu: cpu(), log: readFileSync(logFile, 'utf8') };
+    const cpuNow = cpu();
+    const es = await esTimes(b);
+    for (const k of Object.keys(es) as Array<keyof EsTimes>) es[k] -= es0[k];
+    return { ...got, peakMiB: memoryOf(worker.pid).peak, beforeMiB, cpu: cpuNow, es, log: readFileSync(logFile, 'utf8') };
   } finally {
     await worker.stop();
   }
@@ -103,7 +109,7 @@ async function uploadAndWait(
   apiUrl: string,
   token: string,
   s: Sample,
-): Promise<Omit<Ingested, 'peakMiB' | 'beforeMiB' | 'cpu' | 'log'>> {
+): Promise<Omit<Ingested, 'peakMiB' | 'beforeMiB' | 'cpu' | 'es' | 'log'>> {
   const t0 = performance.now();
   const form = new FormData();
   form.append('file', await openAsBlob(s.file, { type: s.mime }), path.basename(s.file));
@@ -119,6 +125,30 @@ async function uploadAndWait(
   const ready = (await got.json()) as { status: string; error: string | null; chunk_count: number; page_count: number };
   if (ready.status !== 'ready') throw new Error(`${s.label}: ${ready.status} ${ready.error}`);
   return { seconds, uploadSeconds, workflowId, chunks: ready.chunk_count, pages: ready.page_count };
+}
+
+interface EsTimes {
+  indexingMs: number;
+  merges: number;
+  mergeMs: number;
+  flushMs: number;
+  refreshMs: number;
+}
+
+/** Elasticsearch's counters of the run's indices (primaries): time indexing, merging, flushing and refreshing. */
+async function esTimes(b: Bench): Promise<EsTimes> {
+  const stats = await b.services.es.indices.stats({
+    index: `${b.config.ELASTICSEARCH_INDEX_PREFIX}*`,
+    metric: ['indexing', 'merge', 'flush', 'refresh'],
+  });
+  const p = stats._all.primaries;
+  return {
+    indexingMs: p?.indexing?.index_time_in_millis ?? 0,
+    merges: p?.merges?.total ?? 0,
+    mergeMs: p?.merges?.total_time_in_millis ?? 0,
+    flushMs: p?.flush?.total_time_in_millis ?? 0,
+    refreshMs: p?.refresh?.total_time_in_millis ?? 0,
+  };
 }
 
 /** The worker's per-step timings (activities/documents.ts logs them at debug level), summed. */
@@ -205,6 +235,8 @@ async function breakdown(b: Bench, got: Ingested): Promise<string> {
     `workflow overhead ${(got.seconds - got.uploadSeconds - activityRunMs / 1000).toFixed(1)} s outside activities ` +
       `(${w.runs} runs, ${w.events} history events, ${w.workflowTasks} workflow tasks taking ${(w.workflowTaskMs / 1000).toFixed(1)} s, ` +
       `${activities}; activity tasks waited ${(activityWaitMs / 1000).toFixed(1)} s in all)`,
+    `Elasticsearch's own time on the run's indices: indexing ${(got.es.indexingMs / 1000).toFixed(1)} s, ` +
+      `${got.es.merges} merges ${(got.es.mergeMs / 1000).toFixed(1)} s, flushes ${(got.es.flushMs / 1000).toFixed(1)} s, refreshes ${(got.es.refreshMs / 1000).toFixed(1)} s`,
     `CPU ${Object.entries(got.cpu)
       .map(([name, sec]) => `${name} ${sec}`)
       .join(', ')}`,
