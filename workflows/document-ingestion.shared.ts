@@ -7,5 +7,12 @@ import { workflowRef } from '../platform/temporal/workflow-ref';
 
 export const INGEST_BATCH = 100;
 
+/**
+ * Staged batches per indexing activity: fewer activities (each a schedule, a start, a
+ * completion and a workflow task on the Temporal server) and a pipeline long enough to keep
+ * the worker and Elasticsearch busy at once (activities/documents.ts).
+ */
+export const INGEST_SPAN = 10;
+
 /** A start passes the document; continuations add where they were (the workflow's own input). */
 export const documentIngestion = workflowRef<[{ documentId: string }]>('documentIngestionWorkflow', 'document-ingestion');

@@ -5,7 +5,7 @@
  */
 import { ActivityFailure, continueAsNew, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { DocumentActivities, PreparedDocument } from '../activities/documents';
-import { INGEST_BATCH } from './document-ingestion.shared';
+import { INGEST_BATCH, INGEST_SPAN } from './document-ingestion.shared';
 import type { ContractTermsActivities } from '../activities/contract-terms';
 
 // The activities heartbeat every 5 s while they run: a worker that dies is noticed after
@@ -15,8 +15,10 @@ const { extractDocument } = proxyActivities<DocumentActivities>({
   heartbeatTimeout: '30 seconds',
   retry: { maximumAttempts: 5 },
 });
+// A span of batches takes minutes with a real model on a loaded machine; the heartbeat, not
+// this budget, is what notices a dead worker.
 const { indexDocumentChunks } = proxyActivities<DocumentActivities>({
-  startToCloseTimeout: '5 minutes',
+  startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { maximumAttempts: 10, initialInterval: '2 seconds', maximumInterval: '1 minute' },
 });
@@ -41,11 +43,20 @@ export async function documentIngestionWorkflow({ documentId, resume }: Document
   try {
     const prepared = resume ?? (await extractDocument({ documentId }));
     if (!prepared) return 'deleted';
-    for (let from = resume?.from ?? 0; from < prepared.chunkCount; from += INGEST_BATCH) {
+    // patched: ingestions in flight when spans came index the rest a batch per activity, as they started.
+    const spans = patched('ingestion-spans');
+    const step = spans ? INGEST_BATCH * INGEST_SPAN : INGEST_BATCH;
+    for (let from = resume?.from ?? 0; from < prepared.chunkCount; from += step) {
       if (workflowInfo().continueAsNewSuggested) {
         await continueAsNew<typeof documentIngestionWorkflow>({ documentId, resume: { ...prepared, from } });
       }
-      await indexDocumentChunks({ documentId, from });
+      if (spans)
+        await indexDocumentChunks({
+          documentId,
+          from,
+          batches: Math.min(INGEST_SPAN, Math.ceil((prepared.chunkCount - from) / INGEST_BATCH)),
+        });
+      else await indexDocumentChunks({ documentId, from });
     }
     await finishDocument({ documentId, chunkCount: prepared.chunkCount, pageCount: prepared.pageCount });
   } catch (err) {

@@ -15,7 +15,7 @@ import { errors, type Client } from '@elastic/elasticsearch';
 import type { estypes } from '@elastic/elasticsearch';
 import { EMBEDDING_DIM, type AiPort } from '../../platform/ai/port';
 import type { Config } from '../../platform/config';
-import { stem, words } from '../../platform/ai/embeddings';
+import { HASHING_MODEL, stem, words } from '../../platform/ai/embeddings';
 
 export const COLLECTIONS = ['contracts_kb', 'knowledge_base', 'user_documents'] as const;
 export type Collection = (typeof COLLECTIONS)[number];
@@ -178,12 +178,18 @@ export function sentencesOf(text: string): string[] {
 /** What gets embedded for a sentence: the heading of its clause, then the sentence. */
 const sentenceEmbeddingText = (section: string, sentence: string) => (section ? `${section}\n${sentence}` : sentence);
 
-/** The vectors of chunks: each chunk's own (`embeddingText`) and its sentences', in one embedding call. */
+/**
+ * The vectors of chunks: each chunk's own (`embeddingText`) and its sentences', in one embedding
+ * call. The hashing fallback gets no sentence vectors: its chunk vector is already the sum of
+ * the chunk's word features, so a sentence adds little, while it would put about seven times
+ * the vectors into Elasticsearch, whose graph building bounds large ingests (bench/README.md).
+ */
 export async function embedChunks(
-  ai: Pick<AiPort, 'embed'>,
+  ai: Pick<AiPort, 'embed' | 'models'>,
   chunks: ReadonlyArray<{ title?: string; section: string; text: string }>,
 ): Promise<Array<{ vector: number[]; sentenceVectors: number[][] }>> {
-  const sentences = chunks.map((c) => sentencesOf(c.text).map((s) => sentenceEmbeddingText(c.section, s)));
+  const perSentence = ai.models.embedding !== HASHING_MODEL;
+  const sentences = chunks.map((c) => (perSentence ? sentencesOf(c.text).map((s) => sentenceEmbeddingText(c.section, s)) : []));
   const vectors = await ai.embed([...chunks.map(embeddingText), ...sentences.flat()], 'document');
   let next = chunks.length;
   return chunks.map((_, i) => ({ vector: vectors[i]!, sentenceVectors: sentences[i]!.map(() => vectors[next++]!) }));
@@ -193,6 +199,38 @@ export async function embedChunks(
 export const keywordTerms = (text: string) => words(text).map(stem).join(' ');
 
 export const chunkId = (sourceId: string, chunkIndex: number) => `${sourceId}:${chunkIndex}`;
+
+/** Enough significant digits to give back the same float32 (what a dense_vector stores) on parsing. */
+const FLOAT32_DIGITS = 9;
+const ZEROS = '0,'.repeat(EMBEDDING_DIM);
+
+/**
+ * A vector as JSON, each value rounded to the float32 Elasticsearch stores anyway and printed
+ * with just the digits that name it: a third fewer bytes to send and parse than
+ * JSON.stringify's 17 digits of a double, and a run of zeros (most of a hashed vector) is
+ * copied, not printed value by value.
+ */
+export function vectorJson(vector: readonly number[]): string {
+  let json = '[';
+  let zeros = 0;
+  for (const x of vector) {
+    if (x === 0) {
+      zeros++;
+      continue;
+    }
+    if (zeros) json += ZEROS.slice(0, 2 * zeros);
+    zeros = 0;
+    json += `${Math.fround(x).toPrecision(FLOAT32_DIGITS)},`;
+  }
+  if (zeros) json += ZEROS.slice(0, 2 * zeros);
+  return `${json.length > 1 ? json.slice(0, -1) : json}]`;
+}
+
+/** A stored chunk's JSON line with its vectors: the bulk API takes a pre-serialized line as it is. */
+const withVector = (source: object, vector: readonly number[], sentenceVectors: readonly (readonly number[])[] = []) =>
+  `${JSON.stringify(source).slice(0, -1)},"embedding":${vectorJson(vector)},"sentences":[${sentenceVectors
+    .map((v) => `{"embedding":${vectorJson(v)}}`)
+    .join(',')}]}`;
 
 /**
  * Writes chunks (overwriting same-id chunks). They become searchable at the next refresh:
@@ -206,23 +244,25 @@ export async function indexChunks(store: VectorStore, collection: Collection, ch
   const indexedAt = new Date().toISOString();
   const operations = chunks.flatMap((c) => [
     { index: { _index: index, _id: chunkId(c.sourceId, c.chunkIndex) } },
-    {
-      organization_id: c.organizationId,
-      source_type: c.sourceType,
-      source_id: c.sourceId,
-      title: c.title,
-      page: c.page,
-      section: c.section,
-      start_offset: c.startOffset,
-      end_offset: c.endOffset,
-      text: c.text,
-      chunk_index: c.chunkIndex,
-      indexed_at: indexedAt,
-      terms: keywordTerms(embeddingText(c)),
-      embedding_model: modelOf(store),
-      embedding: c.vector,
-      sentences: (c.sentenceVectors ?? []).map((embedding) => ({ embedding })),
-    },
+    withVector(
+      {
+        organization_id: c.organizationId,
+        source_type: c.sourceType,
+        source_id: c.sourceId,
+        title: c.title,
+        page: c.page,
+        section: c.section,
+        start_offset: c.startOffset,
+        end_offset: c.endOffset,
+        text: c.text,
+        chunk_index: c.chunkIndex,
+        indexed_at: indexedAt,
+        terms: keywordTerms(embeddingText(c)),
+        embedding_model: modelOf(store),
+      },
+      c.vector,
+      c.sentenceVectors,
+    ),
   ]);
   const res = await store.es.bulk({ operations });
   if (res.errors) {
@@ -256,13 +296,11 @@ export async function reembedStaleChunks(store: VectorStore & { ai: AiPort }, li
   const res = await store.es.bulk({
     operations: hits.flatMap((h, i) => [
       { index: { _index: h._index, _id: h._id!, if_seq_no: h._seq_no!, if_primary_term: h._primary_term! } },
-      {
-        ...h._source!,
-        terms: keywordTerms(embeddingText(h._source!)),
-        embedding_model: modelOf(store),
-        embedding: vectors[i]!.vector,
-        sentences: vectors[i]!.sentenceVectors.map((embedding) => ({ embedding })),
-      },
+      withVector(
+        { ...h._source!, terms: keywordTerms(embeddingText(h._source!)), embedding_model: modelOf(store) },
+        vectors[i]!.vector,
+        vectors[i]!.sentenceVectors,
+      ),
     ]),
     refresh: true,
   });

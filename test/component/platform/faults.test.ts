@@ -110,7 +110,8 @@ describe('faults', function () {
 
     it('is resumed by a new worker: ready, with exactly chunk_count chunks indexed', async () => {
       const { services } = testEnv();
-      // ~2,000 chunks of 1,200 characters: twenty embedding and indexing batches.
+      // About 1,300 chunks of up to 1,200 characters: thirteen embedding and indexing batches, in two
+      // indexing activities of up to INGEST_SPAN batches each.
       const text = Array.from({ length: 20000 }, (_, i) => `Clause ${i}: the supplier keeps record ${i} for seven years. `).join('\n');
       const res = await upload(owner.token, { name: 'archive.txt', bytes: Buffer.from(text) }, 'other', { base: own.base() });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
@@ -119,8 +120,8 @@ describe('faults', function () {
         (await handle.fetchHistory()).events?.filter((e) => e.activityTaskCompletedEventAttributes).length ?? 0;
 
       own.startWorker();
-      // Extraction plus two indexing batches done: the worker is in the middle of the document.
-      await waitFor(async () => (await batchesDone()) >= 3, 180000, 'two indexed batches');
+      // Extraction plus the first span of batches done: the worker is in the middle of the document.
+      await waitFor(async () => (await batchesDone()) >= 2, 600000, 'the first indexed span');
       const killedAt = Date.now();
       await own.killWorker(0);
       const doneBeforeKill = await batchesDone();

@@ -3,7 +3,9 @@ import { loadConfig } from '../../../platform/config';
 import { createLogger } from '../../../platform/logger';
 import { createLocalAi } from '../../../platform/ai/local';
 import { createAi } from '../../../platform/ai';
-import { cosine } from '../../../platform/ai/embeddings';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { cosine, hashEmbedding } from '../../../platform/ai/embeddings';
 import { ContractAnalysis, EMBEDDING_DIM, type AiPort } from '../../../platform/ai/port';
 import { startFakeGemini, textResponse, type GeminiAnswer, type GeminiCall } from '../../support/gemini';
 
@@ -194,6 +196,26 @@ describe('local AI provider', () => {
       expect(related).to.be.above(0.35);
       expect(unrelatedScore).to.be.below(0.35);
       expect(related - unrelatedScore).to.be.above(0.3);
+    });
+
+    // Vectors of the feature-hashing embedder before its typed-array rewrite (the fixture
+    // says which commit): stored chunks and new queries must keep meeting in the same space.
+    it('gives feature-hashing vectors identical to those recorded before its rewrite', () => {
+      const fixture = JSON.parse(readFileSync(path.join(__dirname, '../../fixtures/hashing-embeddings.json'), 'utf8')) as {
+        cases: Array<{ text: string; nonzero: Array<[number, number]> }>;
+      };
+      // The last case has more distinct features than the embedder's table first holds.
+      expect(fixture.cases).to.have.length.above(5);
+      // Twice over: the second pass reuses the embedder's feature table.
+      for (const pass of [1, 2])
+        for (const { text, nonzero } of fixture.cases) {
+          const v = hashEmbedding(text);
+          expect(v, `pass ${pass}: ${text.slice(0, 40)}`).to.have.length(EMBEDDING_DIM);
+          expect(
+            v.flatMap((x, i) => (x === 0 ? [] : [[i, x]])),
+            `pass ${pass}: ${text.slice(0, 40)}`,
+          ).to.deep.equal(nonzero);
+        }
     });
   });
 
