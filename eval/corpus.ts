@@ -11,7 +11,7 @@ import path from 'node:path';
 import JSZip from 'jszip';
 import { z } from 'zod';
 
-export const CORPUS_DIR = process.env.EVAL_CORPUS_DIR ?? path.resolve(__dirname, '../../../shared/corpus');
+export const CORPUS_DIR = process.env.EVAL_CORPUS_DIR ?? path.resolve(__dirname, '../../shared/corpus');
 /** Where the held-out agreements are kept (not in the project: see eval/README.md for their source). */
 export const HELDOUT_DIR = process.env.EVAL_HELDOUT_DIR ?? path.resolve(__dirname, 'heldout');
 
