@@ -9,7 +9,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { Types } from 'mongoose';
 import type { Services } from '../platform/services';
 import { whileBeating } from '../platform/temporal/heartbeat';
-import { deleteSource, embedChunks, indexChunks, refreshCollections, type Collection } from '../services/search/vector-store';
+import { chunkRecords, deleteSource, embedChunks, indexChunks, refreshCollections, type Collection } from '../services/search/vector-store';
 import { chunkBatches, Chunker } from '../services/documents/chunking';
 import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from '../services/documents/extraction';
 import { extractTextInChild } from '../services/documents/extract-text-in-child';
@@ -154,20 +154,11 @@ export function createDocumentActivities(s: Services) {
               indexChunks(
                 s,
                 collectionForCategory(doc.category),
-                chunks.map((c, i) => ({
-                  organizationId: doc.organization_id.toHexString(),
-                  sourceType: 'document',
-                  sourceId: documentId,
-                  title: doc.filename,
-                  page: c.page,
-                  section: c.section ?? '',
-                  startOffset: c.start,
-                  endOffset: c.end,
-                  text: c.text,
-                  chunkIndex: c.index,
-                  vector: vectors[i]!.vector,
-                  sentenceVectors: vectors[i]!.sentenceVectors,
-                })),
+                chunkRecords(
+                  { organizationId: doc.organization_id.toHexString(), sourceType: 'document', sourceId: documentId, title: doc.filename },
+                  chunks,
+                  vectors,
+                ),
               ),
             );
             indexed += chunks.length;

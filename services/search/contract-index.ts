@@ -6,7 +6,7 @@
  */
 import type { Services } from '../../platform/services';
 import { chunkPages } from '../documents/chunking';
-import { deleteSource, embedChunks, indexChunks, refreshCollections } from './vector-store';
+import { chunkRecords, deleteSource, embedChunks, indexChunks, refreshCollections } from './vector-store';
 import { Contract, type ContractDoc } from '../../models/contract';
 import { startWorkflow } from '../../platform/temporal/client';
 import type { EventConsumer } from '../../platform/outbox/relay';
@@ -35,20 +35,7 @@ export async function indexContract(s: Services, organizationId: string, contrac
     await indexChunks(
       s,
       'contracts_kb',
-      batch.map((c, j) => ({
-        organizationId,
-        sourceType: 'contract',
-        sourceId: contractId,
-        title: contract.title,
-        page: c.page,
-        section: c.section,
-        startOffset: c.start,
-        endOffset: c.end,
-        text: c.text,
-        chunkIndex: c.index,
-        vector: vectors[j]!.vector,
-        sentenceVectors: vectors[j]!.sentenceVectors,
-      })),
+      chunkRecords({ organizationId, sourceType: 'contract', sourceId: contractId, title: contract.title }, batch, vectors),
     );
   }
   // A shorter new version leaves the old tail behind: drop it.

@@ -179,20 +179,42 @@ export function sentencesOf(text: string): string[] {
 const sentenceEmbeddingText = (section: string, sentence: string) => (section ? `${section}\n${sentence}` : sentence);
 
 /**
- * The vectors of chunks: each chunk's own (`embeddingText`) and its sentences', in one embedding
- * call. The hashing fallback gets no sentence vectors: its chunk vector is already the sum of
- * the chunk's word features, so a sentence adds little, while it would put about seven times
- * the vectors into Elasticsearch, whose graph building bounds large ingests (bench/README.md).
+ * Whether chunks get a vector per sentence. The hashing fallback's do not: its chunk vector is
+ * already the sum of the chunk's word features, so a sentence adds little, while it would put
+ * about seven times the vectors into Elasticsearch, whose graph building bounds large ingests
+ * (bench/README.md). Search skips the sentence queries then.
  */
+const embedsSentences = (ai: Pick<AiPort, 'models'>) => ai.models.embedding !== HASHING_MODEL;
+
+/** The vectors of chunks: each chunk's own (`embeddingText`) and its sentences', in one embedding call. */
 export async function embedChunks(
   ai: Pick<AiPort, 'embed' | 'models'>,
   chunks: ReadonlyArray<{ title?: string; section: string; text: string }>,
 ): Promise<Array<{ vector: number[]; sentenceVectors: number[][] }>> {
-  const perSentence = ai.models.embedding !== HASHING_MODEL;
+  const perSentence = embedsSentences(ai);
   const sentences = chunks.map((c) => (perSentence ? sentencesOf(c.text).map((s) => sentenceEmbeddingText(c.section, s)) : []));
   const vectors = await ai.embed([...chunks.map(embeddingText), ...sentences.flat()], 'document');
   let next = chunks.length;
   return chunks.map((_, i) => ({ vector: vectors[i]!, sentenceVectors: sentences[i]!.map(() => vectors[next++]!) }));
+}
+
+/** One source's chunks as stored records, with their vectors from `embedChunks` (same order). */
+export function chunkRecords(
+  source: Pick<ChunkRecord, 'organizationId' | 'sourceType' | 'sourceId' | 'title'>,
+  chunks: ReadonlyArray<{ index: number; page: number; section?: string; start: number; end: number; text: string }>,
+  vectors: ReadonlyArray<{ vector: number[]; sentenceVectors: number[][] }>,
+): ChunkRecord[] {
+  return chunks.map((c, i) => ({
+    ...source,
+    page: c.page,
+    section: c.section ?? '',
+    startOffset: c.start,
+    endOffset: c.end,
+    text: c.text,
+    chunkIndex: c.index,
+    vector: vectors[i]!.vector,
+    sentenceVectors: vectors[i]!.sentenceVectors,
+  }));
 }
 
 /** Text as the keyword ranking sees it: lower-cased, stemmed words, stop words dropped. */
@@ -443,9 +465,10 @@ export async function searchChunks(
       },
       _source: ids ? false : { excludes: SOURCE_EXCLUDES },
     });
+  const fields = embedsSentences(store.ai) ? (['embedding', 'sentences.embedding'] as const) : (['embedding'] as const);
   const [byChunk, bySentence, bm25] = await Promise.all([
     knn('embedding', opts.k),
-    knn('sentences.embedding', opts.k),
+    fields.length > 1 ? knn('sentences.embedding', opts.k) : undefined,
     store.es.search<StoredChunk>({
       index,
       size: opts.k,
@@ -455,18 +478,14 @@ export async function searchChunks(
   ]);
 
   const candidates = new Map<string, RankedHit>();
-  for (const h of [...byChunk.hits.hits, ...bySentence.hits.hits, ...bm25.hits.hits])
-    if (!candidates.has(keyOf(h))) candidates.set(keyOf(h), h);
+  const sentenceHits = bySentence?.hits.hits ?? [];
+  for (const h of [...byChunk.hits.hits, ...sentenceHits, ...bm25.hits.hits]) if (!candidates.has(keyOf(h))) candidates.set(keyOf(h), h);
   const chunkCos = new Map(byChunk.hits.hits.map((h) => [keyOf(h), cosineOf(h)]));
-  const sentenceCos = new Map(bySentence.hits.hits.map((h) => [keyOf(h), cosineOf(h)]));
+  const sentenceCos = new Map(sentenceHits.map((h) => [keyOf(h), cosineOf(h)]));
   // The cosines each ranking left unknown.
   await Promise.all(
-    (
-      [
-        ['embedding', chunkCos],
-        ['sentences.embedding', sentenceCos],
-      ] as const
-    ).map(async ([field, known]) => {
+    fields.map(async (field) => {
+      const known = field === 'embedding' ? chunkCos : sentenceCos;
       const ids = [...candidates.values()].filter((h) => !known.has(keyOf(h))).map((h) => h._id!);
       if (!ids.length) return;
       for (const h of (await knn(field, ids.length, ids)).hits.hits) known.set(keyOf(h), cosineOf(h));
@@ -475,9 +494,7 @@ export async function searchChunks(
   const relevance = (key: string) => Math.max(chunkCos.get(key) ?? -1, sentenceCos.get(key) ?? -1);
   const vectorScore = (key: string) => ((chunkCos.get(key) ?? -1) + relevance(key)) / 2;
 
-  const vectorRanking = [...new Set([...byChunk.hits.hits, ...bySentence.hits.hits].map(keyOf))].sort(
-    (x, y) => vectorScore(y) - vectorScore(x),
-  );
+  const vectorRanking = [...new Set([...byChunk.hits.hits, ...sentenceHits].map(keyOf))].sort((x, y) => vectorScore(y) - vectorScore(x));
   const fused = new Map<string, number>();
   for (const ranking of [vectorRanking, bm25.hits.hits.map(keyOf)]) {
     ranking.forEach((key, rank) => fused.set(key, (fused.get(key) ?? 0) + 1 / (RRF_K + rank + 1)));
