@@ -16,7 +16,7 @@ import { WebhookSubscription, subscriptionView } from '../../models/webhook-subs
 import { DELIVERY_STATUSES, WebhookDelivery, deliveryList, deliveryView } from '../../models/webhook-delivery';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
-import { AppError, badRequest, conflict, notFound } from '../../platform/errors';
+import { badRequest, conflict, notFound } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
 import { operation, pageOf, registry, timestamp } from '../http/openapi';
 import { idSchema, objectId } from '../../platform/input';
@@ -173,9 +173,9 @@ export function webhooksRouter(s: Services): Router {
     try {
       fresh = await redeliver(s, failed);
     } catch (err) {
+      // A retry made at the same moment: the fresh row is unique per failed delivery.
       if (isDuplicateKey(err)) throw conflict('This delivery was already retried');
-      s.logger.warn({ err: (err as Error).message, deliveryId: failed.id }, 'redelivery could not start');
-      throw new AppError(503, 'The workflow engine is unavailable; try again shortly');
+      throw err;
     }
     res.status(201).json(deliveryView(fresh));
   });

@@ -18,7 +18,7 @@
 import { Types } from 'mongoose';
 import type { Services } from '../../platform/services';
 import type { EventConsumer, EventRecord } from '../../platform/outbox/relay';
-import { startWorkflow } from '../../platform/temporal/client';
+import { startWorkflow, startWorkflowOrDiscard } from '../../platform/temporal/client';
 import { WebhookDelivery } from '../../models/webhook-delivery';
 import { WebhookSubscription } from '../../models/webhook-subscription';
 import { deliveriesAssignedSignal, webhookBatch } from '../../workflows/webhook-delivery.shared';
@@ -42,14 +42,16 @@ export const redeliveryWorkflowId = (deliveryId: string) => `webhook-delivery-${
  * Starts the workflow `workflowId`, or tells the running one to read its deliveries again. Its
  * record (search attribute) is the id it is named after: the first event, or the redelivery.
  */
+const deliveriesStart = (workflowId: string, organizationId: Types.ObjectId) => ({
+  workflowId,
+  args: [] as [],
+  signal: { signal: deliveriesAssignedSignal, args: [] },
+  organizationId: organizationId.toHexString(),
+  recordId: workflowId.slice(workflowId.lastIndexOf('-') + 1),
+});
+
 async function startDeliveries(s: Services, workflowId: string, organizationId: Types.ObjectId): Promise<void> {
-  await startWorkflow(s, webhookBatch, {
-    workflowId,
-    args: [],
-    signal: { signal: deliveriesAssignedSignal, args: [] },
-    organizationId: organizationId.toHexString(),
-    recordId: workflowId.slice(workflowId.lastIndexOf('-') + 1),
-  });
+  await startWorkflow(s, webhookBatch, deliveriesStart(workflowId, organizationId));
 }
 
 /**
@@ -206,7 +208,7 @@ export const webhookConsumer: EventConsumer = {
   },
 };
 
-/** A fresh delivery (new id, new workflow) of a failed one, with the same body. */
+/** A fresh delivery (new id, new workflow) of a failed one, with the same body; not kept when its workflow cannot start (503). */
 export async function redeliver(s: Services, failed: InstanceType<typeof WebhookDelivery>) {
   const _id = new Types.ObjectId();
   const fresh = await WebhookDelivery.create({
@@ -220,12 +222,8 @@ export async function redeliver(s: Services, failed: InstanceType<typeof Webhook
     redelivery_of: failed._id,
     next_attempt_at: new Date(),
   });
-  try {
-    await startDeliveries(s, fresh.workflow_id!, fresh.organization_id);
-  } catch (err) {
-    // Without its workflow the row would stay pending forever; the caller may try again.
-    await WebhookDelivery.deleteOne({ _id: fresh._id });
-    throw err;
-  }
+  await startWorkflowOrDiscard(s, webhookBatch, deliveriesStart(fresh.workflow_id!, fresh.organization_id), {
+    discard: () => WebhookDelivery.deleteOne({ _id: fresh._id }),
+  });
   return fresh;
 }
