@@ -12,6 +12,7 @@ import { createActivities } from '../activities';
 import { relayOnRecord, startRelayLoop } from '../services/wiring';
 import { ensureSchedules } from '../services/contracts/schedules';
 import { startEmbeddingMigration } from '../services/search/embedding-migration';
+import { upgradeCollections } from '../services/search/vector-store';
 
 export async function createWorker(s: Services, connection: NativeConnection, taskQueue = s.config.TEMPORAL_TASK_QUEUE) {
   return Worker.create({
@@ -35,13 +36,22 @@ async function main() {
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await createWorker(services, connection);
   const schedules = await ensureSchedules(services.temporal, config.TEMPORAL_TASK_QUEUE);
+  // Before polling: the activities would find the collections being moved refusing writes. If
+  // Elasticsearch is down, the old indices keep serving and the next start moves them.
+  const upgraded = await upgradeCollections(services).catch((err: unknown) => {
+    logger.error({ err }, 'vector collections not upgraded');
+    return [];
+  });
   // Chunks another embedding model made are invisible to search until re-embedded.
   const migration = await startEmbeddingMigration(services);
   // The worker also relays: its activities record events, and the loop catches up on any
   // event whose immediate relay failed (e.g. Temporal was down when it happened).
   relayOnRecord(services);
   const relay = startRelayLoop(services);
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporalUi: config.TEMPORAL_UI_URL, schedules, migration }, 'worker running');
+  logger.info(
+    { taskQueue: config.TEMPORAL_TASK_QUEUE, temporalUi: config.TEMPORAL_UI_URL, schedules, migration, upgraded },
+    'worker running',
+  );
   await worker.run();
   await relay.stop();
   await connection.close();
