@@ -86,35 +86,13 @@ const currentIndex = (store: VectorStore, c: Collection) => `${indexName(store, 
 const collectionOf = (store: VectorStore, index: string): Collection =>
   COLLECTIONS.find((c) => index === currentIndex(store, c) || index === indexName(store, c)) ?? 'user_documents';
 
-/**
- * A chunk's vector, quantized to int8 and searched without a graph: a kNN scans the vectors its
- * filter (one organization, one model) leaves, then rescores the best with the floats
- * (`RESCORE`). Building the HNSW graph (int8_hnsw before) cost Elasticsearch 1.85 ms of CPU per
- * 3,072-dimension chunk on this machine, merges included, and bounded large ingests; this costs
- * 0.37 ms. A scan costs about 3 µs per chunk of the organization (30 ms at 10,000, as fast as the
- * graph there, 270 ms at 70,000 on JDK 17: bench/README.md, issue 21). Binary quantization
- * (bbq_*) lost half the exact top 40 even with rescoring, on hashed and real contract text alike.
- */
-const CHUNK_VECTOR: estypes.MappingDenseVectorProperty = {
+const vectorField = (type: estypes.MappingDenseVectorIndexOptionsType): estypes.MappingDenseVectorProperty => ({
   type: 'dense_vector',
   dims: EMBEDDING_DIM,
   index: true,
   similarity: 'cosine',
-  index_options: { type: 'int8_flat' },
-};
-
-/**
- * A sentence's vector keeps its HNSW graph: a chunk has about seven, which a scan would visit at
- * query time, while only the embedding model makes them, and its embedding, not the graph,
- * bounds those ingests.
- */
-const SENTENCE_VECTOR: estypes.MappingDenseVectorProperty = {
-  type: 'dense_vector',
-  dims: EMBEDDING_DIM,
-  index: true,
-  similarity: 'cosine',
-  index_options: { type: 'int8_hnsw' },
-};
+  index_options: { type },
+});
 
 const MAPPINGS: estypes.MappingTypeMapping = {
   dynamic: 'strict',
@@ -135,9 +113,18 @@ const MAPPINGS: estypes.MappingTypeMapping = {
     chunk_index: { type: 'integer' },
     indexed_at: { type: 'date' },
     embedding_model: { type: 'keyword' },
-    embedding: CHUNK_VECTOR,
-    // A kNN on this nested field scores a chunk by its best sentence.
-    sentences: { type: 'nested', properties: { embedding: SENTENCE_VECTOR } },
+    // Quantized to int8 and searched without a graph: a kNN scans the vectors its filter (one
+    // organization, one model) leaves, then rescores the best with the floats (`RESCORE`).
+    // Building the HNSW graph (int8_hnsw before) cost Elasticsearch 1.85 ms of CPU per chunk on
+    // this machine, merges included, and bounded large ingests; this costs 0.37 ms. A scan costs
+    // about 3 µs per chunk of the organization: 30 ms at 10,000, as fast as the graph there, 270
+    // ms at 70,000 on JDK 17. Binary quantization (bbq_*) lost half the exact top 40 even with
+    // rescoring (bench/README.md, issue 21).
+    embedding: vectorField('int8_flat'),
+    // A kNN on this nested field scores a chunk by its best sentence. Sentence vectors keep their
+    // graph: a chunk has about seven, which a scan would visit at query time, and only the
+    // embedding model makes them, whose embedding, not the graph, bounds those ingests.
+    sentences: { type: 'nested', properties: { embedding: vectorField('int8_hnsw') } },
   },
 };
 

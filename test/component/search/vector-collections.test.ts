@@ -20,25 +20,15 @@ import {
 } from '../../../services/search/vector-store';
 
 /**
- * The index an earlier version made for a collection: under the collection's own name, its
- * vectors in int8 HNSW graphs, and without the fields added since (keyword terms, sentence
- * vectors).
+ * An index an earlier version made for a collection: under the collection's own name, its
+ * vectors in an int8 HNSW graph, and without most fields added since.
  */
 const EARLIER_MAPPING: estypes.MappingTypeMapping = {
   dynamic: 'strict',
   properties: {
     organization_id: { type: 'keyword' },
-    source_type: { type: 'keyword' },
     source_id: { type: 'keyword' },
-    title: { type: 'text', fields: { raw: { type: 'keyword', ignore_above: 512 } } },
-    page: { type: 'integer' },
-    section: { type: 'text', fields: { raw: { type: 'keyword', ignore_above: 512 } } },
-    start_offset: { type: 'integer' },
-    end_offset: { type: 'integer' },
     text: { type: 'text' },
-    chunk_index: { type: 'integer' },
-    indexed_at: { type: 'date' },
-    embedding_model: { type: 'keyword' },
     embedding: { type: 'dense_vector', dims: 3072, index: true, similarity: 'cosine', index_options: { type: 'int8_hnsw' } },
   },
 };
