@@ -55,7 +55,7 @@ export interface EvaluationSet {
   heldOutQuestions: Question[];
   /** Other publishers' agreements, labelled before the rules first ran on them (and revised after). */
   heldOutDocuments: CorpusDocument[];
-  /** More of them, labelled before any extraction and never used to revise the rules. */
+  /** More of them, labelled before any extraction; the rules were revised with them in view on 2026-11-26. */
   unseenDocuments: CorpusDocument[];
 }
 
