@@ -350,12 +350,7 @@ const ENDS = /\bterminat|\bend\s+(?:the\s+|this\s+)?(?:employment|agreement|cont
 const GRANT = /\b(?:may|can|is entitled to|(?:has|have|reserves?) the right to|right to|terminable)\b/i;
 /** Ending someone's use of one feature or offering, not the agreement. */
 const ENDS_A_USE = /\bterminat\w*\s+(?:\w+['’]s\s+|its\s+|their\s+|the\s+)?(?:use of|access to|participation in)\b/i;
-/** The right exists only while nothing is committed: "if no Order is in effect", "when there are no active SOWs". */
-const NOTHING_COMMITTED =
-  /\b(?:if|when|where|while|provided(?: that)?|so long as)\s+(?:there (?:is|are)\s+)?no\s+(?:(?:active|outstanding|open|pending|current)\s+[\w -]{1,40}|[\w -]{1,40}?\s+(?:is|are|remains?)\s+(?:then\s+)?(?:in effect|in force|outstanding|active|pending|ongoing|in progress))\b/i;
-
 function terminationForConvenience(lines: readonly Line[]): KeyTerm | null {
-  let conditional: KeyTerm | null = null;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.ignored) continue;
@@ -367,13 +362,10 @@ function terminationForConvenience(lines: readonly Line[]): KeyTerm | null {
         .reverse()
         .find((l) => /:\s*$/.test(l.text));
       const right = [quote, intro?.text ?? ''].find((t) => ENDS.test(t) && GRANT.test(t));
-      if (!right || ENDS_A_USE.test(right)) continue;
-      if (!NOTHING_COMMITTED.test(right)) return term(line, m[0], true, 0.8, quote);
-      // Not for convenience while the commitment runs: recorded as no such right unless another clause grants one.
-      conditional ??= term(line, m[0], false, 0.6, quote);
+      if (right && !ENDS_A_USE.test(right)) return term(line, m[0], true, 0.8, quote);
     }
   }
-  return conditional;
+  return null;
 }
 
 const PLACE_NAME = String.raw`(?:England and Wales|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)`;

@@ -147,16 +147,4 @@ describe('key-term rules', () => {
     ).to.equal(null);
     expect(termsOf('Sections 4 and 5 survive termination of this Agreement for any reason.').termination_for_convenience).to.equal(null);
   });
-
-  it('reads a right to terminate only while nothing is committed as no termination for convenience', () => {
-    const t = termsOf('If no Statement of Work is outstanding, either party may end this Agreement for any reason on 10 days’ notice.');
-    expect(t.termination_for_convenience?.normalized).to.equal(false);
-    const both = termsOf(
-      [
-        'Either party may terminate this Agreement for convenience when there are no active Orders.',
-        'Either party may terminate this Agreement at any time for any reason on 60 days’ notice.',
-      ].join('\n'),
-    );
-    expect(both.termination_for_convenience?.normalized).to.equal(true);
-  });
 });
