@@ -13,15 +13,26 @@
  * sentences, distinct for every chunk), the questions the evaluation's. Hashing embeds each
  * chunk's text; the model's vector of a chunk is the normalized mean of its vectors of the
  * chunk's sentences (1,548, embedded once), since embedding 12,000 chunk texts would take the
- * model 10 to 30 minutes on 2 shared cores. Every question, and every sentence the answer
- * ranks, is embedded by the model at query time. Questions are interleaved (raw, retrieve,
- * chat) so load drifts hit all three alike.
+ * model 10 to 30 minutes on 2 shared cores, and the chunk keeps those sentence vectors, with
+ * their texts, as ingestion stores them (`sentencesOf`; no section, so a sentence is embedded
+ * as itself). Every question is embedded by the model at query time, and so is every sentence
+ * the answer ranks that is not a stored one. Questions are interleaved (raw, retrieve, chat)
+ * so load drifts hit all three alike.
  *   source .stack/stack.env && [BENCH_EMBEDDERS=hashing,model] node --import tsx bench/retrieval.ts [questions per size] [chunk counts...]
  */
 import { request } from 'undici';
 import { HASHING_MODEL, normalize } from '../platform/ai/embeddings';
 import { RETRIEVAL_K, retrieve } from '../services/search/retrieval';
-import { COLLECTIONS, MIN_RELEVANCE, indexChunks, indexName, refreshCollections, type ChunkRecord } from '../services/search/vector-store';
+import {
+  COLLECTIONS,
+  MIN_RELEVANCE,
+  indexChunks,
+  indexName,
+  refreshCollections,
+  sentencesOf,
+  type ChunkRecord,
+  type EmbeddedSentence,
+} from '../services/search/vector-store';
 import { writeResult, type BenchRow } from './report';
 import { closeBench, latencies, listenApi, loadNow, openBench, percentile, registerUser, runBench, signedMs, type Bench } from './support';
 import { composeChunks, composedText, corpusChunks, type Composed } from './corpus';
@@ -34,27 +45,42 @@ const NO_MODEL_DIR = '/nonexistent';
 const OTHER_ORG_CHUNKS = 2_000;
 const TARGET_MS = 20;
 
-/** The vectors of chunks `from`…`to - 1`. */
-type ChunkVectors = (from: number, to: number) => Promise<number[][]>;
+/** The vectors of chunks `from`…`to - 1`: each chunk's own and its sentences'. */
+type ChunkVectors = (from: number, to: number) => Promise<Array<{ vector: number[]; sentences: EmbeddedSentence[] }>>;
 
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 
-/** Hashing: each chunk's text embedded. The model: the mean of its sentences' vectors, normalized. */
+/**
+ * Hashing: each chunk's text embedded, no sentence vectors (as ingestion). The model: the mean
+ * of its sentences' vectors, normalized, and the vectors of the sentences `sentencesOf` finds.
+ */
 async function chunkVectors(b: Bench, c: Composed): Promise<ChunkVectors> {
   const ai = b.services.ai;
   if (ai.models.embedding === HASHING_MODEL)
-    return (from, to) =>
-      ai.embed(
-        range(from, to).map((n) => composedText(c, n)),
-        'document',
-      );
+    return async (from, to) =>
+      (
+        await ai.embed(
+          range(from, to).map((n) => composedText(c, n)),
+          'document',
+        )
+      ).map((vector) => ({ vector, sentences: [] }));
   const sentenceVectors = await ai.embed(c.sentences, 'document');
   const mean = (members: number[]) => {
     const sum = new Array<number>(sentenceVectors[0]!.length).fill(0);
     for (const m of members) sentenceVectors[m]!.forEach((x, k) => (sum[k]! += x));
     return normalize(sum);
   };
-  return (from, to) => Promise.resolve(range(from, to).map((n) => mean(c.members[n]!)));
+  // A line `sentencesOf` trims differently from the corpus's sentence (a heading marker) is embedded once, here.
+  const known = new Map(c.sentences.map((s, i) => [s, sentenceVectors[i]!]));
+  return async (from, to) => {
+    const texts = range(from, to).map((n) => sentencesOf(composedText(c, n)));
+    const missing = [...new Set(texts.flat().filter((t) => !known.has(t)))];
+    (await ai.embed(missing, 'document')).forEach((v, i) => known.set(missing[i]!, v));
+    return range(from, to).map((n, j) => ({
+      vector: mean(c.members[n]!),
+      sentences: texts[j]!.map((text) => ({ text, vector: known.get(text)! })),
+    }));
+  };
 }
 
 /** Adds chunks `from`…`to - 1` of an organization, spread over the three collections. */
@@ -75,7 +101,7 @@ async function fill(b: Bench, c: Composed, vectorsOf: ChunkVectors, organization
         endOffset: n * 10_000 + text.length,
         text,
         chunkIndex: n,
-        vector: vectors[j]!,
+        ...vectors[j]!,
       };
     });
     await indexChunks(b.services, COLLECTIONS[Math.floor(i / 500) % COLLECTIONS.length]!, records);
