@@ -514,6 +514,30 @@ export async function searchChunks(
     .flatMap(([key, score]) => toHit(store, candidates.get(key)!, relevance(key), score));
 }
 
+/**
+ * The sentence vectors stored with `chunks`, keyed by the text each was embedded from. Only
+ * the process's model's: a chunk re-embedded by another model since it was found gives none,
+ * and so does one stored before sentence texts were (it gains them when re-indexed).
+ */
+export async function storedSentenceVectors(
+  store: VectorStore,
+  chunks: ReadonlyArray<Pick<SearchHit, 'collection' | 'sourceId' | 'chunkIndex'>>,
+): Promise<Map<string, number[]>> {
+  const vectors = new Map<string, number[]>();
+  if (!chunks.length || !embedsSentences(store.ai)) return vectors;
+  // The whole _source, as stored: filtering it would make Elasticsearch parse and write out
+  // again every vector, about four times the time of sending the chunk's other fields too.
+  const res = await store.es.mget<StoredChunk & { sentences?: Array<{ text?: string; embedding: number[] }> }>({
+    docs: chunks.map((c) => ({ _index: indexName(store, c.collection), _id: chunkId(c.sourceId, c.chunkIndex) })),
+  });
+  for (const doc of res.docs) {
+    const source = 'found' in doc && doc.found ? doc._source : undefined;
+    if (source?.embedding_model !== modelOf(store)) continue;
+    for (const s of source.sentences ?? []) if (s.text !== undefined) vectors.set(s.text, s.embedding);
+  }
+  return vectors;
+}
+
 export interface CollectionStats {
   vectors: number;
   status: string;
