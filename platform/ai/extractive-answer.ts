@@ -93,11 +93,12 @@ export async function extractiveAnswer(
   const overlap = units.map((u) => overlapOf(terms, u.text));
   let scores = overlap.map((n, i) => n * context[units[i]!.passage]!.relevance);
   if (embed) {
-    const texts = [question, ...units.map((u) => u.text)];
-    const known = (await stored?.(ANSWER_PASSAGES)) ?? new Map<string, readonly number[]>();
-    const fresh = await embed(texts.filter((t) => !known.has(t)));
+    // The question is embedded while the stored vectors are fetched.
+    const [known, [q]] = await Promise.all([stored?.(ANSWER_PASSAGES) ?? new Map<string, readonly number[]>(), embed([question])]);
+    const missing = units.map((u) => u.text).filter((t) => !known.has(t));
+    const fresh = missing.length ? await embed(missing) : [];
     let next = 0;
-    const [q, ...vectors] = texts.map((t) => known.get(t) ?? fresh[next++]!);
+    const vectors = units.map((u) => known.get(u.text) ?? fresh[next++]!);
     // Cosine decides; a word of the question in the unit is worth a little, to break near-ties.
     scores = vectors.map((v, i) => dot(q!, v) + 0.01 * overlap[i]!);
   }
