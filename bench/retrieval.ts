@@ -105,7 +105,9 @@ async function fill(b: Bench, c: Composed, vectorsOf: ChunkVectors, organization
         ...vectors[j]!,
       };
     });
-    await indexChunks(b.services, COLLECTIONS[Math.floor(i / 500) % COLLECTIONS.length]!, records);
+    // Bulk requests of 100: 500 chunks with their sentence vectors are some 40 MB, which timed out at load 17.
+    for (let k = 0; k < records.length; k += 100)
+      await indexChunks(b.services, COLLECTIONS[Math.floor(i / 500) % COLLECTIONS.length]!, records.slice(k, k + 100));
   }
 }
 
