@@ -58,4 +58,5 @@ export function composeChunks(chunks: readonly CorpusChunk[], count: number): Co
   };
 }
 
-export const composedText = (c: Composed, n: number) => c.members[n]!.map((i) => c.sentences[i]).join(' ');
+/** A composed chunk's text: its sentences one per line, so the sentences search embeds (`sentencesOf`) are the corpus's. */
+export const composedText = (c: Composed, n: number) => c.members[n]!.map((i) => c.sentences[i]).join('\n');

@@ -7,9 +7,9 @@
  * Every chunk records the embedding model that made its vector, and every search filters
  * on the process's model: vectors of two models are never compared (a changed model
  * re-embeds the stored chunks through `reembedWorkflow`).
- * Besides its own vector, a chunk keeps one per sentence (nested, same model and dimension):
- * a clause of many sentences is found by the one that answers, which the average meaning of
- * the whole chunk can bury.
+ * Besides its own vector, a chunk keeps one per sentence (nested, same model and dimension,
+ * with the text embedded): a clause of many sentences is found by the one that answers, which
+ * the average meaning of the whole chunk can bury.
  */
 import { errors, type Client } from '@elastic/elasticsearch';
 import type { estypes } from '@elastic/elasticsearch';
@@ -45,7 +45,13 @@ export interface ChunkRecord {
   chunkIndex: number;
   vector: number[];
   /** One vector per sentence of the chunk (`sentencesOf`), for the sentence kNN. */
-  sentenceVectors?: number[][];
+  sentences?: EmbeddedSentence[];
+}
+
+/** A sentence's vector and the text it was embedded from (`sentenceEmbeddingText`). */
+export interface EmbeddedSentence {
+  text: string;
+  vector: number[];
 }
 
 /** A stored chunk as search returns it: no vector, the organization is the caller's. */
@@ -104,6 +110,8 @@ const MAPPINGS: estypes.MappingTypeMapping = {
       type: 'nested',
       properties: {
         embedding: { type: 'dense_vector', dims: EMBEDDING_DIM, index: true, similarity: 'cosine', index_options: { type: 'int8_hnsw' } },
+        // What was embedded, in _source only: the answerer reuses the vector where it ranks the same text.
+        text: { type: 'keyword', index: false, doc_values: false },
       },
     },
   },
@@ -190,19 +198,19 @@ const embedsSentences = (ai: Pick<AiPort, 'models'>) => ai.models.embedding !== 
 export async function embedChunks(
   ai: Pick<AiPort, 'embed' | 'models'>,
   chunks: ReadonlyArray<{ title?: string; section: string; text: string }>,
-): Promise<Array<{ vector: number[]; sentenceVectors: number[][] }>> {
+): Promise<Array<{ vector: number[]; sentences: EmbeddedSentence[] }>> {
   const perSentence = embedsSentences(ai);
   const sentences = chunks.map((c) => (perSentence ? sentencesOf(c.text).map((s) => sentenceEmbeddingText(c.section, s)) : []));
   const vectors = await ai.embed([...chunks.map(embeddingText), ...sentences.flat()], 'document');
   let next = chunks.length;
-  return chunks.map((_, i) => ({ vector: vectors[i]!, sentenceVectors: sentences[i]!.map(() => vectors[next++]!) }));
+  return chunks.map((_, i) => ({ vector: vectors[i]!, sentences: sentences[i]!.map((text) => ({ text, vector: vectors[next++]! })) }));
 }
 
 /** One source's chunks as stored records, with their vectors from `embedChunks` (same order). */
 export function chunkRecords(
   source: Pick<ChunkRecord, 'organizationId' | 'sourceType' | 'sourceId' | 'title'>,
   chunks: ReadonlyArray<{ index: number; page: number; section?: string; start: number; end: number; text: string }>,
-  vectors: ReadonlyArray<{ vector: number[]; sentenceVectors: number[][] }>,
+  vectors: ReadonlyArray<{ vector: number[]; sentences: EmbeddedSentence[] }>,
 ): ChunkRecord[] {
   return chunks.map((c, i) => ({
     ...source,
@@ -213,7 +221,7 @@ export function chunkRecords(
     text: c.text,
     chunkIndex: c.index,
     vector: vectors[i]!.vector,
-    sentenceVectors: vectors[i]!.sentenceVectors,
+    sentences: vectors[i]!.sentences,
   }));
 }
 
@@ -249,9 +257,9 @@ export function vectorJson(vector: readonly number[]): string {
 }
 
 /** A stored chunk's JSON line with its vectors: the bulk API takes a pre-serialized line as it is. */
-const withVector = (source: object, vector: readonly number[], sentenceVectors: readonly (readonly number[])[] = []) =>
-  `${JSON.stringify(source).slice(0, -1)},"embedding":${vectorJson(vector)},"sentences":[${sentenceVectors
-    .map((v) => `{"embedding":${vectorJson(v)}}`)
+const withVector = (source: object, vector: readonly number[], sentences: readonly EmbeddedSentence[] = []) =>
+  `${JSON.stringify(source).slice(0, -1)},"embedding":${vectorJson(vector)},"sentences":[${sentences
+    .map((s) => `{"text":${JSON.stringify(s.text)},"embedding":${vectorJson(s.vector)}}`)
     .join(',')}]}`;
 
 /**
@@ -283,7 +291,7 @@ export async function indexChunks(store: VectorStore, collection: Collection, ch
         embedding_model: modelOf(store),
       },
       c.vector,
-      c.sentenceVectors,
+      c.sentences,
     ),
   ]);
   const res = await store.es.bulk({ operations });
@@ -321,7 +329,7 @@ export async function reembedStaleChunks(store: VectorStore & { ai: AiPort }, li
       withVector(
         { ...h._source!, terms: keywordTerms(embeddingText(h._source!)), embedding_model: modelOf(store) },
         vectors[i]!.vector,
-        vectors[i]!.sentenceVectors,
+        vectors[i]!.sentences,
       ),
     ]),
     refresh: true,
@@ -504,6 +512,30 @@ export async function searchChunks(
     .sort((x, y) => y[1] - x[1])
     .slice(0, opts.k)
     .flatMap(([key, score]) => toHit(store, candidates.get(key)!, relevance(key), score));
+}
+
+/**
+ * The sentence vectors stored with `chunks`, keyed by the text each was embedded from. Only
+ * the process's model's: a chunk re-embedded by another model since it was found gives none,
+ * and so does one stored before sentence texts were (it gains them when re-indexed).
+ */
+export async function storedSentenceVectors(
+  store: VectorStore,
+  chunks: ReadonlyArray<Pick<SearchHit, 'collection' | 'sourceId' | 'chunkIndex'>>,
+): Promise<Map<string, number[]>> {
+  const vectors = new Map<string, number[]>();
+  if (!chunks.length || !embedsSentences(store.ai)) return vectors;
+  // The whole _source, as stored: filtering it would make Elasticsearch parse and write out
+  // again every vector, about four times the time of sending the chunk's other fields too.
+  const res = await store.es.mget<StoredChunk & { sentences?: Array<{ text?: string; embedding: number[] }> }>({
+    docs: chunks.map((c) => ({ _index: indexName(store, c.collection), _id: chunkId(c.sourceId, c.chunkIndex) })),
+  });
+  for (const doc of res.docs) {
+    const source = 'found' in doc && doc.found ? doc._source : undefined;
+    if (source?.embedding_model !== modelOf(store)) continue;
+    for (const s of source.sentences ?? []) if (s.text !== undefined) vectors.set(s.text, s.embedding);
+  }
+  return vectors;
 }
 
 export interface CollectionStats {
