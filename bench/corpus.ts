@@ -9,7 +9,7 @@ import path from 'node:path';
 import { chunkBatches } from '../services/documents/chunking';
 import { extractText, MIME } from '../services/documents/extraction';
 import { sentences } from '../platform/ai/local';
-import { filledDocx, loadSet } from '../eval/corpus';
+import { filledFile, loadSet } from '../eval/corpus';
 
 export interface CorpusChunk {
   /** The uploaded file's name, which ingestion uses as the title. */
@@ -26,7 +26,7 @@ export async function corpusChunks(): Promise<{ chunks: CorpusChunk[]; questions
     const chunks: CorpusChunk[] = [];
     for (const doc of set.documents) {
       const file = path.join(dir, doc.file);
-      writeFileSync(file, await filledDocx(doc));
+      writeFileSync(file, await filledFile(doc));
       for await (const batch of chunkBatches(extractText(file, MIME.docx), 100))
         chunks.push(...batch.map((c) => ({ title: doc.file, section: c.section, text: c.text })));
     }
@@ -58,4 +58,5 @@ export function composeChunks(chunks: readonly CorpusChunk[], count: number): Co
   };
 }
 
-export const composedText = (c: Composed, n: number) => c.members[n]!.map((i) => c.sentences[i]).join(' ');
+/** A composed chunk's text: its sentences one per line, so the sentences search embeds (`sentencesOf`) are the corpus's. */
+export const composedText = (c: Composed, n: number) => c.members[n]!.map((i) => c.sentences[i]).join('\n');

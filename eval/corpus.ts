@@ -2,8 +2,9 @@
  * The evaluation corpus: the Common Paper templates in ../shared/corpus (CC BY 4.0, see
  * eval/README.md) with a deal's values written into their `{placeholder}` fields, as Word
  * files, so they are ingested exactly as a customer's DOCX would be. The held-out key-term
- * set (other publishers' agreements, eval/heldout.json) is read the same way from
- * HELDOUT_DIR.
+ * sets (other publishers' agreements, eval/heldout.json and eval/unseen.json) are read the
+ * same way from HELDOUT_DIR and UNSEEN_DIR; a source that is not a Word file is text
+ * (Markdown as published), filled the same way and uploaded as a TXT.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -14,6 +15,8 @@ import { z } from 'zod';
 export const CORPUS_DIR = process.env.EVAL_CORPUS_DIR ?? path.resolve(__dirname, '../../shared/corpus');
 /** Where the held-out agreements are kept (not in the project: see eval/README.md for their source). */
 export const HELDOUT_DIR = process.env.EVAL_HELDOUT_DIR ?? path.resolve(__dirname, 'heldout');
+/** The second held-out set, labelled before the extractor first ran on it. */
+export const UNSEEN_DIR = process.env.EVAL_UNSEEN_DIR ?? path.resolve(__dirname, 'unseen');
 
 const termValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
 
@@ -50,8 +53,10 @@ export interface EvaluationSet {
   questions: Question[];
   /** Questions written after the rules and before any retrieval tuning, never tuned against. */
   heldOutQuestions: Question[];
-  /** Other publishers' agreements whose key terms the rules never saw. */
+  /** Other publishers' agreements, labelled before the rules first ran on them (and revised after). */
   heldOutDocuments: CorpusDocument[];
+  /** More of them, labelled before any extraction; the rules were revised with them in view on 2026-11-26. */
+  unseenDocuments: CorpusDocument[];
 }
 
 export async function loadSet(): Promise<EvaluationSet> {
@@ -60,6 +65,7 @@ export async function loadSet(): Promise<EvaluationSet> {
     questions: await questionsIn('questions.json'),
     heldOutQuestions: await questionsIn('questions-heldout.json'),
     heldOutDocuments: await documentsIn('heldout.json'),
+    unseenDocuments: await documentsIn('unseen.json'),
   };
 }
 
@@ -73,22 +79,37 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  */
 const acrossRuns = (text: string) => new RegExp([...escapeXml(text)].map(escapeRegExp).join('(?:<[^>]+>)*'), 'g');
 
-/** The template's document.xml with the deal's values in place and the `{IF x}`/`{END-IF}` markers removed (their content kept). */
-export function fillXml(xml: string, doc: Pick<CorpusDocument, 'fill' | 'literal'>): string {
-  let out = xml.replace(/\{IF [a-z_]+\}|\{END-IF\}/g, '');
-  for (const [name, value] of Object.entries(doc.fill)) {
+/** `text` with the deal's values in place of its `{name}` fields, each value written through `escape`. */
+function fillPlaceholders(text: string, fill: CorpusDocument['fill'], escape: (s: string) => string): string {
+  let out = text;
+  for (const [name, value] of Object.entries(fill)) {
     const values = Array.isArray(value) ? value : [value];
     let n = 0;
-    out = out.replace(new RegExp(`\\{${name}\\}`, 'g'), () => escapeXml(values[Math.min(n++, values.length - 1)]!));
+    out = out.replace(new RegExp(`\\{${name}\\}`, 'g'), () => escape(values[Math.min(n++, values.length - 1)]!));
   }
+  return out;
+}
+
+/** The template's document.xml with the deal's values in place and the `{IF x}`/`{END-IF}` markers removed (their content kept). */
+export function fillXml(xml: string, doc: Pick<CorpusDocument, 'fill' | 'literal'>): string {
+  let out = fillPlaceholders(xml.replace(/\{IF [a-z_]+\}|\{END-IF\}/g, ''), doc.fill, escapeXml);
   for (const [from, to] of doc.literal) out = out.replace(acrossRuns(from), escapeXml(to));
   return out;
 }
 
-export async function filledDocx(doc: CorpusDocument, dir = CORPUS_DIR): Promise<Buffer> {
+/** A text source (Markdown as published) with the deal's values in place. */
+function fillText(text: string, doc: Pick<CorpusDocument, 'fill' | 'literal'>): string {
+  let out = fillPlaceholders(text, doc.fill, (s) => s);
+  for (const [from, to] of doc.literal) out = out.replaceAll(from, to);
+  return out;
+}
+
+/** The file as uploaded: a Word file with its document.xml filled, or a text file filled as text. */
+export async function filledFile(doc: CorpusDocument, dir = CORPUS_DIR): Promise<Buffer> {
   const file = await readFile(path.join(dir, doc.file));
   const sha256 = createHash('sha256').update(file).digest('hex');
   if (doc.sha256 && doc.sha256 !== sha256) throw new Error(`${doc.file}: SHA-256 ${sha256}, not the labelled version ${doc.sha256}`);
+  if (!doc.file.endsWith('.docx')) return Buffer.from(fillText(file.toString('utf8'), doc), 'utf8');
   const zip = await JSZip.loadAsync(file);
   const entry = zip.file('word/document.xml');
   if (!entry) throw new Error(`${doc.file}: no word/document.xml`);

@@ -15,6 +15,8 @@ export type ExtractedTerms = Record<string, ExtractedTerm | null>;
 const lower = (s: string) => comparable(s).toLowerCase();
 /** Month lengths differ: a duration given in months may be counted a few days either way. */
 const DAY_TOLERANCE = 3;
+/** Enough of a wrong term's quote to see where it came from. */
+const QUOTE_SHOWN = 200;
 
 function matches(expected: CorpusDocument['terms'][string], got: ExtractedTerm): boolean {
   if (Array.isArray(expected)) {
@@ -42,7 +44,7 @@ export function scoreTerms(results: Array<{ doc: CorpusDocument; terms: Extracte
       if (want !== undefined && got && matches(want, got)) correct++;
       else if (want !== undefined || got)
         mismatches.push(
-          `${doc.file} ${key}: expected ${JSON.stringify(want ?? null)}, got ${got ? JSON.stringify({ value: got.value, normalized: got.normalized }) : 'null'}`,
+          `${doc.file} ${key}: expected ${JSON.stringify(want ?? null)}, got ${got ? JSON.stringify({ value: got.value, normalized: got.normalized, quote: got.quote.slice(0, QUOTE_SHOWN) }) : 'null'}`,
         );
     }
   }

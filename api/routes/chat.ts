@@ -6,7 +6,7 @@
 import { Router, type Response } from 'express';
 import type { Services } from '../../platform/services';
 import { EMBEDDING_DIM } from '../../platform/ai/port';
-import { MAX_CONTEXT_CHARS, retrieve } from '../../services/search/retrieval';
+import { MAX_CONTEXT_CHARS, passageVectors, retrieve } from '../../services/search/retrieval';
 import { collectionStats, MIN_RELEVANCE } from '../../services/search/vector-store';
 import {
   chatHistory,
@@ -60,7 +60,8 @@ export function chatRouter(s: Services): Router {
 
     let answer = '';
     try {
-      for await (const piece of s.ai.generateAnswer({ question: body.message, context, history, signal: abort.signal })) {
+      const storedVectors = passageVectors(s, context);
+      for await (const piece of s.ai.generateAnswer({ question: body.message, context, history, signal: abort.signal, storedVectors })) {
         if (abort.signal.aborted) break;
         answer += piece;
         if (body.stream) sse(res, { type: 'chunk', content: piece });

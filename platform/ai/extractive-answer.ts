@@ -4,7 +4,9 @@
  * list items; a sentence a chunk boundary cut (no capital or opening bracket at its start, no
  * closing punctuation at its end) is never quoted. Units are ranked by the sentence encoder's
  * cosine with the question (word overlap breaks ties, and ranks alone without an encoder), and
- * the answer quotes the best one, with a second only when it scores nearly as well.
+ * the answer quotes the best one, with a second only when it scores nearly as well. A unit whose
+ * very text the store already holds a vector for (a sentence embedded at ingestion) is not
+ * embedded again.
  */
 import type { ContextPassage } from './port';
 import { stem, words } from './embeddings';
@@ -73,7 +75,7 @@ const overlapOf = (question: Set<string>, text: string) =>
     .map(stem)
     .filter((w) => question.has(w)).length;
 
-const dot = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+const dot = (a: readonly number[], b: readonly number[]) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 
 /**
  * The answer text: one quote per line, `"<quote>" (<document>, page <n>) [k]`, k being the
@@ -83,6 +85,7 @@ export async function extractiveAnswer(
   question: string,
   context: readonly ContextPassage[],
   embed?: (texts: string[]) => Promise<number[][]>,
+  stored?: (passages: number) => Promise<ReadonlyMap<string, readonly number[]>>,
 ): Promise<string> {
   const units = context.slice(0, ANSWER_PASSAGES).flatMap((p, i) => quotableUnits(p.text, i));
   if (!units.length) return NOTHING_FOUND;
@@ -90,7 +93,12 @@ export async function extractiveAnswer(
   const overlap = units.map((u) => overlapOf(terms, u.text));
   let scores = overlap.map((n, i) => n * context[units[i]!.passage]!.relevance);
   if (embed) {
-    const [q, ...vectors] = await embed([question, ...units.map((u) => u.text)]);
+    // The question is embedded while the stored vectors are fetched.
+    const [known, [q]] = await Promise.all([stored?.(ANSWER_PASSAGES) ?? new Map<string, readonly number[]>(), embed([question])]);
+    const missing = units.map((u) => u.text).filter((t) => !known.has(t));
+    const fresh = missing.length ? await embed(missing) : [];
+    let next = 0;
+    const vectors = units.map((u) => known.get(u.text) ?? fresh[next++]!);
     // Cosine decides; a word of the question in the unit is worth a little, to break near-ties.
     scores = vectors.map((v, i) => dot(q!, v) + 0.01 * overlap[i]!);
   }

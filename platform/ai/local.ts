@@ -255,9 +255,17 @@ export function createLocalAi(encoder: SentenceEncoder | null = null): AiPort {
       return Promise.resolve(analyzeDocument(input));
     },
 
-    async *generateAnswer({ question, context, signal }) {
+    async *generateAnswer({ question, context, signal, storedVectors }) {
       // Units are ranked by the sentence encoder when there is one (hashed vectors rank no better than shared words).
-      const answer = await extractiveAnswer(question, context, encoder ? (texts) => ai.embed(texts, 'query') : undefined);
+      // Stored vectors stand in for its own only when its model made them; the encoder embeds
+      // a document's text and a query's alike, so a sentence's stored vector is the one it would make.
+      const stored =
+        storedVectors &&
+        (async (passages: number) => {
+          const { model, byText } = await storedVectors(passages);
+          return model === ai.models.embedding ? byText : new Map<string, readonly number[]>();
+        });
+      const answer = await extractiveAnswer(question, context, encoder ? (texts) => ai.embed(texts, 'query') : undefined, stored);
       // Word-sized pieces, so streaming clients see the same shape as from a model; each
       // waits a turn of the event loop so a long answer never blocks other requests.
       for (const piece of answer.match(/\S+\s*/g) ?? []) {

@@ -72,6 +72,12 @@ export interface ContextPassage {
   relevance: number;
 }
 
+/** Vectors the vector store already holds, keyed by the exact text each was embedded from, and their model. */
+export interface StoredVectors {
+  model: string;
+  byText: ReadonlyMap<string, readonly number[]>;
+}
+
 export interface AiPort {
   readonly provider: 'local' | 'gemini';
   readonly models: { primary: string; mini: string; premium: string; fallback: string; embedding: string };
@@ -85,6 +91,8 @@ export interface AiPort {
     context: ContextPassage[];
     history: Array<{ role: 'user' | 'assistant'; content: string }>;
     signal?: AbortSignal;
+    /** The stored vectors of the first `passages` passages' sentences, for a provider that would embed them. */
+    storedVectors?: (passages: number) => Promise<StoredVectors>;
   }): AsyncIterable<string>;
   /**
    * Fields read out of a text as the schema shapes them, validated against it; null where the

@@ -10,6 +10,8 @@ import { emptyTerms, type KeyTerm, type KeyTermName, type KeyTerms } from './key
 
 interface Line {
   text: string;
+  /** `text` with the full stops that end no sentence ("U.S.", "Inc.,", "e.g.", "5,000.00") masked; same length. */
+  plain: string;
   page: number;
   /** Offset of `text` in its page's text. */
   at: number;
@@ -20,6 +22,19 @@ interface Line {
 const UNTICKED = /^(\[\s+\]|\(\s+\))/;
 /** A bracketed note or example ("[Drafting note: …]"), but not a ticked box "[ x ]". */
 const BRACKETED = /\[(?!\s*[xX✓]\s*\])[^\]]*\]/g;
+
+/** Stands in for a full stop that ends no sentence, so that sentence bounds and `[^.]` runs pass over it. */
+const MASK = '\u2024';
+/**
+ * Full stops that end no sentence: initialisms ("U.S.", "e.g."), titles and references
+ * ("No. 5", "Dr."), decimal points, and a company suffix ("Inc.", "Ltd.") when the sentence
+ * goes on after it (a comma, a bracket or a lower-case word follows).
+ */
+const NOT_A_STOP =
+  /\b(?:[A-Za-z]\.){2,}(?!\s*$)|\b(?:cf|viz|vs|approx|Mr|Mrs|Ms|Dr|Jr|Sr|St)\.|\b(?:No|Nos|Sec|Secs|Art|Para)\.(?=\s*\d)|\d\.(?=\d)|\b(?:Inc|Ltd|Corp|Co|Pty|Bhd|etc)\.(?=\s*[,;:)(]|\s+[a-z])/g;
+
+const maskAbbreviations = (text: string) => text.replace(NOT_A_STOP, (m) => m.replaceAll('.', MASK));
+const unmask = (text: string) => text.replaceAll(MASK, '.');
 
 /** The page's lines, each marked ignored when it is an unselected option or inside a bracketed note. */
 function linesOf(pages: readonly Page[]): Line[] {
@@ -32,7 +47,7 @@ function linesOf(pages: readonly Page[]): Line[] {
       const t = raw.trim();
       const start = at + lead;
       const inNote = notes.some(([a, b]) => start >= a && start + t.length <= b);
-      if (t) out.push({ text: t, page, at: start, ignored: UNTICKED.test(t) || inNote });
+      if (t) out.push({ text: t, plain: maskAbbreviations(t), page, at: start, ignored: UNTICKED.test(t) || inNote });
       at += raw.length + 1;
     }
   }
@@ -67,6 +82,8 @@ const NUMBER_WORDS: Record<string, number> = {
   eleven: 11,
   twelve: 12,
   fifteen: 15,
+  eighteen: 18,
+  'twenty-four': 24,
   thirty: 30,
   sixty: 60,
   ninety: 90,
@@ -81,17 +98,37 @@ function durationDays(m: RegExpExecArray): number {
   return Math.round(n * (unit === 'day' ? 1 : unit === 'week' ? 7 : unit === 'month' ? 365 / 12 : 365));
 }
 
-/** The sentence of `line` around `index` (a sentence ends at . ! ? before white space). */
-function sentenceAround(line: string, index: number): string {
-  const before = line.slice(0, index);
+/** Where the sentence of `line` around `index` starts and ends (a sentence ends at . ! ? before white space). */
+function sentenceBounds(line: Line, index: number): [number, number] {
+  const before = line.plain.slice(0, index);
   const start = Math.max(...[...before.matchAll(/[.!?]\s+/g)].map((m) => m.index + m[0].length), 0);
-  const end = /[.!?](\s|$)/.exec(line.slice(index));
-  return line.slice(start, end ? index + end.index + 1 : line.length).trim();
+  const end = /[.!?](\s|$)/.exec(line.plain.slice(index));
+  return [start, end ? index + end.index + 1 : line.plain.length];
 }
 
+/** The sentence of `line` around `index`, verbatim. */
+function sentenceAround(line: Line, index: number): string {
+  const [start, end] = sentenceBounds(line, index);
+  return line.text.slice(start, end).trim();
+}
+
+/** The sentences of a line, verbatim and masked. */
+function sentencesOf(line: Line): Array<{ text: string; plain: string }> {
+  const out: Array<{ text: string; plain: string }> = [];
+  for (let at = 0; at < line.plain.length;) {
+    const [start, end] = sentenceBounds(line, at);
+    out.push({ text: line.text.slice(start, end), plain: line.plain.slice(start, end) });
+    // The next sentence starts after the white space that ends this one.
+    at = Math.max(end + (/^\s*/.exec(line.plain.slice(end))?.[0].length ?? 0), at + 1);
+  }
+  return out;
+}
+
+const unmasked = (v: unknown): unknown => (typeof v === 'string' ? unmask(v) : Array.isArray(v) ? v.map(unmasked) : v);
+
 const term = (line: Line, value: string, normalized: unknown, confidence: number, quote = line.text): KeyTerm => ({
-  value: value.trim(),
-  normalized,
+  value: unmask(value).trim(),
+  normalized: unmasked(normalized),
   quote,
   page: line.page,
   confidence,
@@ -102,30 +139,43 @@ const term = (line: Line, value: string, normalized: unknown, confidence: number
 function firstMatch(lines: readonly Line[], re: RegExp): { line: Line; m: RegExpExecArray } | null {
   for (const line of lines) {
     if (line.ignored) continue;
-    const m = re.exec(line.text);
+    const m = re.exec(line.plain);
     if (m) return { line, m };
   }
   return null;
 }
 
-/** A cover page's row: the first selected line within a few lines after a label line that `re` matches. */
-function labelled(lines: readonly Line[], label: RegExp, value: RegExp): { line: Line; m: RegExpExecArray } | null {
+/**
+ * A cover page's row: the first selected line within a few lines after a label line that `re` matches.
+ * With `unique`, a label the page repeats (a "Duration" row under each covenant) is a field of
+ * each item, not of the agreement, and is passed over.
+ */
+function labelled(lines: readonly Line[], label: RegExp, value: RegExp, unique = false): { line: Line; m: RegExpExecArray } | null {
+  const times = (text: string) => lines.filter((l) => l.plain === text).length;
   for (let i = 0; i < lines.length; i++) {
-    if (!label.test(lines[i]!.text)) continue;
+    if (!label.test(lines[i]!.plain) || (unique && times(lines[i]!.plain) > 1)) continue;
     for (const next of lines.slice(i + 1, i + 5)) {
       if (next.ignored) continue;
-      const m = value.exec(next.text);
+      const m = value.exec(next.plain);
       if (m) return { line: next, m };
     }
   }
   return null;
 }
 
-const ENTITY = String.raw`[A-Z][\w&'.-]*(?:\s+(?:[A-Z][\w&'.-]*|of|and|&))*?(?:,?\s+(?:Inc|LLC|L\.L\.C|Ltd|Limited|Corp|Corporation|Co|GmbH|plc|LLP|LP|AG|BV|SA|SAS)\.?)?`;
+const ENTITY = String.raw`[A-Z][\w&'.\u2024-]*(?:\s+(?:[A-Z][\w&'.\u2024-]*|of|and|&))*?(?:,?\s+(?:Inc|LLC|L\.L\.C|Ltd|Limited|Corp|Corporation|Co|GmbH|plc|LLP|LP|AG|BV|SA|SAS)[.\u2024]?)?`;
 /** What may follow a party's name before "and": its description and defined role (", a Delaware corporation (the "Company")"). */
 const DESCRIBED = String.raw`(?:,\s+an?\s+[^,()\n]{1,80})?(?:\s*\([^)\n]{1,60}\))?,?`;
-const BETWEEN = new RegExp(
-  String.raw`\bbetween\s+(${ENTITY})${DESCRIBED}\s+and\s+(${ENTITY})(?=\s*(?:[.,;(]|\(|$)|\s+(?:dated|effective|as of)\b)`,
+/** Where a party's name in a sentence ends: a stop, a bracket, the end, or the agreement's date. */
+const NAME_END = String.raw`(?=\s*(?:[.,;(]|$)|\s+(?:dated|effective|as of)\b)`;
+const BETWEEN = new RegExp(String.raw`\bbetween\s+(${ENTITY})${DESCRIBED}\s+and\s+(${ENTITY})${NAME_END}`);
+/** Click-through terms: "between you ("you") and Acme, Inc.", or the other way round. The reader is not named. */
+const BETWEEN_YOU = new RegExp(
+  String.raw`\bbetween\s+(?:you(?:\s*\([^)\n]{1,80}\))?,?\s+and\s+(${ENTITY})${NAME_END}|(${ENTITY})${DESCRIBED}\s+and\s+you\b)`,
+);
+/** A definition of the accepting party that names the other: ""Customer" means the entity that has entered into this Agreement with Acme". */
+const ACCEPTED_WITH = new RegExp(
+  String.raw`\bmeans\b[^.\n]{0,120}?\b(?:has entered|enters|entered)\s+into\s+(?:this|the)\s+(?:Agreement|agreement|Terms|Contract|contract)\s+with\s+(${ENTITY})(?=\s*(?:[.,;(]|$)|\s+[a-z])`,
 );
 /** The roles a party signs or is named under on a cover page. */
 const ROLE = String.raw`(?:Provider|Customer|Partner|Company|Client|Vendor|Supplier|Licensor|Licensee|Buyer|Seller|Consultant|Contractor|Employer|Employee|Founder|Party(?:\s+\d)?(?:\s+Name)?)`;
@@ -140,14 +190,18 @@ const GENERIC_PARTY = /^(provider|customer|partner|company|the parties|signature
 /** A line that reads as a sentence, not a name: it ends with a stop after a lower-case word. */
 const SENTENCE_LIKE = /\b[a-z]{2,}[.;:]$/;
 
+/** A name as matched: unmasked, without a stop or comma that ends the sentence rather than "Inc." or "Ltd.". */
+const cleanName = (matched: string) => {
+  const n = unmask(matched).trim();
+  return n.replace(/[.,]$/, (c) => (/\b(Inc|Ltd|Corp|Co)$/.test(n.slice(0, -1)) ? c : '')).trim();
+};
+
 function parties(lines: readonly Line[]): KeyTerm | null {
   const between = firstMatch(lines, BETWEEN);
   if (between) {
-    const names = [between.m[1]!, between.m[2]!].map((n) =>
-      n.replace(/[.,]$/, (c) => (/\b(Inc|Ltd|Corp|Co)$/.test(n.slice(0, -1)) ? c : '')).trim(),
-    );
+    const names = [between.m[1]!, between.m[2]!].map(cleanName);
     if (!names.some((n) => GENERIC_PARTY.test(n)))
-      return term(between.line, `${names[0]} and ${names[1]}`, names, 0.85, sentenceAround(between.line.text, between.m.index));
+      return term(between.line, `${names[0]} and ${names[1]}`, names, 0.85, sentenceAround(between.line, between.m.index));
   }
   const signed = lines
     .filter((l) => !l.ignored && SIGNATORY.test(l.text))
@@ -160,15 +214,23 @@ function parties(lines: readonly Line[]): KeyTerm | null {
   });
   const named = [...signed, ...rows].filter((s) => !GENERIC_PARTY.test(s.name) && !ROLE_LABEL.test(s.name));
   const unique = [...new Map(named.map((s) => [s.name, s])).values()];
-  if (unique.length < 2) return null;
-  const [a, b] = unique;
-  // Quoted from the first signature line; the second party's line is cited by its own text in value.
-  return term(
-    a!.line,
-    `${a!.name} and ${b!.name}`,
-    unique.map((s) => s.name),
-    0.75,
-  );
+  if (unique.length >= 2) {
+    const [a, b] = unique;
+    // Quoted from the first signature line; the second party's line is cited by its own text in value.
+    return term(
+      a!.line,
+      `${a!.name} and ${b!.name}`,
+      unique.map((s) => s.name),
+      0.75,
+    );
+  }
+  // Terms a reader accepts name only the party that offers them.
+  for (const re of [BETWEEN_YOU, ACCEPTED_WITH]) {
+    const hit = firstMatch(lines, re);
+    const name = hit && cleanName((hit.m[1] ?? hit.m[2])!);
+    if (hit && name && !GENERIC_PARTY.test(name)) return term(hit.line, name, [name], 0.7, sentenceAround(hit.line, hit.m.index));
+  }
+  return null;
 }
 
 function dateTerm(lines: readonly Line[], labels: RegExp, inline: RegExp[]): KeyTerm | null {
@@ -181,7 +243,7 @@ function dateTerm(lines: readonly Line[], labels: RegExp, inline: RegExp[]): Key
     const hit = firstMatch(lines, re);
     const d = hit && DATE.exec(hit.line.text.slice(hit.m.index));
     const iso = d && isoDate(d);
-    if (hit && d && iso) return term(hit.line, d[0], iso, 0.8, sentenceAround(hit.line.text, hit.m.index));
+    if (hit && d && iso) return term(hit.line, d[0], iso, 0.8, sentenceAround(hit.line, hit.m.index));
   }
   return null;
 }
@@ -189,77 +251,135 @@ function dateTerm(lines: readonly Line[], labels: RegExp, inline: RegExp[]): Key
 const TERM_LABEL =
   /^(?:#+\s*)?(?:Initial Term|Term|Term of (?:the |this )?(?:Agreement|Contract|NDA)|Subscription Period|Pilot Period|SOW Term|Contract Term|Agreement Term|Term Length|Duration)$/i;
 
+/** Where a sentence states how long the agreement runs: "for a period of one year", "continues for two years". */
+const TERM_INLINE =
+  /\b(?:for an? (?:initial )?(?:period|term) of|shall remain in (?:full )?(?:force and )?effect for|(?:continues?|continue in effect|lasts?|remains? in effect) for)\s+/i;
+/** The same with the duration first: "for an initial 12-month period", "for a three-year term". */
+const TERM_DURATION_FIRST = new RegExp(String.raw`\bfor\s+(?:an?\s+)?(?:initial\s+)?${DURATION.source}\s+(?:period|term)\b`, 'i');
+/** What the term is about: the agreement or one of its terms, not a programme, a licence or a covenant. */
+const ABOUT_THE_TERM = /\bagreement\b|\bterm\b/i;
+/** Periods that run after the agreement or beside it: survival, retention, a covenant's restricted period. */
+const OTHER_PERIOD = /\bsurviv\w*|\bretain\w*|\bretention\b|\b(?:following|after)\s+(?:the\s+)?(?:termination|expiration|expiry|end)\b/i;
+
+/** How far after "for a period of" or "continues for" the duration may stand ("one (1) calendar year"). */
+const TERM_REACH = 30;
+
 function termLength(lines: readonly Line[]): KeyTerm | null {
-  const row = labelled(lines, TERM_LABEL, DURATION);
+  const row = labelled(lines, TERM_LABEL, DURATION, true);
   if (row) return term(row.line, row.m[0], durationDays(row.m), 0.85);
-  const hit = firstMatch(lines, /\b(?:for an? (?:initial )?(?:period|term) of|shall remain in (?:full )?(?:force and )?effect for)\s+/i);
-  const d = hit && DURATION.exec(hit.line.text.slice(hit.m.index));
-  return hit && d ? term(hit.line, d[0], durationDays(d), 0.8, sentenceAround(hit.line.text, hit.m.index)) : null;
+  for (const line of lines) {
+    if (line.ignored) continue;
+    for (const s of sentencesOf(line)) {
+      if (!ABOUT_THE_TERM.test(s.plain) || OTHER_PERIOD.test(s.plain)) continue;
+      const intro = TERM_INLINE.exec(s.plain);
+      const d = intro
+        ? DURATION.exec(s.plain.slice(intro.index, intro.index + intro[0].length + TERM_REACH))
+        : TERM_DURATION_FIRST.exec(s.plain);
+      if (d) return term(line, d[0], durationDays(d), 0.8, s.text.trim());
+    }
+  }
+  return null;
 }
 
-const RENEWS = /\b(?:automatically renew\w*|auto-?renew\w*|renew\w* automatically)\b/i;
+const RENEWS =
+  /\b(?:automatically renew\w*|auto-?renew\w*|renew\w* automatically|(?:will|shall)\s+(?:be\s+)?renew(?:ed)?\s+for\s+(?:an?\s+)?(?:additional|successive|further|subsequent|consecutive)\b|renews\s+for\s+(?:an?\s+)?(?:additional|successive|further|subsequent|consecutive)\b)/i;
 const NOT_RENEWS = /\b(?:not|never)\s+(?:be\s+)?(?:automatically\s+)?renew|\bdoes not automatically renew|\bwill not automatically renew/i;
+/** Renewal that needs both parties' consent is not automatic. */
+const BY_CONSENT = /\b(?:by|upon|on|with|subject to)\s+(?:the\s+)?mutual\b|\bif\s+(?:both|the)\s+parties\s+(?:so\s+)?agree\b/i;
 const NON_RENEWAL_NOTICE = /\b(?:non-renewal notice|notice of non-renewal)\b/i;
 
 function autoRenewal(lines: readonly Line[]): KeyTerm | null {
   const hit = firstMatch(lines, RENEWS);
   if (hit) {
-    const quote = sentenceAround(hit.line.text, hit.m.index);
-    const negated = NOT_RENEWS.test(quote);
-    return term(hit.line, hit.m[0], !negated, 0.85, quote);
+    const quote = sentenceAround(hit.line, hit.m.index);
+    const automatic = !NOT_RENEWS.test(quote) && !BY_CONSENT.test(quote);
+    return term(hit.line, hit.m[0], automatic, 0.85, quote);
   }
   // A notice period for non-renewal implies renewal.
   const notice = firstMatch(lines, NON_RENEWAL_NOTICE);
-  return notice ? term(notice.line, notice.m[0], true, 0.6, sentenceAround(notice.line.text, notice.m.index)) : null;
+  return notice ? term(notice.line, notice.m[0], true, 0.6, sentenceAround(notice.line, notice.m.index)) : null;
 }
 
+/** How far after "renew for successive" the renewal's length may stand ("periods of twelve (12) months each"). */
+const RENEWAL_LENGTH_REACH = 40;
+
 function renewalTerm(lines: readonly Line[], length: KeyTerm | null): KeyTerm | null {
-  const hit = firstMatch(lines, /\brenew\w*\s+for\s+(?:an?\s+)?(?:additional|successive|further|subsequent)\s+/i);
+  const hit = firstMatch(lines, /\brenew\w*\s+for\s+(?:an?\s+)?(?:additional|successive|further|subsequent|consecutive)\s+/i);
   if (!hit) return null;
-  const quote = sentenceAround(hit.line.text, hit.m.index);
-  const d = DURATION.exec(quote);
+  const quote = sentenceAround(hit.line, hit.m.index);
+  // The renewal's length follows the words that introduce it; a later duration in the sentence is a notice period.
+  const d = DURATION.exec(hit.line.plain.slice(hit.m.index + hit.m[0].length).slice(0, RENEWAL_LENGTH_REACH));
   if (d) return term(hit.line, d[0], durationDays(d), 0.8, quote);
   // "…renew for additional Subscription Periods": as long as the term it repeats.
   const repeats =
-    /\b(?:additional|successive|further|subsequent)\s+(Subscription Periods?|Terms?|Renewal Terms?|periods of equal length)/i.exec(quote);
+    /\b(?:additional|successive|further|subsequent|consecutive)\s+(Subscription Periods?|Terms?|Renewal Terms?|periods of equal length)/i.exec(
+      quote,
+    );
   return repeats && length ? term(hit.line, repeats[0], length.normalized, 0.6, quote) : null;
 }
 
-const NOTICE_DAYS =
-  /\b(\d{1,3}|thirty|sixty|ninety)\s*(?:\(\d+\)\s*)?(?:calendar\s+|business\s+)?days?\s+(?:before|prior to)\s+the\s+(?:end|expiration|expiry)\s+of\s+the\s+(?:then[- ])?(?:current\s+)?(?:Subscription Period|term|Term|Renewal Term|Initial Term|Order Form)/i;
+/**
+ * A period the agreement runs for: the term, or a capitalised name of one ("Subscription Term",
+ * "Renewal Period", "Order Form"); a lower-case "period" (a billing or warranty period) is not one.
+ */
+const PERIOD = String.raw`(?:then[- ])?(?:current\s+)?(?:[A-Z][a-z]+\s+(?:Term|Period)|(?:[Rr]enewal\s+|[Ii]nitial\s+)?[Tt]erm|Order Form)`;
+const NOTICE_DAYS = new RegExp(
+  String.raw`\b(\d{1,3}|[Tt]hirty|[Ss]ixty|[Nn]inety)\s*(?:\(\d+\)\s*)?(?:calendar\s+|business\s+)?days['’]?\s+(?:before|prior to)\s+(?:the\s+(?:end|expiration|expiry)\s+of\s+the\s+${PERIOD}|the\s+${PERIOD}\s+(?:expires|ends))`,
+);
+/** The notice is one of non-renewal or of ending the agreement, not of a change or a claim. */
+const ABOUT_ENDING = /\brenew|\bcancel|\bterminat/i;
 
 function noticeDays(lines: readonly Line[]): KeyTerm | null {
-  const hit = firstMatch(lines, NOTICE_DAYS);
-  if (!hit) return null;
-  const n = NUMBER_WORDS[hit.m[1]!.toLowerCase()] ?? Number(hit.m[1]);
-  return term(hit.line, hit.m[0], n, 0.85, sentenceAround(hit.line.text, hit.m.index));
-}
-
-const CONVENIENCE = /\bfor any (?:or no )?reason\b|\bwithout cause\b|\bfor convenience\b|\bat any time for any reason\b/i;
-
-/** A right to end the contract: "terminate", or "end the employment / agreement / relationship". */
-const ENDS = /\bterminat|\bend\s+(?:the\s+|this\s+)?(?:employment|agreement|contract|relationship|engagement)\b/i;
-
-function terminationForConvenience(lines: readonly Line[]): KeyTerm | null {
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+  for (const line of lines) {
     if (line.ignored) continue;
-    const m = CONVENIENCE.exec(line.text);
-    if (!m) continue;
-    // The right to terminate is in the sentence, or in the clause whose list this line is an item of.
-    const quote = sentenceAround(line.text, m.index);
-    const intro = lines
-      .slice(Math.max(0, i - 4), i)
-      .reverse()
-      .find((l) => /:\s*$/.test(l.text));
-    if (ENDS.test(quote) || (intro && ENDS.test(intro.text))) return term(line, m[0], true, 0.8, quote);
+    for (const s of sentencesOf(line)) {
+      const m = NOTICE_DAYS.exec(s.plain);
+      if (!m || !ABOUT_ENDING.test(s.plain)) continue;
+      const n = NUMBER_WORDS[m[1]!.toLowerCase()] ?? Number(m[1]);
+      return term(line, m[0], n, 0.85, s.text.trim());
+    }
   }
   return null;
 }
 
-const LAW =
-  /\b(?:laws of|governed by the laws? of|governed by)\s+((?:the\s+)?(?:State|Commonwealth|Province|Republic|Kingdom)\s+of\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|(?:England and Wales|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))/;
-const NOT_A_PLACE = /\b(Governing|Member|Applicable|United States Department|Agreement)\b/;
+const CONVENIENCE = /\bfor any (?:or no )?reason\b|\bwithout cause\b|\bfor convenience\b|\bat any time for any reason\b/gi;
+
+/** A right to end the contract: "terminate", or "end the employment / agreement / relationship". */
+const ENDS = /\bterminat|\bend\s+(?:the\s+|this\s+)?(?:employment|agreement|contract|relationship|engagement)\b/i;
+/** A right, not a statement about termination ("survives termination for any reason"). */
+const GRANT = /\b(?:may|can|is entitled to|(?:has|have|reserves?) the right to|right to|terminable)\b/i;
+/** Ending someone's use of one feature or offering, not the agreement. */
+const ENDS_A_USE = /\bterminat\w*\s+(?:\w+['’]s\s+|its\s+|their\s+|the\s+)?(?:use of|access to|participation in)\b/i;
+function terminationForConvenience(lines: readonly Line[]): KeyTerm | null {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.ignored) continue;
+    for (const m of line.plain.matchAll(CONVENIENCE)) {
+      // The right to terminate is in the sentence, or in the clause whose list this line is an item of.
+      const quote = sentenceAround(line, m.index);
+      const intro = lines
+        .slice(Math.max(0, i - 4), i)
+        .reverse()
+        .find((l) => /:\s*$/.test(l.text));
+      const right = [quote, intro?.text ?? ''].find((t) => ENDS.test(t) && GRANT.test(t));
+      if (right && !ENDS_A_USE.test(right)) return term(line, m[0], true, 0.8, quote);
+    }
+  }
+  return null;
+}
+
+const PLACE_NAME = String.raw`(?:England and Wales|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)`;
+const LAW = new RegExp(
+  String.raw`\b(?:laws? of|governed by the laws? of)\s+((?:the\s+)?(?:State|Commonwealth|Province|Republic|Kingdom)\s+of\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|${PLACE_NAME})` +
+    // "governed by New York law", "construed under English law"
+    String.raw`|\b(?:governed|construed|interpreted)\s+(?:by|under|in accordance with)\s+(?:the\s+)?(${PLACE_NAME})\s+laws?\b`,
+  'g',
+);
+/** Capitalised words that follow "governed by" or "courts of" without being places: parts of a document, defined terms. */
+const NOT_A_PLACE =
+  /\b(Governing|Member|Applicable|United States Department|Agreement|Section|Article|Clause|Exhibit|Schedule|Appendix|Annex|Attachment|Order|Terms?|Policy|Documentation|Cover|Part|Paragraph)\b/;
+/** A place followed by a number is a reference ("Section 22.5"). */
+const NUMBERED = /^\s*\d/;
 
 /** A cover page's governing-law row: a place, or "The laws of the State of …". */
 const LAW_ROW = /^(?:the laws of\s+)?(?:the\s+)?(?:(?:State|Commonwealth|Province)\s+of\s+)?([A-Z][a-z]+(?:\s+(?:[A-Z][a-z]+|and))*)\.?$/i;
@@ -270,24 +390,35 @@ function governingLaw(lines: readonly Line[]): KeyTerm | null {
     return term(row.line, row.line.text.replace(/^the laws of\s+/i, '').replace(/\.$/, ''), row.m[1]!, 0.85);
   for (const line of lines) {
     if (line.ignored) continue;
-    const m = LAW.exec(line.text);
-    if (!m || NOT_A_PLACE.test(m[1]!)) continue;
-    const place = m[1]!.replace(/^(?:the\s+)?(?:State|Commonwealth|Province|Republic|Kingdom)\s+of\s+/, '');
-    return term(line, m[1]!, place, 0.85, sentenceAround(line.text, m.index));
+    for (const m of line.plain.matchAll(LAW)) {
+      const written = (m[1] ?? m[2])!;
+      if (NOT_A_PLACE.test(written) || NUMBERED.test(line.plain.slice(m.index + m[0].length))) continue;
+      const place = written.replace(/^(?:the\s+)?(?:State|Commonwealth|Province|Republic|Kingdom)\s+of\s+/, '');
+      return term(line, written, place, 0.85, sentenceAround(line, m.index));
+    }
   }
   return null;
 }
 
-const VENUE =
-  /\bcourts?\b[^.\n]{0,80}?\b(?:located in|sitting in|of|in)\s+((?:[A-Z][a-z]+\s*)+(?:County|Parish)?(?:,\s*(?:[A-Z][a-z]+\s*)+)?)/;
+/** A venue: capitalised words ("San Mateo County"), a district "of" a state, then ", State". */
+const VENUE_PLACE = String.raw`((?:[A-Z][a-z]+\s*)+(?:of\s+(?:[A-Z][a-z]+\s*)+)?(?:,\s*(?:[A-Z][a-z]+\s*)+)?)`;
+const VENUE = new RegExp(
+  // "the courts located in …", "a tribunal of competent jurisdiction located in or near …"
+  String.raw`\b(?:courts?|tribunals?|forums?)\b[^.\n]{0,80}?\b(?:located (?:in|within)(?: or near)?|sitting in|seated in|of|in)\s+(?:the\s+)?${VENUE_PLACE}` +
+    // "any dispute will be adjudicated in …", "claims shall be brought exclusively in …"
+    String.raw`|\b(?:disputes?|claims?|actions?|proceedings?|suits?|litigation)\b[^.\n]{0,80}?\b(?:will|shall|must|are to|is to)\s+be\s+(?:exclusively\s+|only\s+)?(?:adjudicated|heard|resolved|litigated|brought|filed|venued|tried)\s+(?:exclusively\s+|only\s+)?in\s+(?:the\s+)?${VENUE_PLACE}`,
+  'g',
+);
 
 function disputeVenue(lines: readonly Line[]): KeyTerm | null {
   for (const line of lines) {
     if (line.ignored) continue;
-    const m = VENUE.exec(line.text);
-    if (!m || NOT_A_PLACE.test(m[1]!) || /^(?:the|this)$/i.test(m[1]!.trim())) continue;
-    const place = m[1]!.trim();
-    return term(line, place, place, 0.8, sentenceAround(line.text, m.index));
+    for (const m of line.plain.matchAll(VENUE)) {
+      const written = (m[1] ?? m[2])!;
+      if (NOT_A_PLACE.test(written) || NUMBERED.test(line.plain.slice(m.index + m[0].length))) continue;
+      const place = written.trim();
+      return term(line, place, place, 0.8, sentenceAround(line, m.index));
+    }
   }
   return null;
 }
@@ -299,31 +430,77 @@ function paymentTerms(lines: readonly Line[]): KeyTerm | null {
   const hit = firstMatch(lines, PAYMENT);
   if (!hit) return null;
   const n = NUMBER_WORDS[hit.m[1]!.toLowerCase()] ?? Number(hit.m[1]);
-  const quote = sentenceAround(hit.line.text, hit.m.index);
+  const quote = sentenceAround(hit.line, hit.m.index);
   return term(hit.line, quote.replace(/\.$/, ''), n, 0.85, quote);
 }
 
 const CAP_VALUE = /(?:(\d+(?:\.\d+)?)x the fees\b[^.]*?\b(\d+)[- ]month|\$\s?(\d[\d,]*(?:\.\d+)?)|\b(USD|EUR|GBP)\s?(\d[\d,]*(?:\.\d+)?))/i;
+/** A sentence that caps liability: "… liability … will not exceed", "in no event will … liability … exceed", "… is limited to". */
+const CAP_SENTENCE = /\bliab\w*\b[^.]{0,200}?\b(?:exceed|be more than|limited to|capped at)\b/i;
+/** A cap measured in fees: "the fees Customer paid … in the 12 months preceding the claim", "amounts paid or payable". */
+const FEES_PAID = /^[^.]{0,40}?\b(?:amounts?|fees?|sums?|charges)\b[^.]{0,120}?\b(?:paid|payable)\b/i;
+const CAP_MONTHS = /\b(\d{1,3}|three|six|nine|twelve|eighteen|twenty-four)\s*(?:\(\d+\)\s*)?[- ]?months?\b/i;
+/** A cap stated by reference to a term defined elsewhere: "will not exceed the General Cap". */
+const DEFINED_CAP = /^\s*(?:the\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3})\b/;
+/** How far after "exceed" or "limited to" the amount may stand. */
+const CAP_REACH = 60;
+/**
+ * A cap on one kind of claim or offering, not on the agreement: "For Beta Previews, …", "its liability
+ * for Trials will not exceed …", "for services provided free of charge".
+ */
+const SPECIAL_CAP =
+  /^\W*(?:[Ff]or|[Ww]ith respect to|[Ii]n respect of|[Aa]s to)\b|\bliab\w*\s+(?:for|with respect to|in respect of)\s+(?!any\b|all\b)[A-Z]|\bfree of charge\b/;
 
+/** The cap's typed form from the words after its verb; null when the cap is in fees over no stated period. */
+function capAmount(after: string): { normalized: unknown } | null {
+  const fixed = CAP_VALUE.exec(after.slice(0, CAP_REACH));
+  // A multiple of fees ("2x the fees … 12-month") is typed as written; other fees caps by their period.
+  if (fixed && (fixed[1] || !FEES_PAID.test(after))) return { normalized: moneyOf(fixed) };
+  if (!FEES_PAID.test(after)) return null;
+  const months = CAP_MONTHS.exec(after);
+  const n = months && (NUMBER_WORDS[months[1]!.toLowerCase()] ?? Number(months[1]));
+  return { normalized: n ? { fees_multiple: 1, months: n } : null };
+}
+
+const moneyOf = (m: RegExpExecArray) =>
+  m[1]
+    ? { fees_multiple: Number(m[1]), months: Number(m[2]) }
+    : { amount: Number(unmask(m[3] ?? m[5]!).replace(/,/g, '')), currency: m[4]?.toUpperCase() ?? 'USD' };
+
+/** The definition of a defined term: ""General Cap" means …" on a line of its own. */
+function definitionOf(lines: readonly Line[], name: string): { line: Line; body: string } | null {
+  const re = new RegExp(String.raw`^\W*${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\W*\s+(?:means|shall mean|is)\s+`);
+  for (const line of lines) {
+    const m = !line.ignored && re.exec(line.plain);
+    if (m) return { line, body: line.plain.slice(m[0].length) };
+  }
+  return null;
+}
+
+const capText = (quote: string) => quote.replace(/^[[(]\s*[xX]\s*[\])]\s*/, '').replace(/\.(\**)$/, '$1');
+
+/** The cap on the agreement's liability: a cover page's row, else the first cap sentence that is not a special cap. */
 function liabilityCap(lines: readonly Line[]): KeyTerm | null {
   const row = labelled(lines, /^(?:General Cap Amount|Liability Cap|Cap on Liability|Limitation of Liability)$/i, CAP_VALUE);
-  const hit =
-    row ??
-    firstMatch(
-      lines,
-      new RegExp(
-        String.raw`\bliab\w*\b[^.]{0,120}\b(?:shall not exceed|will not exceed|not be more than|limited to)\b[^.]{0,40}?` +
-          CAP_VALUE.source,
-        'i',
-      ),
-    );
-  if (!hit) return null;
-  const m = CAP_VALUE.exec(hit.line.text.slice(row ? 0 : hit.m.index)) ?? hit.m;
-  const normalized = m[1]
-    ? { fees_multiple: Number(m[1]), months: Number(m[2]) }
-    : { amount: Number((m[3] ?? m[5])!.replace(/,/g, '')), currency: m[4]?.toUpperCase() ?? 'USD' };
-  const quote = row ? hit.line.text : sentenceAround(hit.line.text, hit.m.index);
-  return term(hit.line, quote.replace(/^[[(]\s*[xX]\s*[\])]\s*/, '').replace(/\.$/, ''), normalized, row ? 0.85 : 0.75, quote);
+  if (row) return term(row.line, capText(row.line.text), moneyOf(row.m), 0.85);
+  for (const line of lines) {
+    if (line.ignored) continue;
+    for (const s of sentencesOf(line)) {
+      const m = CAP_SENTENCE.exec(s.plain);
+      if (!m || SPECIAL_CAP.test(s.plain)) continue;
+      const after = s.plain.slice(m.index + m[0].length);
+      const amount = capAmount(after);
+      if (amount) return term(line, capText(s.text.trim()), amount.normalized, 0.75, s.text.trim());
+      const ref = DEFINED_CAP.exec(after);
+      const defined = ref && definitionOf(lines, ref[1]!);
+      const value = defined && capAmount(defined.body);
+      if (defined && value) {
+        const quote = sentenceAround(defined.line, 0);
+        return term(defined.line, capText(quote), value.normalized, 0.7, quote);
+      }
+    }
+  }
+  return null;
 }
 
 /** The key terms the pages state; null where they are silent. */

@@ -8,8 +8,9 @@
  * passages, best first, until the context reaches 28,000 characters. Step 6
  * (generation) is the chat route's.
  */
-import type { AiPort, ContextPassage } from '../../platform/ai/port';
-import { MIN_RELEVANCE, searchChunks, type SearchHit, type VectorStore } from './vector-store';
+import type { AiPort, ContextPassage, StoredVectors } from '../../platform/ai/port';
+import type { Logger } from '../../platform/logger';
+import { MIN_RELEVANCE, searchChunks, storedSentenceVectors, type SearchHit, type VectorStore } from './vector-store';
 import { expandQuery } from './expand-query';
 
 export const MAX_CONTEXT_CHARS = 28_000;
@@ -23,6 +24,8 @@ export interface Passage extends ContextPassage {
   endOffset: number;
   /** The best fused rank score of its chunks: passages are ordered by it. */
   score: number;
+  /** Its chunks' places in the source. */
+  chunkIndexes: number[];
 }
 
 /**
@@ -48,6 +51,7 @@ export function mergeOverlapping(hits: readonly SearchHit[]): Passage[] {
         }
         current.relevance = Math.max(current.relevance, h.relevance);
         current.score = Math.max(current.score, h.score);
+        current.chunkIndexes.push(h.chunkIndex);
         continue;
       }
       if (current) passages.push(current);
@@ -62,6 +66,7 @@ export function mergeOverlapping(hits: readonly SearchHit[]): Passage[] {
         startOffset: h.startOffset,
         endOffset: h.endOffset,
         score: h.score,
+        chunkIndexes: [h.chunkIndex],
       };
     }
     if (current) passages.push(current);
@@ -103,4 +108,25 @@ export async function retrieve(store: VectorStore & { ai: AiPort }, organization
     { k: RETRIEVAL_K, minRelevance: MIN_RELEVANCE },
   );
   return buildContext(mergeOverlapping(hits.filter((h) => h.relevance >= MIN_RELEVANCE)));
+}
+
+/**
+ * For the answer: the sentence vectors stored with the chunks of the first passages (the
+ * model's; `storedSentenceVectors`), fetched only when the answerer asks, so it need not
+ * embed those sentences again. A failure costs only speed: the answerer embeds them then.
+ */
+export function passageVectors(
+  store: VectorStore & { ai: Pick<AiPort, 'models'>; logger: Logger },
+  passages: readonly Passage[],
+): (count: number) => Promise<StoredVectors> {
+  return async (count) => {
+    const chunks = passages
+      .slice(0, count)
+      .flatMap((p) => p.chunkIndexes.map((chunkIndex) => ({ collection: p.collection, sourceId: p.sourceId, chunkIndex })));
+    const byText = await storedSentenceVectors(store, chunks).catch((err: unknown) => {
+      store.logger.warn({ err }, 'stored sentence vectors unavailable; the answer embeds its sentences');
+      return new Map<string, number[]>();
+    });
+    return { model: store.ai.models.embedding, byText };
+  };
 }

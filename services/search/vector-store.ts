@@ -7,9 +7,9 @@
  * Every chunk records the embedding model that made its vector, and every search filters
  * on the process's model: vectors of two models are never compared (a changed model
  * re-embeds the stored chunks through `reembedWorkflow`).
- * Besides its own vector, a chunk keeps one per sentence (nested, same model and dimension):
- * a clause of many sentences is found by the one that answers, which the average meaning of
- * the whole chunk can bury.
+ * Besides its own vector, a chunk keeps one per sentence (nested, same model and dimension,
+ * with the text embedded): a clause of many sentences is found by the one that answers, which
+ * the average meaning of the whole chunk can bury.
  */
 import { errors, type Client } from '@elastic/elasticsearch';
 import type { estypes } from '@elastic/elasticsearch';
@@ -45,7 +45,13 @@ export interface ChunkRecord {
   chunkIndex: number;
   vector: number[];
   /** One vector per sentence of the chunk (`sentencesOf`), for the sentence kNN. */
-  sentenceVectors?: number[][];
+  sentences?: EmbeddedSentence[];
+}
+
+/** A sentence's vector and the text it was embedded from (`sentenceEmbeddingText`). */
+export interface EmbeddedSentence {
+  text: string;
+  vector: number[];
 }
 
 /** A stored chunk as search returns it: no vector, the organization is the caller's. */
@@ -124,7 +130,14 @@ const MAPPINGS: estypes.MappingTypeMapping = {
     // A kNN on this nested field scores a chunk by its best sentence. Sentence vectors keep their
     // graph: a chunk has about seven, which a scan would visit at query time, and only the
     // embedding model makes them, whose embedding, not the graph, bounds those ingests.
-    sentences: { type: 'nested', properties: { embedding: vectorField('int8_hnsw') } },
+    sentences: {
+      type: 'nested',
+      properties: {
+        embedding: vectorField('int8_hnsw'),
+        // What was embedded, in _source only: the answerer reuses the vector where it ranks the same text.
+        text: { type: 'keyword', index: false, doc_values: false },
+      },
+    },
   },
 };
 
@@ -166,12 +179,12 @@ async function createCollection(store: VectorStore, c: Collection): Promise<void
     // Made before, or an index an earlier version made holds the name: it serves until
     // `upgradeCollections` moves it.
     if (!['resource_already_exists_exception', 'invalid_alias_name_exception'].includes(errorType(err) ?? '')) throw err;
-    // It gets the fields added since (existing fields cannot change); its chunks gain them
-    // when re-embedded.
+    // It gets the fields added since, also inside `sentences` (a field put as it is changes
+    // nothing); its chunks gain them when re-embedded. Its chunk vector keeps its own index
+    // options, which cannot change.
     const [mapping] = Object.values(await store.es.indices.getMapping({ index: name }));
-    const have = mapping?.mappings.properties ?? {};
-    const missing = Object.entries(MAPPINGS.properties!).filter(([field]) => !(field in have));
-    if (missing.length) await store.es.indices.putMapping({ index: name, properties: Object.fromEntries(missing) });
+    const embedding = mapping?.mappings.properties?.embedding;
+    await store.es.indices.putMapping({ index: name, properties: { ...MAPPINGS.properties, ...(embedding && { embedding }) } });
   }
 }
 
@@ -284,19 +297,19 @@ const embedsSentences = (ai: Pick<AiPort, 'models'>) => ai.models.embedding !== 
 export async function embedChunks(
   ai: Pick<AiPort, 'embed' | 'models'>,
   chunks: ReadonlyArray<{ title?: string; section: string; text: string }>,
-): Promise<Array<{ vector: number[]; sentenceVectors: number[][] }>> {
+): Promise<Array<{ vector: number[]; sentences: EmbeddedSentence[] }>> {
   const perSentence = embedsSentences(ai);
   const sentences = chunks.map((c) => (perSentence ? sentencesOf(c.text).map((s) => sentenceEmbeddingText(c.section, s)) : []));
   const vectors = await ai.embed([...chunks.map(embeddingText), ...sentences.flat()], 'document');
   let next = chunks.length;
-  return chunks.map((_, i) => ({ vector: vectors[i]!, sentenceVectors: sentences[i]!.map(() => vectors[next++]!) }));
+  return chunks.map((_, i) => ({ vector: vectors[i]!, sentences: sentences[i]!.map((text) => ({ text, vector: vectors[next++]! })) }));
 }
 
 /** One source's chunks as stored records, with their vectors from `embedChunks` (same order). */
 export function chunkRecords(
   source: Pick<ChunkRecord, 'organizationId' | 'sourceType' | 'sourceId' | 'title'>,
   chunks: ReadonlyArray<{ index: number; page: number; section?: string; start: number; end: number; text: string }>,
-  vectors: ReadonlyArray<{ vector: number[]; sentenceVectors: number[][] }>,
+  vectors: ReadonlyArray<{ vector: number[]; sentences: EmbeddedSentence[] }>,
 ): ChunkRecord[] {
   return chunks.map((c, i) => ({
     ...source,
@@ -307,7 +320,7 @@ export function chunkRecords(
     text: c.text,
     chunkIndex: c.index,
     vector: vectors[i]!.vector,
-    sentenceVectors: vectors[i]!.sentenceVectors,
+    sentences: vectors[i]!.sentences,
   }));
 }
 
@@ -343,9 +356,9 @@ export function vectorJson(vector: readonly number[]): string {
 }
 
 /** A stored chunk's JSON line with its vectors: the bulk API takes a pre-serialized line as it is. */
-const withVector = (source: object, vector: readonly number[], sentenceVectors: readonly (readonly number[])[] = []) =>
-  `${JSON.stringify(source).slice(0, -1)},"embedding":${vectorJson(vector)},"sentences":[${sentenceVectors
-    .map((v) => `{"embedding":${vectorJson(v)}}`)
+const withVector = (source: object, vector: readonly number[], sentences: readonly EmbeddedSentence[] = []) =>
+  `${JSON.stringify(source).slice(0, -1)},"embedding":${vectorJson(vector)},"sentences":[${sentences
+    .map((s) => `{"text":${JSON.stringify(s.text)},"embedding":${vectorJson(s.vector)}}`)
     .join(',')}]}`;
 
 /**
@@ -377,7 +390,7 @@ export async function indexChunks(store: VectorStore, collection: Collection, ch
         embedding_model: modelOf(store),
       },
       c.vector,
-      c.sentenceVectors,
+      c.sentences,
     ),
   ]);
   checkBulk(await store.es.bulk({ operations }), 'bulk indexing');
@@ -411,7 +424,7 @@ export async function reembedStaleChunks(store: VectorStore & { ai: AiPort }, li
       withVector(
         { ...h._source!, terms: keywordTerms(embeddingText(h._source!)), embedding_model: modelOf(store) },
         vectors[i]!.vector,
-        vectors[i]!.sentenceVectors,
+        vectors[i]!.sentences,
       ),
     ]),
     refresh: true,
@@ -601,6 +614,30 @@ export async function searchChunks(
     .sort((x, y) => y[1] - x[1])
     .slice(0, opts.k)
     .flatMap(([key, score]) => toHit(store, candidates.get(key)!, relevance(key), score));
+}
+
+/**
+ * The sentence vectors stored with `chunks`, keyed by the text each was embedded from. Only
+ * the process's model's: a chunk re-embedded by another model since it was found gives none,
+ * and so does one stored before sentence texts were (it gains them when re-indexed).
+ */
+export async function storedSentenceVectors(
+  store: VectorStore,
+  chunks: ReadonlyArray<Pick<SearchHit, 'collection' | 'sourceId' | 'chunkIndex'>>,
+): Promise<Map<string, number[]>> {
+  const vectors = new Map<string, number[]>();
+  if (!chunks.length || !embedsSentences(store.ai)) return vectors;
+  // The whole _source, as stored: filtering it would make Elasticsearch parse and write out
+  // again every vector, about four times the time of sending the chunk's other fields too.
+  const res = await store.es.mget<StoredChunk & { sentences?: Array<{ text?: string; embedding: number[] }> }>({
+    docs: chunks.map((c) => ({ _index: indexName(store, c.collection), _id: chunkId(c.sourceId, c.chunkIndex) })),
+  });
+  for (const doc of res.docs) {
+    const source = 'found' in doc && doc.found ? doc._source : undefined;
+    if (source?.embedding_model !== modelOf(store)) continue;
+    for (const s of source.sentences ?? []) if (s.text !== undefined) vectors.set(s.text, s.embedding);
+  }
+  return vectors;
 }
 
 export interface CollectionStats {

@@ -15,8 +15,7 @@ import { Signature, type AuditEntryInput, type SignatureRecord } from '../../mod
 import { changeWithAudit } from './change-with-audit';
 import { declinedSignal, signedSignal, viewedSignal } from '../../workflows/signature.shared';
 import { AppError, conflict, notFound } from '../../platform/errors';
-
-const TEMPORAL_DEADLINE_MS = 5000;
+import { TEMPORAL_DEADLINE_MS } from '../../platform/temporal/client';
 
 export type Signer = SignatureRecord['signers'][number];
 

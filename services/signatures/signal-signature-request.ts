@@ -5,8 +5,7 @@ import type { SignatureRecord } from '../../models/signature';
 import { changeWithAudit } from './change-with-audit';
 import { conflict, unavailable } from '../../platform/errors';
 import { cancelSignal, retrySealSignal } from '../../workflows/signature.shared';
-
-const TEMPORAL_DEADLINE_MS = 5000;
+import { TEMPORAL_DEADLINE_MS } from '../../platform/temporal/client';
 
 /**
  * Cancels a pending request: the stored change with its audit entry first (so every signing

@@ -9,6 +9,8 @@ import { loadConfig } from '../../../platform/config';
 import { createAi } from '../../../platform/ai';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { Event } from '../../../models/event';
+import { Types } from 'mongoose';
+import { ContractTerms } from '../../../models/contract-terms';
 
 interface Term {
   value: string;
@@ -128,6 +130,17 @@ describe('contract key terms', function () {
     const viewer = await addMember(owner, 'viewer');
     expect((await api('PUT', `/contracts/${contractId}/terms`, { token: viewer.token, body: { terms: {} } })).status).to.equal(403);
     expect((await api('GET', `/contracts/${contractId}/terms`, { token: viewer.token })).status).to.equal(200);
+  });
+
+  it('answers 200 to extractions racing to create the first terms record, and keeps one record', async () => {
+    // Created without text, so nothing extracts in the background: the racers are these requests alone.
+    const id = await contract(owner);
+    const racers = await Promise.all(
+      Array.from({ length: 8 }, () => api<TermsBody>('POST', `/contracts/${id}/extract`, { token: owner.token })),
+    );
+    expect(racers.map((r) => r.status)).to.deep.equal(Array(8).fill(200));
+    const records = await ContractTerms.countDocuments({ contract_id: new Types.ObjectId(id) });
+    expect(records).to.equal(1);
   });
 
   it("extracts again when the contract's content changes (through the event relay)", async () => {

@@ -44,7 +44,7 @@ describe('retrieval by sentence vectors', function () {
     const [question] = await ai.embed([QUESTION], 'query');
     const [clause] = await embedChunks(ai, [{ title: 'Supply terms.txt', section: '12. General Terms', text: CLAUSE }]);
     expect(dot(question!, clause!.vector)).to.be.below(0.35);
-    expect(Math.max(...clause!.sentenceVectors.map((v) => dot(question!, v)))).to.be.at.least(0.35);
+    expect(Math.max(...clause!.sentences.map((s) => dot(question!, s.vector)))).to.be.at.least(0.35);
 
     const user = await signUp();
     const doc = await upload(user.token, { name: 'Supply terms.txt', bytes: Buffer.from(CLAUSE) }, 'contract');

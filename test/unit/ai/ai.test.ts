@@ -6,7 +6,8 @@ import { createAi } from '../../../platform/ai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { cosine, hashEmbedding } from '../../../platform/ai/embeddings';
-import { ContractAnalysis, EMBEDDING_DIM, type AiPort } from '../../../platform/ai/port';
+import { ContractAnalysis, EMBEDDING_DIM, type AiPort, type ContextPassage } from '../../../platform/ai/port';
+import { openSentenceEncoder } from '../../../platform/ai/sentence-encoder';
 import { startFakeGemini, textResponse, type GeminiAnswer, type GeminiCall } from '../../support/gemini';
 
 const ai = createLocalAi();
@@ -174,6 +175,47 @@ describe('local AI provider', () => {
 
     it('says so when nothing was retrieved', async () => {
       expect(await collect(ai.generateAnswer({ question: 'What is the rent?', history: [], context: [] }))).to.match(/could not find/);
+    });
+
+    it("ranks with the stored vectors of its own model in place of embedding again, never another model's", async () => {
+      const config = loadConfig({ NODE_ENV: 'test' });
+      const encoder = openSentenceEncoder(config.EMBEDDING_MODEL_DIR, { threads: 1 });
+      if (!encoder) throw new Error(`no model in ${config.EMBEDDING_MODEL_DIR}: run scripts/stack.sh provision`);
+      const local = createLocalAi(encoder);
+      const context: ContextPassage[] = [
+        { title: 'MSA', page: 4, section: 'Payment', relevance: 0.5, text: 'Customer will pay each invoice within 45 days of receipt.' },
+        {
+          title: 'MSA',
+          page: 9,
+          section: 'Courts',
+          relevance: 0.5,
+          text: 'The parties will bring any suit about this Agreement in the courts of Boston, Massachusetts.',
+        },
+      ];
+      // Each sentence stored with the other's vector: where they are used, the other sentence is quoted.
+      const [pay, courts] = await local.embed(
+        context.map((p) => p.text),
+        'document',
+      );
+      const swapped = new Map([
+        [context[0]!.text, courts!],
+        [context[1]!.text, pay!],
+      ]);
+      const answer = (model?: string) =>
+        collect(
+          local.generateAnswer({
+            question: 'Where are disputes heard?',
+            history: [],
+            context,
+            storedVectors: model ? () => Promise.resolve({ model, byText: swapped }) : undefined,
+          }),
+        );
+      const embedded = await answer();
+      expect(embedded).to.include('Boston').and.not.include('45 days');
+      expect(await answer('another-model')).to.equal(embedded);
+      expect(await answer(local.models.embedding))
+        .to.include('45 days')
+        .and.not.include('Boston');
     });
   });
 

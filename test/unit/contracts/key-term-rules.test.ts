@@ -50,4 +50,101 @@ describe('key-term rules', () => {
     ).to.equal(true);
     expect(termsOf('Either party may end the engagement if the other fails to pay.').termination_for_convenience).to.equal(null);
   });
+
+  it('keeps a sentence whole across "U.S." and "Inc." and reads the cap it states', () => {
+    const t = termsOf(
+      'Under no circumstances will Lakeside Analytics, Inc. be liable for more than the following: its total liability under this Agreement will not exceed fifty thousand U.S. dollars (US $50,000).',
+    );
+    expect(t.liability_cap?.normalized).to.deep.equal({ amount: 50000, currency: 'USD' });
+    expect(t.liability_cap?.quote).to.match(/^Under no circumstances .* \(US \$50,000\)\.$/);
+  });
+
+  it('names the one party of terms a reader accepts', () => {
+    expect(
+      termsOf('These terms form a contract between you (the “Member”) and Lakeside Analytics, Inc. (“Lakeside”).').parties?.normalized,
+    ).to.deep.equal(['Lakeside Analytics, Inc.']);
+    expect(
+      termsOf('“Subscriber” means the business that has entered into this Agreement with Lakeside Analytics by accepting an order.').parties
+        ?.normalized,
+    ).to.deep.equal(['Lakeside Analytics']);
+  });
+
+  it('reads a cap in fees after "in no event will … exceed the greater of"', () => {
+    const t = termsOf(
+      'IN NO EVENT WILL EITHER PARTY’S TOTAL LIABILITY UNDER THIS AGREEMENT, IN CONTRACT OR IN TORT, EXCEED THE GREATER OF (A) THE FEES YOU PAID US IN THE SIX (6) MONTHS BEFORE THE CLAIM; OR (B) TWO HUNDRED FIFTY DOLLARS ($250).',
+    );
+    expect(t.liability_cap?.value).to.include('THE FEES YOU PAID US');
+    expect(t.liability_cap?.normalized).to.deep.equal({ fees_multiple: 1, months: 6 });
+  });
+
+  it('follows a cap stated by reference to its definition', () => {
+    const t = termsOf(
+      [
+        'Each party’s liability arising under this Agreement will not exceed the Liability Limit.',
+        '“Liability Limit” means the fees payable by Client to Vendor in the 24 months before the event giving rise to the claim.',
+      ].join('\n'),
+    );
+    expect(t.liability_cap?.normalized).to.deep.equal({ fees_multiple: 1, months: 24 });
+    expect(t.liability_cap?.quote).to.match(/^“Liability Limit” means the fees payable/);
+  });
+
+  it('passes over a cap on one offering for the agreement’s own cap, and returns none when only such caps exist', () => {
+    const t = termsOf(
+      'For Early Access Features, Vendor’s liability is limited to US$500. In no event will either party’s aggregate liability under this Agreement exceed $20,000.',
+    );
+    expect(t.liability_cap?.normalized).to.deep.equal({ amount: 20000, currency: 'USD' });
+    expect(termsOf('Vendor’s liability for Pilot Services will not exceed $2,000.').liability_cap).to.equal(null);
+  });
+
+  it('reads a term whose duration comes before "term", and not a retention period', () => {
+    expect(termsOf('This Agreement runs for an initial 24-month term starting on the Effective Date.').term_length?.normalized).to.equal(
+      730,
+    );
+    expect(
+      termsOf('Vendor may keep backups of Client Data under this Agreement for a period of 90 days after termination.').term_length,
+    ).to.equal(null);
+    expect(termsOf('This Agreement continues for so long as an Order is open, and each Order lasts 90 days.').term_length).to.equal(null);
+  });
+
+  it('takes a repeated "Duration" row for each covenant’s, not the agreement’s', () => {
+    const t = termsOf(['Non-Compete', 'Duration', '6 months', 'Non-Solicit', 'Duration', '18 months'].join('\n'));
+    expect(t.term_length).to.equal(null);
+  });
+
+  it('reads renewal for successive periods without "automatically", and its notice before the period ends', () => {
+    const t = termsOf(
+      'The Service Period shall renew for consecutive one-year periods unless either party gives notice of non-renewal at least 45 days before the then-current Service Period ends.',
+    );
+    expect(t.auto_renewal?.normalized).to.equal(true);
+    expect(t.renewal_term?.normalized).to.equal(365);
+    expect(t.non_renewal_notice_days?.normalized).to.equal(45);
+    expect(
+      termsOf('Customer must report defects at least 30 days before the end of the warranty period.').non_renewal_notice_days,
+    ).to.equal(null);
+    expect(
+      termsOf('This Agreement will be renewed for additional one-year terms by mutual written agreement.').auto_renewal?.normalized,
+    ).to.equal(false);
+  });
+
+  it('reads "governed under <place> law" and rejects a section for a place', () => {
+    expect(termsOf('This Agreement is governed under Delaware law.').governing_law?.normalized).to.equal('Delaware');
+    expect(termsOf('Disputes about invoices are governed by Article 7 (Billing).').governing_law).to.equal(null);
+  });
+
+  it('reads venues of districts, tribunals and disputes heard in a place', () => {
+    expect(termsOf('Each party submits to the courts located in the Southern District of New York.').dispute_venue?.normalized).to.equal(
+      'Southern District of New York',
+    );
+    expect(termsOf('Claims must be filed with an arbitral tribunal located in or near Austin, Texas.').dispute_venue?.normalized).to.equal(
+      'Austin, Texas',
+    );
+    expect(termsOf('Any claim under this Agreement shall be heard exclusively in Ontario.').dispute_venue?.normalized).to.equal('Ontario');
+  });
+
+  it('reads a right to terminate the agreement, not a use of it or a survival clause, as termination for convenience', () => {
+    expect(
+      termsOf('Client may terminate Vendor’s access to Beta Features at any time for any reason.').termination_for_convenience,
+    ).to.equal(null);
+    expect(termsOf('Sections 4 and 5 survive termination of this Agreement for any reason.').termination_for_convenience).to.equal(null);
+  });
 });
