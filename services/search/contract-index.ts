@@ -9,6 +9,7 @@ import { chunkPages } from '../documents/chunking';
 import { chunkRecords, deleteSource, embedChunks, indexChunks, refreshCollections } from './vector-store';
 import { Contract, type ContractDoc } from '../../models/contract';
 import { startWorkflow } from '../../platform/temporal/client';
+import { groupCommit } from '../../platform/group-commit';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { contractChangedSignal, contractIndex } from '../../workflows/contract-index.shared';
 
@@ -18,8 +19,27 @@ const EMBED_BATCH = 100;
 export const contractText = (c: Pick<ContractDoc, 'title' | 'type' | 'counterparty' | 'status' | 'content'>) =>
   `${c.title}\nType: ${c.type}. Counterparty: ${c.counterparty}. Status: ${c.status}.\n\n${c.content ?? ''}`.trim();
 
-/** (Re)indexes one contract; a contract that no longer exists is removed. Returns its chunk count. */
-export async function indexContract(s: Services, organizationId: string, contractId: string): Promise<number> {
+/**
+ * (Re)indexes contracts of one organization, one after another; a contract that no longer
+ * exists is removed. The index is refreshed once at the end (searchable then), not per
+ * contract: in a burst a batch is up to 50 contracts. Returns their chunk count.
+ */
+export async function indexContracts(
+  s: Services,
+  organizationId: string,
+  contractIds: readonly string[],
+  onIndexed: (contractId: string) => void,
+): Promise<number> {
+  let chunks = 0;
+  for (const id of contractIds) {
+    chunks += await indexContract(s, organizationId, id);
+    onIndexed(id);
+  }
+  await refreshCollections(s, ['contracts_kb']);
+  return chunks;
+}
+
+async function indexContract(s: Services, organizationId: string, contractId: string): Promise<number> {
   const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
   if (!contract) {
     await removeContract(s, organizationId, contractId);
@@ -40,7 +60,6 @@ export async function indexContract(s: Services, organizationId: string, contrac
   }
   // A shorter new version leaves the old tail behind: drop it.
   await deleteSource(s, organizationId, contractId, { collections: ['contracts_kb'], fromChunk: chunks.length });
-  await refreshCollections(s, ['contracts_kb']);
   // Deleted while this ran: its removal may have come before these writes, so take them back.
   if (!(await Contract.exists({ _id: contractId, organization_id: organizationId }))) {
     await removeContract(s, organizationId, contractId);
@@ -57,26 +76,45 @@ export async function removeContract(s: Services, organizationId: string, contra
 /** Deletions are finished by services/contracts/contract-deletion.ts, which also removes the chunks. */
 const TEXT_EVENTS = new Set(['contract.created', 'contract.updated']);
 
-/**
- * Keeps `contracts_kb` current: each contract event signals (starting it if need be) its
- * organization's `index-contracts-<organizationId>` workflow, which re-reads each contract
- * and re-indexes it (or removes it when it is gone), so events handled out of order, or
- * twice, still end in the stored state.
- */
-export const contractIndexConsumer: EventConsumer = {
-  name: 'contract-index',
-  async consume(s, event) {
-    if (!TEXT_EVENTS.has(event.type)) return;
-    const organizationId = event.organization_id.toHexString();
-    await startWorkflow(s, contractIndex, {
+/** Sends one organization's changed contracts to its `index-contracts-<organizationId>` workflow (starting it if need be). */
+function signalChanged(s: Services) {
+  return (organizationId: string, contractIds: string[]) =>
+    startWorkflow(s, contractIndex, {
       workflowId: `index-contracts-${organizationId}`,
       args: [{ organizationId }],
-      signal: { signal: contractChangedSignal, args: [{ contractId: event.resource_id }] },
+      signal: { signal: contractChangedSignal, args: [{ contractIds: [...new Set(contractIds)] }] },
       organizationId,
       recordId: organizationId,
       // Lowest priority: in a burst of contract events, webhook deliveries go first
       // (bench/README.md, webhook latency).
       priorityKey: 5,
-    });
+    }).then(() => undefined);
+}
+
+/**
+ * Re-indexing is background work and nobody waits for it, so the events of an organization
+ * that arrive within this long, or while its previous signal is under way, share one signal
+ * (a few per second in a burst instead of one per event: bench/README.md, webhook burst). It
+ * delays only the event's relayed mark, not its deliveries.
+ */
+const SIGNAL_LINGER_MS = 200;
+
+/** Per process's services (a test may relay through services of its own). */
+const signallers = new WeakMap<Services, (organizationId: string, contractId: string) => Promise<void>>();
+
+/**
+ * Keeps `contracts_kb` current: each contract event signals (starting it if need be) its
+ * organization's `index-contracts-<organizationId>` workflow, which re-reads each contract
+ * and re-indexes it (or removes it when it is gone), so events handled out of order, or
+ * twice, still end in the stored state. An event is relayed once the signal that carried its
+ * contract went through; when that signal fails, the event stays unrelayed and is relayed again.
+ */
+export const contractIndexConsumer: EventConsumer = {
+  name: 'contract-index',
+  async consume(s, event) {
+    if (!TEXT_EVENTS.has(event.type)) return;
+    let signal = signallers.get(s);
+    if (!signal) signallers.set(s, (signal = groupCommit(signalChanged(s), { lingerMs: SIGNAL_LINGER_MS })));
+    await signal(event.organization_id.toHexString(), event.resource_id);
   },
 };
