@@ -6,7 +6,7 @@
  */
 import type { Services } from '../../platform/services';
 import { chunkPages } from '../documents/chunking';
-import { chunkRecords, deleteSource, embedChunks, indexChunks, refreshCollections } from './vector-store';
+import { chunkRecords, deleteSource, deleteSources, embedChunks, indexChunks, refreshCollections } from './vector-store';
 import { Contract, type ContractDoc } from '../../models/contract';
 import { startWorkflow } from '../../platform/temporal/client';
 import { groupCommit } from '../../platform/group-commit';
@@ -21,8 +21,8 @@ export const contractText = (c: Pick<ContractDoc, 'title' | 'type' | 'counterpar
 
 /**
  * (Re)indexes contracts of one organization, one after another; a contract that no longer
- * exists is removed. The index is refreshed once at the end (searchable then), not per
- * contract: in a burst a batch is up to 50 contracts. Returns their chunk count.
+ * exists is removed. What the new versions leave behind is removed, and the index refreshed,
+ * once for the batch (up to 50 contracts in a burst), not per contract. Returns their chunk count.
  */
 export async function indexContracts(
   s: Services,
@@ -30,21 +30,31 @@ export async function indexContracts(
   contractIds: readonly string[],
   onIndexed: (contractId: string) => void,
 ): Promise<number> {
-  let chunks = 0;
+  /** Per contract, its chunk count now (0 when gone: every chunk goes). */
+  const written = new Map<string, number>();
   for (const id of contractIds) {
-    chunks += await indexContract(s, organizationId, id);
+    written.set(id, await writeContractChunks(s, organizationId, id));
     onIndexed(id);
   }
+  // Deleted while this ran: its removal may have come before these writes, so take them back.
+  for (const [id, chunks] of written) {
+    if (chunks > 0 && !(await Contract.exists({ _id: id, organization_id: organizationId }))) written.set(id, 0);
+  }
+  // A shorter new version leaves the old tail behind.
+  await deleteSources(
+    s,
+    organizationId,
+    [...written].map(([sourceId, fromChunk]) => ({ sourceId, fromChunk })),
+    { collections: ['contracts_kb'] },
+  );
   await refreshCollections(s, ['contracts_kb']);
-  return chunks;
+  return [...written.values()].reduce((sum, n) => sum + n, 0);
 }
 
-async function indexContract(s: Services, organizationId: string, contractId: string): Promise<number> {
+/** Writes a contract's chunks as it is now; 0 when it no longer exists. */
+async function writeContractChunks(s: Services, organizationId: string, contractId: string): Promise<number> {
   const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
-  if (!contract) {
-    await removeContract(s, organizationId, contractId);
-    return 0;
-  }
+  if (!contract) return 0;
   const chunks = chunkPages([{ page: 1, text: contractText(contract) }]);
   for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
     const batch = chunks.slice(i, i + EMBED_BATCH);
@@ -57,13 +67,6 @@ async function indexContract(s: Services, organizationId: string, contractId: st
       'contracts_kb',
       chunkRecords({ organizationId, sourceType: 'contract', sourceId: contractId, title: contract.title }, batch, vectors),
     );
-  }
-  // A shorter new version leaves the old tail behind: drop it.
-  await deleteSource(s, organizationId, contractId, { collections: ['contracts_kb'], fromChunk: chunks.length });
-  // Deleted while this ran: its removal may have come before these writes, so take them back.
-  if (!(await Contract.exists({ _id: contractId, organization_id: organizationId }))) {
-    await removeContract(s, organizationId, contractId);
-    return 0;
   }
   return chunks.length;
 }
