@@ -2,12 +2,12 @@
  * Activities keeping `contracts_kb` current: for `POST /chat/sync-contracts`, page through
  * an organization's contract ids, (re)index a page of contracts, and drop what the run did
  * not touch (contracts deleted without their vectors being removed); for contract events,
- * re-index one contract.
+ * re-index the contracts of a batch.
  */
 import { Context } from '@temporalio/activity';
 import { trusted, Types } from 'mongoose';
 import type { Services } from '../platform/services';
-import { indexContract } from '../services/search/contract-index';
+import { indexContracts } from '../services/search/contract-index';
 import { deleteIndexedBefore } from '../services/search/vector-store';
 import { Contract } from '../models/contract';
 import { orgFilter } from '../models/base';
@@ -29,12 +29,7 @@ export function createChatActivities(s: Services) {
     },
 
     async indexContracts({ organizationId, contractIds }: { organizationId: string; contractIds: string[] }): Promise<number> {
-      let chunks = 0;
-      for (const id of contractIds) {
-        chunks += await indexContract(s, organizationId, id);
-        Context.current().heartbeat(id);
-      }
-      return chunks;
+      return indexContracts(s, organizationId, contractIds, (id) => Context.current().heartbeat(id));
     },
 
     async pruneContractIndex({ organizationId, before }: { organizationId: string; before: string }): Promise<number> {

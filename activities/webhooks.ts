@@ -13,6 +13,7 @@ import { WebhookAttemptClaim } from '../models/webhook-attempt-claim';
 import { WebhookDelivery } from '../models/webhook-delivery';
 import { WebhookSubscription } from '../models/webhook-subscription';
 import { isDuplicateKey } from '../platform/mongo';
+import { groupCommit } from '../platform/group-commit';
 import type { DeliveryRef } from '../workflows/webhook-delivery.shared';
 
 export interface AttemptInput {
@@ -29,6 +30,9 @@ type Outcome = 'delivered' | 'failed' | 'retry';
 export function createWebhookActivities(s: Services) {
   const policy = { allowPrivate: s.config.ALLOW_PRIVATE_WEBHOOK_URLS };
   const dispatcher = createPolicyAgent(policy);
+  // A batch's attempts run side by side, mostly to one subscription: those that ask while its
+  // read is under way share the next read (still made after they asked).
+  const readSubscription = groupCommit((id: string) => WebhookSubscription.findById(id).exec());
 
   async function send(url: string, headers: Record<string, string>, body: string) {
     const started = Date.now();
@@ -64,14 +68,8 @@ export function createWebhookActivities(s: Services) {
         },
       );
       const [delivery, known] = await Promise.all([
-        claimed
-          ? WebhookDelivery.findOneAndUpdate(
-              { _id, status: 'pending' },
-              { $set: { claimed_attempt: attempt } },
-              { returnDocument: 'after' },
-            )
-          : null,
-        claimed && subscriptionId ? WebhookSubscription.findById(subscriptionId) : null,
+        claimed ? WebhookDelivery.findOne({ _id, status: 'pending' }) : null,
+        claimed && subscriptionId ? readSubscription(subscriptionId) : null,
       ]);
       if (!delivery) {
         const current = await WebhookDelivery.findById(_id, { status: 1 }).lean();
@@ -101,7 +99,8 @@ export function createWebhookActivities(s: Services) {
       const error = ok ? null : (result.error ?? `receiver answered ${result.statusCode}`);
       const outcome: Outcome = ok ? 'delivered' : gone || retryInMs === null ? 'failed' : 'retry';
 
-      await WebhookDelivery.updateOne(
+      // Returned whole, so the list index takes the record as written instead of reading it back.
+      await WebhookDelivery.findOneAndUpdate(
         { _id },
         {
           $set: {
@@ -114,6 +113,7 @@ export function createWebhookActivities(s: Services) {
           },
           $push: { attempt_log: { attempt, at: new Date(), status_code: result.statusCode, error, duration_ms: result.durationMs } },
         },
+        { returnDocument: 'after' },
       );
       if (gone) {
         // 410 Gone: the receiver asks never to be called again.

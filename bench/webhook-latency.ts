@@ -13,7 +13,7 @@
  *   source .stack/stack.env && node --import tsx bench/webhook-latency.ts [burst N] [paced N]
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import mongoose, { trusted } from 'mongoose';
 import { temporal } from '@temporalio/proto';
@@ -204,6 +204,114 @@ function storePerDelivery(before: StoreCounters, after: StoreCounters, deliverie
 }
 
 /**
+ * Preloaded (`--require`) into the API and worker processes: counts the store commands the
+ * process sends, by collection and operation (mongoose's debug hook; the same mongoose module
+ * the service loads), and on SIGWINCH writes the counts so far to <dir>/<pid>.json. Plain
+ * CommonJS written at run time, so the compiled processes need no loader for it.
+ */
+function storeCounter(dir: string): string {
+  const file = path.join(dir, 'store-counter.cjs');
+  writeFileSync(
+    file,
+    `const { isMainThread } = require('node:worker_threads');
+if (isMainThread) {
+  const counts = {};
+  require(${JSON.stringify(require.resolve('mongoose'))}).set('debug', (collection, method) => {
+    counts[collection + '.' + method] = (counts[collection + '.' + method] ?? 0) + 1;
+  });
+  process.on('SIGWINCH', () => {
+    const fs = require('node:fs');
+    const file = ${JSON.stringify(dir)} + '/' + process.pid + '.json';
+    fs.writeFileSync(file + '.tmp', JSON.stringify({ at: Date.now(), counts }));
+    fs.renameSync(file + '.tmp', file);
+  });
+}
+`,
+  );
+  return file;
+}
+
+/** The store commands the API and worker processes sent so far, by collection and operation (see storeCounter). */
+async function storeCommands(dir: string, pids: Record<string, number>): Promise<Record<string, Record<string, number>>> {
+  const asked = Date.now();
+  for (const pid of Object.values(pids)) process.kill(pid, 'SIGWINCH');
+  const read = (pid: number) => {
+    const file = path.join(dir, `${pid}.json`);
+    if (!existsSync(file)) return null;
+    const { at, counts } = JSON.parse(readFileSync(file, 'utf8')) as { at: number; counts: Record<string, number> };
+    return at >= asked ? counts : null;
+  };
+  const out: Record<string, Record<string, number>> = {};
+  for (const [name, pid] of Object.entries(pids)) {
+    for (const deadline = Date.now() + 10_000; !(out[name] = read(pid)!);) {
+      if (Date.now() > deadline) throw new Error(`no store counts from ${name}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return out;
+}
+
+/** Commands per event between two readings, by process, then by collection and operation (those above 0.005). */
+function commandsPerEvent(before: Record<string, Record<string, number>>, after: Record<string, Record<string, number>>, events: number) {
+  return Object.fromEntries(
+    Object.entries(after).map(([name, counts]) => {
+      const per = Object.entries(counts)
+        .map(([key, n]) => [key, (n - (before[name]?.[key] ?? 0)) / events] as const)
+        .filter(([, n]) => n >= 0.005)
+        .sort((a, b) => b[1] - a[1]);
+      const total = per.reduce((sum, [, n]) => sum + n, 0);
+      return [name, { total: Number(total.toFixed(2)), ...Object.fromEntries(per.map(([k, n]) => [k, Number(n.toFixed(2))])) }];
+    }),
+  );
+}
+
+/**
+ * What the Temporal server did per event between `from` and `to`: history events of every
+ * workflow on the run's task queue in that window, by type (workflow starts, signals,
+ * workflow tasks, activity tasks, local activity markers, timers), per event of the burst.
+ */
+async function temporalPerEvent(b: Bench, from: number, to: number, events: number) {
+  const T = temporal.api.enums.v1.EventType;
+  const counted: Record<string, temporal.api.enums.v1.EventType> = {
+    workflows_started: T.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
+    signals: T.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
+    workflow_tasks: T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+    activity_tasks: T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
+    local_activities: T.EVENT_TYPE_MARKER_RECORDED,
+    timers: T.EVENT_TYPE_TIMER_STARTED,
+  };
+  const totals: Record<string, number> = { history_events: 0, ...Object.fromEntries(Object.keys(counted).map((k) => [k, 0])) };
+  const byKind: Record<string, number> = {};
+  for await (const wf of b.services.temporal.workflow.list({ query: `TaskQueue = "${b.config.TEMPORAL_TASK_QUEUE}"` })) {
+    const history = await b.services.temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
+    for (const e of history.events ?? []) {
+      const at = Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6);
+      if (at < from || at > to) continue;
+      totals.history_events!++;
+      const kind = wf.workflowId.replace(/-[0-9a-f]{24}$/, '');
+      byKind[kind] = (byKind[kind] ?? 0) + 1;
+      for (const [name, type] of Object.entries(counted)) if (e.eventType === type) totals[name]!++;
+    }
+  }
+  const per = (n: number) => Number((n / events).toFixed(3));
+  return {
+    ...Object.fromEntries(Object.entries(totals).map(([k, n]) => [k, per(n)])),
+    history_events_by_workflow: Object.fromEntries(Object.entries(byKind).map(([k, n]) => [k, per(n)])),
+  };
+}
+
+/** Waits until no workflow runs on the run's task queue (the re-index of the burst's contracts ends after their deliveries). */
+async function waitForIdle(b: Bench, timeoutMs: number): Promise<number> {
+  const query = `TaskQueue = "${b.config.TEMPORAL_TASK_QUEUE}" AND ExecutionStatus = "Running"`;
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {
+    const { count } = await b.services.temporal.workflowService.countWorkflowExecutions({ namespace: b.config.TEMPORAL_NAMESPACE, query });
+    if (Number(count) === 0) return Date.now();
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error('workflows still running');
+}
+
+/**
  * BENCH_OWN_TEMPORAL=<pragmas>: the run gets a fresh dev server of its own with these SQLite
  * settings (comma-separated, e.g. `journal_mode=wal,synchronous=off`; `default` for none), to
  * compare settings on equal terms; otherwise the shared one.
@@ -227,8 +335,14 @@ async function ownTemporal() {
 async function main() {
   const own = await ownTemporal();
   const b = await openBench('webhooks', own?.overrides);
-  const api = await startApiProcess(b.env);
-  const worker = startWorkerProcess(b.env);
+  const countsDir = mkdtempSync(path.join(tmpdir(), 'bench-store-counts-'));
+  const counted = {
+    ...b.env,
+    BENCH_STORE_COUNTS: countsDir,
+    NODE_OPTIONS: `--require ${storeCounter(countsDir)}`,
+  };
+  const api = await startApiProcess(counted);
+  const worker = startWorkerProcess(counted);
   const receiver = await startReceiver(() => 200);
   try {
     await waitForWorker(b);
@@ -255,6 +369,8 @@ async function main() {
     const cpu = cpuMeter({ ...enginePids(), ...(own ? { temporal: own.pid } : {}), api: api.pid, worker: worker.pid });
     const database = mongoose.connection.db!.databaseName;
     const storeBefore = storeCounters(database);
+    const servicePids = { api: api.pid, worker: worker.pid };
+    const commandsBefore = await storeCommands(countsDir, servicePids);
     const load = loadavg()
       .map((x) => x.toFixed(2))
       .join(' ');
@@ -267,7 +383,11 @@ async function main() {
     await receiver.waitFor(created, DRAIN_TIMEOUT_MS);
     const drainedIn = Date.now() - b0;
     const burstCpu = cpu();
+    const idleAt = await waitForIdle(b, DRAIN_TIMEOUT_MS);
+    const idleCpu = cpu();
+    const commands = commandsPerEvent(commandsBefore, await storeCommands(countsDir, servicePids), BURST);
     const store = storePerDelivery(storeBefore, storeCounters(database), BURST);
+    const temporalWork = await temporalPerEvent(b, b0, idleAt, BURST);
     const burst = await eventLatencies(receiver.received.slice(pacedCount));
     // At least once overall, but never twice in one attempt: every receiver 200s, so one arrival per delivery.
     const ids = receiver.received.map((r) => String(r.headers['webhook-id']));
@@ -287,10 +407,15 @@ async function main() {
         drained_in_ms: drainedIn,
         duplicates,
         cpu_seconds: burstCpu,
+        // Until no workflow of the run is left (the re-index of the contracts ends after the deliveries).
+        idle_in_ms: idleAt - b0,
+        cpu_seconds_until_idle: idleCpu,
         relay: latencies(burst.relay),
         after_relay: latencies(burst.total.map((t, i) => t - burst.relay[i]!)),
       },
       store_per_delivery: store,
+      store_commands_per_event: commands,
+      temporal_per_event: temporalWork,
       sampled_delivery_workflows: {
         count: sample.length,
         per_workflow: waits.perWorkflow,
@@ -338,6 +463,7 @@ async function main() {
     await api.stop();
     await closeBench(b);
     await own?.stop();
+    rmSync(countsDir, { recursive: true, force: true });
   }
 }
 

@@ -38,12 +38,10 @@ const schema = new Schema({
   /** Set on a manual redelivery: the failed delivery it repeats. */
   redelivery_of: { type: Schema.Types.ObjectId, default: null },
   workflow_id: { type: String, default: null },
-  /** The last attempt number taken (activities/webhooks.ts): an attempt is posted at most once. */
-  claimed_attempt: { type: Number, default: 0 },
 });
-schema.plugin(basePlugin, { hidden: ['body', 'attempt_log', 'claimed_attempt'] });
-// The list index (platform/lists/list-index.ts) follows every write but an attempt's claim.
-announceWrites(schema, { ignored: ['claimed_attempt'] });
+schema.plugin(basePlugin, { hidden: ['body', 'attempt_log'] });
+// The list index (platform/lists/list-index.ts) follows every write.
+announceWrites(schema);
 schema.index({ event_id: 1, subscription_id: 1, redelivery_of: 1 }, { unique: true });
 // A batch's workflow reads the deliveries assigned to it (workflows/webhook-delivery.ts).
 schema.index({ workflow_id: 1 });

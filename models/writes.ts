@@ -4,13 +4,13 @@
  * (the auth cache, platform/security/auth-user.ts; the list index, platform/lists/list-index.ts) can follow before
  * the write's caller carries on. Listeners must not throw: the write has happened.
  */
-import { Types, type Model, type MongooseQueryMiddleware, type Query, type Schema } from 'mongoose';
+import { Document, Types, type Model, type MongooseQueryMiddleware, type Query, type Schema } from 'mongoose';
 
 export interface Written {
   id: Types.ObjectId;
   organizationId: Types.ObjectId | null;
-  /** The record as inserted, when the write inserted it. */
-  inserted?: unknown;
+  /** The record as the write left it, when the write inserted it or returned it whole. */
+  stored?: unknown;
 }
 
 type WrittenListener = (written: Written[]) => Promise<void>;
@@ -48,6 +48,21 @@ function updatedFields(update: unknown): string[] | null {
   );
 }
 
+/**
+ * Whether a find-and-modify returned the whole record `id` as its write left it (no
+ * projection, the document after), so listeners need not read it back.
+ */
+function returnedWhole(query: Query<unknown, unknown>, result: unknown, id: Types.ObjectId): boolean {
+  const { returnDocument, new: after } = query.getOptions();
+  const projection = query.projection() as Record<string, unknown> | undefined;
+  return (
+    (returnDocument === 'after' || after === true) &&
+    Object.keys(projection ?? {}).length === 0 &&
+    result instanceof Document &&
+    (result._id as Types.ObjectId).equals(id)
+  );
+}
+
 /** Announces the schema's writes; call before `model()`. */
 export function announceWrites(schema: Schema, options: AnnounceOptions = {}): void {
   const listeners = new Set<WrittenListener>();
@@ -73,8 +88,16 @@ export function announceWrites(schema: Schema, options: AnnounceOptions = {}): v
     const found = await this.model.find(filter, { _id: 1, organization_id: 1 }).lean<Identified[]>();
     touchedBy.set(this, found.map(writtenOf));
   });
-  schema.post(QUERY_WRITES, { document: false, query: true }, async function (this: Query<unknown, unknown>) {
-    await announce(touchedBy.get(this) ?? []);
+  schema.post(
+    QUERY_WRITES.filter((op) => op !== 'findOneAndUpdate'),
+    { document: false, query: true },
+    async function (this: Query<unknown, unknown>) {
+      await announce(touchedBy.get(this) ?? []);
+    },
+  );
+  schema.post('findOneAndUpdate', { document: false, query: true }, async function (this: Query<unknown, unknown>, result: unknown) {
+    const touched = touchedBy.get(this) ?? [];
+    await announce(touched.length === 1 && returnedWhole(this, result, touched[0]!.id) ? [{ ...touched[0]!, stored: result }] : touched);
   });
   schema.pre('save', function () {
     this.$locals.inserted = this.isNew;
@@ -82,13 +105,13 @@ export function announceWrites(schema: Schema, options: AnnounceOptions = {}): v
   });
   schema.post('save', async function (doc) {
     if (doc.$locals.announce)
-      await announce([{ ...writtenOf(doc as unknown as Identified), ...(doc.$locals.inserted ? { inserted: doc } : {}) }]);
+      await announce([{ ...writtenOf(doc as unknown as Identified), ...(doc.$locals.inserted ? { stored: doc } : {}) }]);
   });
   schema.post('deleteOne', { document: true, query: false }, async function (doc) {
     await announce([writtenOf(doc as unknown as Identified)]);
   });
   schema.post('insertMany', async function (docs: unknown) {
-    await announce((docs as Identified[]).map((d) => ({ ...writtenOf(d), inserted: d })));
+    await announce((docs as Identified[]).map((d) => ({ ...writtenOf(d), stored: d })));
   });
 }
 

@@ -13,5 +13,9 @@ export interface ContractIndexInput {
 /** Contracts of one organization after their events (`index-contracts-<organizationId>`). */
 export const contractIndex = workflowRef<[ContractIndexInput]>('contractIndexWorkflow', 'contract-index');
 
-/** A contract changed: its organization's re-index workflow takes it into its next batch. */
-export const contractChangedSignal = defineSignal<[{ contractId: string }]>('contractChanged');
+/**
+ * Contracts changed: its organization's re-index workflow takes them into its next batch. The
+ * relay sends the contracts of the events that came together in one signal; `contractId` is the
+ * previous release's form (one per event), still read from workflows it signalled.
+ */
+export const contractChangedSignal = defineSignal<[{ contractIds: string[] } | { contractId: string }]>('contractChanged');

@@ -47,14 +47,16 @@ export async function syncContractsWorkflow({ organizationId, cursor }: SyncCont
 /**
  * Contracts of one organization after contract events (`index-contracts-<organizationId>`,
  * signalled with start by services/search/contract-index.ts): each is re-indexed as it is now, or removed
- * when gone, in batches of up to SYNC_PAGE. A burst of events costs the Temporal server one
- * signal per event and a few workflow tasks per batch, instead of a workflow per event. The
- * workflow ends when nothing is due; a signal that arrives as it ends makes the server hand
- * it one more task, so no contract is dropped.
+ * when gone, in batches of up to SYNC_PAGE. A burst of events costs the Temporal server a signal
+ * per relay round trip (the events that came together share one) and a few workflow tasks per
+ * batch, instead of a workflow per event. The workflow ends when nothing is due; a signal that
+ * arrives as it ends makes the server hand it one more task, so no contract is dropped.
  */
 export async function contractIndexWorkflow({ organizationId, contractIds = [] }: ContractIndexInput): Promise<number> {
   const due = new Set(contractIds);
-  setHandler(contractChangedSignal, ({ contractId }) => void due.add(contractId));
+  setHandler(contractChangedSignal, (changed) => {
+    for (const id of 'contractIds' in changed ? changed.contractIds : [changed.contractId]) due.add(id);
+  });
   let indexed = 0;
   // The starting signal comes with the first task; this waits for it to be handled.
   await condition(() => due.size > 0);

@@ -237,8 +237,8 @@ async function follow(s: ListIndexDeps, spec: ListSpec, written: Written[]): Pro
   const queue = [...written];
   const readBack = async () => {
     for (let w = queue.shift(); w; w = queue.shift()) {
-      // A record just inserted is as stored; any other is read back (another write may have joined it).
-      const doc = (w.inserted ?? (await spec.model.findOne({ _id: w.id }))) as IndexedRecord | null;
+      // A record the write returned as it left it is taken as is; any other is read back.
+      const doc = (w.stored ?? (await spec.model.findOne({ _id: w.id }))) as IndexedRecord | null;
       const organizationId = ((doc?.get('organization_id') as Types.ObjectId | undefined) ?? w.organizationId)?.toHexString();
       if (!organizationId) continue;
       const entries = byOrg.get(organizationId) ?? [];

@@ -28,7 +28,7 @@ export interface NewEvent {
   summary: string;
 }
 
-type RecordedListener = (eventId: string) => void;
+type RecordedListener = (event: InstanceType<typeof Event>) => void;
 let recordedListener: RecordedListener | undefined;
 
 /** Set by the relay (platform/outbox/relay.ts `relayOnRecord`) so a recorded event is relayed at once. */
@@ -53,6 +53,7 @@ export async function recordEvent(e: NewEvent, session?: ClientSession) {
     { session },
   );
   // Inside a transaction the row is not visible until commit; the relay loop picks it up.
-  if (!session?.inTransaction()) recordedListener?.(doc!._id.toHexString());
+  // The row as written goes along, so the relay need not read it back.
+  if (!session?.inTransaction()) recordedListener?.(doc!);
   return doc!;
 }

@@ -45,12 +45,13 @@ const RELAY_CONCURRENCY = 16;
  */
 export function createRelay(consumers: readonly EventConsumer[], catchUp: readonly CatchUpPass[] = []) {
   /**
-   * Hands one event to every consumer, then marks it relayed. Consumers are independent, so
-   * they run side by side: an event waits for the slowest, not for the sum. Throws when a
-   * consumer fails (after all have finished, so each got its chance).
+   * Hands one event (read by its id, or as just recorded) to every consumer, then marks it
+   * relayed. Consumers are independent, so they run side by side: an event waits for the
+   * slowest, not for the sum. Throws when a consumer fails (after all have finished, so each
+   * got its chance).
    */
-  async function relayEvent(s: Services, eventId: string): Promise<void> {
-    const event = await Event.findById(eventId);
+  async function relayEvent(s: Services, eventOrId: string | EventRecord): Promise<void> {
+    const event = typeof eventOrId === 'string' ? await Event.findById(eventOrId) : eventOrId;
     if (!event || event.relayed_at) return;
     const failed = (await Promise.allSettled(consumers.map((consumer) => consumer.consume(s, event)))).find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
@@ -87,9 +88,9 @@ export function createRelay(consumers: readonly EventConsumer[], catchUp: readon
 
   /** Makes this process relay every event it records at once, in the background. */
   function relayOnRecord(s: Services): void {
-    setEventRecordedListener((eventId) => {
-      relayEvent(s, eventId).catch((err: unknown) =>
-        s.logger.warn({ err: (err as Error).message, eventId }, 'immediate relay failed; the relay loop will retry'),
+    setEventRecordedListener((event) => {
+      relayEvent(s, event).catch((err: unknown) =>
+        s.logger.warn({ err: (err as Error).message, eventId: event.id }, 'immediate relay failed; the relay loop will retry'),
       );
     });
   }

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { Principal } from '../../platform/security/principal';
 import { AppError, notFound } from '../../platform/errors';
+import { groupCommit } from '../../platform/group-commit';
 import { orgFilter } from '../../models/base';
 import { INTEGRATION_TYPES, Integration, type IntegrationType } from '../../models/integration';
 import type { Connector } from './connector';
@@ -25,3 +26,14 @@ export async function connectedIntegration(p: Principal, type: IntegrationType) 
   if (!integration) throw notFound(`Connected ${type} integration`);
   return integration;
 }
+
+/**
+ * An organization's live integrations (id, type, settings), for the relay's consumers: the
+ * consumers of one event, and the events relayed while a read of the organization is under
+ * way, share one read.
+ */
+export const liveIntegrations = groupCommit((organizationId: string) =>
+  Integration.find({ ...orgFilter(organizationId), status: LIVE }, { _id: 1, type: 1, config: 1 })
+    .lean()
+    .exec(),
+);

@@ -4,16 +4,15 @@
  * `integration-notify-<eventId>-<integrationId>` workflow per chat integration whose
  * `notify_on` asks for the event, so a replayed relay starts nothing twice.
  */
-import { trusted } from 'mongoose';
 import { z } from 'zod';
 import type { Services } from '../../platform/services';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { startWorkflow } from '../../platform/temporal/client';
 import { integrationNotification } from '../../workflows/integration-notification.shared';
 import type { EventType } from '../../models/event';
-import { Integration } from '../../models/integration';
 import type { Notification, NotifyEvent } from './connector';
-import { CONNECTORS, LIVE } from './index';
+import { CONNECTORS } from './index';
+import { liveIntegrations } from './find-integration';
 
 /** Event type → `notify_on` name (underscore names, as the interface document spells them). */
 export const NOTIFY_EVENT_OF: Partial<Record<EventType, NotifyEvent>> = {
@@ -80,11 +79,10 @@ export const integrationNotificationConsumer: EventConsumer = {
   async consume(s: Services, event) {
     const name = NOTIFY_EVENT_OF[event.type];
     if (!name) return;
-    const targets = await Integration.find(
-      { organization_id: event.organization_id, type: trusted({ $in: CHAT_TYPES }), status: LIVE, 'config.notify_on': name },
-      { _id: 1 },
-    ).lean();
     const organizationId = event.organization_id.toHexString();
+    const targets = (await liveIntegrations(organizationId)).filter(
+      (i) => CHAT_TYPES.includes(i.type) && wantsNotification(i.config, name),
+    );
     for (const { _id } of targets) {
       const integrationId = _id.toHexString();
       await startWorkflow(s, integrationNotification, {

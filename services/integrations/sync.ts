@@ -10,10 +10,10 @@ import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';
 import { startWorkflow } from '../../platform/temporal/client';
 import { integrationSync } from '../../workflows/integration-sync.shared';
-import { LIVE, connectorFor } from './index';
+import { connectorFor } from './index';
 import type { Connector, ContractRecord } from './connector';
-import { connectedIntegration } from './find-integration';
-import { Integration, type IntegrationDoc, type IntegrationType } from '../../models/integration';
+import { connectedIntegration, liveIntegrations } from './find-integration';
+import { type IntegrationDoc, type IntegrationType } from '../../models/integration';
 import type { ContractDoc } from '../../models/contract';
 
 /** The connector of a type when it syncs contracts (CRM or storage), else undefined. */
@@ -87,9 +87,8 @@ export const integrationSyncConsumer: EventConsumer = {
   async consume(s, event) {
     const contractId = changedContract(event);
     if (!contractId) return;
-    const integrations = await Integration.find({ organization_id: event.organization_id, status: LIVE }, { _id: 1, type: 1 }).lean();
     const organizationId = event.organization_id.toHexString();
-    for (const i of integrations) {
+    for (const i of await liveIntegrations(organizationId)) {
       if (!syncConnector(i.type)) continue;
       const integrationId = i._id.toHexString();
       await startWorkflow(s, integrationSync, {

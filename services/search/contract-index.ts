@@ -6,9 +6,10 @@
  */
 import type { Services } from '../../platform/services';
 import { chunkPages } from '../documents/chunking';
-import { chunkRecords, deleteSource, embedChunks, indexChunks, refreshCollections } from './vector-store';
+import { chunkRecords, deleteSource, deleteSources, embedChunks, indexChunks, refreshCollections } from './vector-store';
 import { Contract, type ContractDoc } from '../../models/contract';
 import { startWorkflow } from '../../platform/temporal/client';
+import { groupCommit } from '../../platform/group-commit';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { contractChangedSignal, contractIndex } from '../../workflows/contract-index.shared';
 
@@ -18,13 +19,42 @@ const EMBED_BATCH = 100;
 export const contractText = (c: Pick<ContractDoc, 'title' | 'type' | 'counterparty' | 'status' | 'content'>) =>
   `${c.title}\nType: ${c.type}. Counterparty: ${c.counterparty}. Status: ${c.status}.\n\n${c.content ?? ''}`.trim();
 
-/** (Re)indexes one contract; a contract that no longer exists is removed. Returns its chunk count. */
-export async function indexContract(s: Services, organizationId: string, contractId: string): Promise<number> {
-  const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
-  if (!contract) {
-    await removeContract(s, organizationId, contractId);
-    return 0;
+/**
+ * (Re)indexes contracts of one organization, one after another; a contract that no longer
+ * exists is removed. What the new versions leave behind is removed, and the index refreshed,
+ * once for the batch (up to 50 contracts in a burst), not per contract. Returns their chunk count.
+ */
+export async function indexContracts(
+  s: Services,
+  organizationId: string,
+  contractIds: readonly string[],
+  onIndexed: (contractId: string) => void,
+): Promise<number> {
+  /** Per contract, its chunk count now (0 when gone: every chunk goes). */
+  const written = new Map<string, number>();
+  for (const id of contractIds) {
+    written.set(id, await writeContractChunks(s, organizationId, id));
+    onIndexed(id);
   }
+  // Deleted while this ran: its removal may have come before these writes, so take them back.
+  for (const [id, chunks] of written) {
+    if (chunks > 0 && !(await Contract.exists({ _id: id, organization_id: organizationId }))) written.set(id, 0);
+  }
+  // A shorter new version leaves the old tail behind.
+  await deleteSources(
+    s,
+    organizationId,
+    [...written].map(([sourceId, fromChunk]) => ({ sourceId, fromChunk })),
+    { collections: ['contracts_kb'] },
+  );
+  await refreshCollections(s, ['contracts_kb']);
+  return [...written.values()].reduce((sum, n) => sum + n, 0);
+}
+
+/** Writes a contract's chunks as it is now; 0 when it no longer exists. */
+async function writeContractChunks(s: Services, organizationId: string, contractId: string): Promise<number> {
+  const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
+  if (!contract) return 0;
   const chunks = chunkPages([{ page: 1, text: contractText(contract) }]);
   for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
     const batch = chunks.slice(i, i + EMBED_BATCH);
@@ -38,14 +68,6 @@ export async function indexContract(s: Services, organizationId: string, contrac
       chunkRecords({ organizationId, sourceType: 'contract', sourceId: contractId, title: contract.title }, batch, vectors),
     );
   }
-  // A shorter new version leaves the old tail behind: drop it.
-  await deleteSource(s, organizationId, contractId, { collections: ['contracts_kb'], fromChunk: chunks.length });
-  await refreshCollections(s, ['contracts_kb']);
-  // Deleted while this ran: its removal may have come before these writes, so take them back.
-  if (!(await Contract.exists({ _id: contractId, organization_id: organizationId }))) {
-    await removeContract(s, organizationId, contractId);
-    return 0;
-  }
   return chunks.length;
 }
 
@@ -57,26 +79,45 @@ export async function removeContract(s: Services, organizationId: string, contra
 /** Deletions are finished by services/contracts/contract-deletion.ts, which also removes the chunks. */
 const TEXT_EVENTS = new Set(['contract.created', 'contract.updated']);
 
-/**
- * Keeps `contracts_kb` current: each contract event signals (starting it if need be) its
- * organization's `index-contracts-<organizationId>` workflow, which re-reads each contract
- * and re-indexes it (or removes it when it is gone), so events handled out of order, or
- * twice, still end in the stored state.
- */
-export const contractIndexConsumer: EventConsumer = {
-  name: 'contract-index',
-  async consume(s, event) {
-    if (!TEXT_EVENTS.has(event.type)) return;
-    const organizationId = event.organization_id.toHexString();
-    await startWorkflow(s, contractIndex, {
+/** Sends one organization's changed contracts to its `index-contracts-<organizationId>` workflow (starting it if need be). */
+function signalChanged(s: Services) {
+  return (organizationId: string, contractIds: string[]) =>
+    startWorkflow(s, contractIndex, {
       workflowId: `index-contracts-${organizationId}`,
       args: [{ organizationId }],
-      signal: { signal: contractChangedSignal, args: [{ contractId: event.resource_id }] },
+      signal: { signal: contractChangedSignal, args: [{ contractIds: [...new Set(contractIds)] }] },
       organizationId,
       recordId: organizationId,
       // Lowest priority: in a burst of contract events, webhook deliveries go first
       // (bench/README.md, webhook latency).
       priorityKey: 5,
-    });
+    }).then(() => undefined);
+}
+
+/**
+ * Re-indexing is background work and nobody waits for it, so the events of an organization
+ * that arrive within this long, or while its previous signal is under way, share one signal
+ * (a few per second in a burst instead of one per event: bench/README.md, webhook burst). It
+ * delays only the event's relayed mark, not its deliveries.
+ */
+const SIGNAL_LINGER_MS = 200;
+
+/** Per process's services (a test may relay through services of its own). */
+const signallers = new WeakMap<Services, (organizationId: string, contractId: string) => Promise<void>>();
+
+/**
+ * Keeps `contracts_kb` current: each contract event signals (starting it if need be) its
+ * organization's `index-contracts-<organizationId>` workflow, which re-reads each contract
+ * and re-indexes it (or removes it when it is gone), so events handled out of order, or
+ * twice, still end in the stored state. An event is relayed once the signal that carried its
+ * contract went through; when that signal fails, the event stays unrelayed and is relayed again.
+ */
+export const contractIndexConsumer: EventConsumer = {
+  name: 'contract-index',
+  async consume(s, event) {
+    if (!TEXT_EVENTS.has(event.type)) return;
+    let signal = signallers.get(s);
+    if (!signal) signallers.set(s, (signal = groupCommit(signalChanged(s), { lingerMs: SIGNAL_LINGER_MS })));
+    await signal(event.organization_id.toHexString(), event.resource_id);
   },
 };

@@ -463,19 +463,33 @@ async function deleteMatching(store: VectorStore, indices: string[], query: esty
  * Removes a source's chunks from one collection (or all): every chunk, or only those
  * from `fromChunk` on (what is left of a longer earlier version after re-indexing).
  */
-export async function deleteSource(
+export function deleteSource(
   store: VectorStore,
   organizationId: string,
   sourceId: string,
   opts: { collections?: readonly Collection[]; fromChunk?: number } = {},
 ): Promise<number> {
+  return deleteSources(store, organizationId, [{ sourceId, fromChunk: opts.fromChunk }], opts);
+}
+
+/** deleteSource for several sources of an organization in one pass (one refresh and search, not one each). */
+export async function deleteSources(
+  store: VectorStore,
+  organizationId: string,
+  sources: ReadonlyArray<{ sourceId: string; fromChunk?: number }>,
+  opts: { collections?: readonly Collection[] } = {},
+): Promise<number> {
+  if (!sources.length) return 0;
   await ensureCollections(store);
-  const filter: estypes.QueryDslQueryContainer[] = [{ term: { organization_id: organizationId } }, { term: { source_id: sourceId } }];
-  if (opts.fromChunk !== undefined) filter.push({ range: { chunk_index: { gte: opts.fromChunk } } });
+  const ofSource = sources.map(({ sourceId, fromChunk }) => ({
+    bool: {
+      filter: [{ term: { source_id: sourceId } }, ...(fromChunk !== undefined ? [{ range: { chunk_index: { gte: fromChunk } } }] : [])],
+    },
+  }));
   return deleteMatching(
     store,
     (opts.collections ?? COLLECTIONS).map((c) => indexName(store, c)),
-    { bool: { filter } },
+    { bool: { filter: [{ term: { organization_id: organizationId } }, { bool: { should: ofSource, minimum_should_match: 1 } }] } },
   );
 }
 

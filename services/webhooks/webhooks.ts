@@ -23,6 +23,7 @@ import { WebhookDelivery } from '../../models/webhook-delivery';
 import { WebhookSubscription } from '../../models/webhook-subscription';
 import { deliveriesAssignedSignal, webhookBatch } from '../../workflows/webhook-delivery.shared';
 import { isDuplicateKey } from '../../platform/mongo';
+import { groupCommit } from '../../platform/group-commit';
 
 /** The delivered body: the interface document's payload, serialized once and signed as is. */
 export function webhookBody(event: Pick<EventRecord, 'type' | 'occurred_at' | 'data' | 'organization_id'>): string {
@@ -183,13 +184,19 @@ function forget(org: OrganizationBatches): void {
   if (!org.open && !org.starting) batching.delete(org.key);
 }
 
+/**
+ * An organization's active subscriptions: the events relayed while a read of their
+ * organization is under way share the next read (made after they were recorded, so a
+ * subscription made before an event is always seen by it).
+ */
+const activeSubscriptions = groupCommit((organizationId: string) =>
+  WebhookSubscription.find({ organization_id: organizationId, active: true }, { _id: 1, events: 1 }).lean().exec(),
+);
+
 export const webhookConsumer: EventConsumer = {
   name: 'webhooks',
   async consume(s, event) {
-    const subscriptions = await WebhookSubscription.find(
-      { organization_id: event.organization_id, active: true, events: event.type },
-      { _id: 1 },
-    ).lean();
+    const subscriptions = (await activeSubscriptions(event.organization_id.toHexString())).filter((sub) => sub.events.includes(event.type));
     if (!subscriptions.length) return;
     const { org, batch } = join(s, event);
     let deliveries: Array<InstanceType<typeof WebhookDelivery>> = [];
