@@ -4,6 +4,7 @@
  * and written under deterministic ids. The sync workflow calls these for every contract;
  * contract events (through the relay) for one.
  */
+import { trusted } from 'mongoose';
 import type { Services } from '../../platform/services';
 import { chunkPages } from '../documents/chunking';
 import { chunkRecords, deleteSource, deleteSources, embedChunks, indexChunks, refreshCollections } from './vector-store';
@@ -37,8 +38,11 @@ export async function indexContracts(
     onIndexed(id);
   }
   // Deleted while this ran: its removal may have come before these writes, so take them back.
-  for (const [id, chunks] of written) {
-    if (chunks > 0 && !(await Contract.exists({ _id: id, organization_id: organizationId }))) written.set(id, 0);
+  const indexed = [...written].filter(([, chunks]) => chunks > 0).map(([id]) => id);
+  if (indexed.length) {
+    const remaining = await Contract.find({ _id: trusted({ $in: indexed }), organization_id: organizationId }, { _id: 1 }).lean();
+    const exists = new Set(remaining.map((c) => c._id.toHexString()));
+    for (const id of indexed) if (!exists.has(id)) written.set(id, 0);
   }
   // A shorter new version leaves the old tail behind.
   await deleteSources(
