@@ -16,7 +16,7 @@ import {
 } from '@asteasolutions/zod-to-openapi';
 import { idSchema } from '../../platform/input';
 import { MAX_PAGE_SIZE } from '../../platform/lists/pagination';
-import { ERROR_CODES } from '../../platform/errors';
+import { errorCatalog } from '../../platform/errors';
 import { ERROR_CODE_HEADER } from './errors';
 
 extendZodWithOpenApi(z);
@@ -90,13 +90,14 @@ const RATE_LIMIT_HEADERS = {
 const RETRY_ONLY = { 'Retry-After': RATE_LIMIT_HEADERS['Retry-After'] };
 
 /** Every error names its kind in a stable code (platform/errors.ts), for clients to branch on instead of the prose. */
-const ERROR_CODE_HEADERS = {
+const errorCodeHeaders = () => ({
   [ERROR_CODE_HEADER]: {
     description: 'A stable code for the kind of error; `detail` is for people',
     required: true,
-    schema: { type: 'string' as const, enum: Object.keys(ERROR_CODES) },
+    // Read when the document is built: by then every feature has defined its codes.
+    schema: { type: 'string' as const, enum: [...errorCatalog().keys()] },
   },
-};
+});
 
 /**
  * The one place an error response is described: every 4xx and 5xx answers the Error body
@@ -107,7 +108,7 @@ export function errorResponse(
   description: string,
   headers: ResponseConfig['headers'] = status === 429 ? RATE_LIMIT_HEADERS : undefined,
 ): ResponseConfig {
-  return { description, content: { 'application/json': { schema: errorSchema } }, headers: { ...ERROR_CODE_HEADERS, ...headers } };
+  return { description, content: { 'application/json': { schema: errorSchema } }, headers: { ...errorCodeHeaders(), ...headers } };
 }
 
 /** The signer's HTML page (api/routes/signing-page.ts): rate-limited, refusals answered as a page, 5xx as JSON. */
