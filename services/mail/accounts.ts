@@ -5,7 +5,7 @@ import { Organization } from '../../models/organization';
 import type { InviteDoc } from '../../models/invite';
 import type { UserDoc } from '../../models/user';
 import { queueMail } from './queue';
-import { invitationMail, passwordResetMail } from './messages';
+import { emailVerificationMail, invitationMail, passwordResetMail } from './messages';
 
 export async function mailInvitation(s: Services, invite: InviteDoc, token: string, inviterName: string): Promise<void> {
   const org = await Organization.findById(invite.organization_id, { name: 1 }).lean();
@@ -22,6 +22,18 @@ export async function mailInvitation(s: Services, invite: InviteDoc, token: stri
       token,
       expiresAt: invite.expires_at,
     }),
+  });
+}
+
+/** Each verification link is a message of its own (a resend is a new token). */
+export async function mailEmailVerification(s: Services, user: UserDoc, token: string, expiresAt: Date): Promise<void> {
+  await queueMail(s, {
+    organizationId: user.organization_id,
+    kind: 'email_verification',
+    to: user.email,
+    dedupeKey: `email-verification:${user.id}:${new Types.ObjectId().toHexString()}`,
+    ref: { user_id: user.id },
+    message: emailVerificationMail(s.config.publicBaseUrl, { email: user.email, token, expiresAt }),
   });
 }
 
