@@ -17,6 +17,8 @@ export interface OutageStack {
   /** The API's /api/v1 base URL and an owner's access token. */
   base: string;
   token: string;
+  /** The owner's address (its verification message goes to this stack's SMTP server too). */
+  email: string;
   worker: ReturnType<typeof startWorkerProcess>;
   stopTemporal(): Promise<void>;
   /** Starts Temporal again on the same port and data. */
@@ -59,6 +61,7 @@ export async function startOutageStack(
   return {
     base,
     token: register.body.access_token,
+    email,
     worker,
     async stopTemporal() {
       if (opts.sharedTemporal) throw new Error('this stack uses the shared Temporal');

@@ -15,7 +15,7 @@ interface Activity {
 
 describe('hardening', () => {
   it('sends Cache-Control: no-store with every answer that carries a token', async () => {
-    const answers: Array<[string, ApiResponse]> = [];
+    const answers: Array<[string, Pick<ApiResponse, 'status' | 'headers' | 'text'>]> = [];
     const ip = uniqueIp();
     const email = uniqueAddress('cache');
     const registered = await api<LoginBody>('POST', '/auth/register', {

@@ -341,7 +341,8 @@ describe('mail', function () {
       expect(failed.attempts).to.equal(1); // a 5xx is not retried
       expect(failed.last_error).to.match(/^550 .*User unknown/);
       for (const email of accepted) await waitForListed(token, email, 'sent', base);
-      expect([...received].sort()).to.deep.equal([...accepted].sort());
+      // Besides the owner's own verification message, sent at registration.
+      expect(received.filter((address) => address !== stack.email).sort()).to.deep.equal([...accepted].sort());
 
       const feed = await api<{ activities: Array<{ type: string; resource_id: string; summary: string }> }>(
         'GET',
