@@ -25,26 +25,22 @@ export async function mailInvitation(s: Services, invite: InviteDoc, token: stri
   });
 }
 
-/** Each verification link is a message of its own (a resend is a new token). */
-export async function mailEmailVerification(s: Services, user: UserDoc, token: string, expiresAt: Date): Promise<void> {
-  await queueMail(s, {
-    organizationId: user.organization_id,
-    kind: 'email_verification',
-    to: user.email,
-    dedupeKey: `email-verification:${user.id}:${new Types.ObjectId().toHexString()}`,
-    ref: { user_id: user.id },
-    message: emailVerificationMail(s.config.publicBaseUrl, { email: user.email, token, expiresAt }),
-  });
+/**
+ * A link to the user's own address with a token of its own: each request mails a new one
+ * (a new key each time), and the renderer builds the message from the same values.
+ */
+function mailOwnLink(kind: 'email_verification' | 'password_reset', render: typeof passwordResetMail) {
+  return async (s: Services, user: UserDoc, token: string, expiresAt: Date): Promise<void> => {
+    await queueMail(s, {
+      organizationId: user.organization_id,
+      kind,
+      to: user.email,
+      dedupeKey: `${kind.replace('_', '-')}:${user.id}:${new Types.ObjectId().toHexString()}`,
+      ref: { user_id: user.id },
+      message: render(s.config.publicBaseUrl, { email: user.email, token, expiresAt }),
+    });
+  };
 }
 
-/** Each reset request mails its own token (a new key each time). */
-export async function mailPasswordReset(s: Services, user: UserDoc, token: string, expiresAt: Date): Promise<void> {
-  await queueMail(s, {
-    organizationId: user.organization_id,
-    kind: 'password_reset',
-    to: user.email,
-    dedupeKey: `password-reset:${user.id}:${new Types.ObjectId().toHexString()}`,
-    ref: { user_id: user.id },
-    message: passwordResetMail(s.config.publicBaseUrl, { email: user.email, token, expiresAt }),
-  });
-}
+export const mailEmailVerification = mailOwnLink('email_verification', emailVerificationMail);
+export const mailPasswordReset = mailOwnLink('password_reset', passwordResetMail);

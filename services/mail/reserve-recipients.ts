@@ -9,6 +9,7 @@ import { trusted } from 'mongoose';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Services } from '../../platform/services';
 import { redisKey } from '../../platform/redis';
+import { retryAfter } from '../../platform/errors';
 import { User } from '../../models/user';
 import { mailErrors } from './errors';
 
@@ -48,7 +49,7 @@ export async function reserveRecipients(s: Services, organizationId: string, add
     const limit = s.config.MAIL_RECIPIENTS_PER_ORG_PER_DAY;
     throw mailErrors.mail_quota_exceeded(
       `This organization may mail at most ${limit} addresses in 24 hours, and ${addresses.length} more would pass that; try again later`,
-      { 'Retry-After': String(Math.max(1, Math.ceil(err.msBeforeNext / 1000))) },
+      retryAfter(err.msBeforeNext),
     );
   }
 }

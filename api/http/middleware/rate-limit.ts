@@ -32,7 +32,7 @@ import { sha256Hex } from '../../../platform/security/crypto';
 import { redisKey } from '../../../platform/redis';
 import { isApiKey, verifyToken } from '../../../services/identity/tokens';
 import { ApiKey } from '../../../models/api-key';
-import { AppError } from '../../../platform/errors';
+import { AppError, retryAfter } from '../../../platform/errors';
 import { identityErrors } from '../../../services/identity/errors';
 import { bearerOf } from './auth';
 
@@ -74,8 +74,7 @@ function counter(s: Services, name: string, window: Window) {
 }
 type Counter = ReturnType<typeof counter>;
 
-const tooMany = (msBeforeNext: number, detail: string) =>
-  new AppError(429, detail, { 'Retry-After': String(Math.max(1, Math.ceil(msBeforeNext / 1000))) });
+const tooMany = (msBeforeNext: number, detail: string) => new AppError(429, detail, retryAfter(msBeforeNext));
 
 function setHeaders(res: Response, points: number, r: RateLimiterRes) {
   res.setHeader('X-RateLimit-Limit', String(points));
@@ -121,7 +120,7 @@ function requestLimit(
         setHeaders(res, organization.points, err);
         throw identityErrors.organization_rate_limited(
           `This organization's users and API keys together made ${organization.points} requests this minute, the most allowed; try again later`,
-          { 'Retry-After': String(Math.max(1, Math.ceil(err.msBeforeNext / 1000))) },
+          retryAfter(err.msBeforeNext),
         );
       }
     }
