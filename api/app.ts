@@ -60,6 +60,12 @@ export function createApp(s: Services): express.Express {
   app.use(checkQuery);
 
   app.use(healthRouter(s));
+  // API answers carry tokens (sessions, API keys, signing links, invitations) and tenant data:
+  // no browser or proxy may keep a copy. A route may still say otherwise (chat's event stream).
+  app.use('/api/v1', (_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
   app.use('/api/v1', apiRouter(s));
   // The signer's page, the link in signing mail (outside the versioned API).
   app.use(signingPageRouter(s));

@@ -23,6 +23,7 @@ import path from 'node:path';
 import { trusted } from 'mongoose';
 import { Contract } from '../models/contract';
 import { Document } from '../models/document';
+import { User as UserRecord } from '../models/user';
 import { makePdf } from '../test/support/documents';
 import { fromIp, uniqueIp } from '../test/support/auth';
 import { repoRoot, startApiProcess, startWorkerProcess } from '../test/support/processes';
@@ -175,6 +176,8 @@ async function setUp(): Promise<{ users: User[]; orgs: Org[] }> {
       full_name: 'Load Owner',
       organization_name: tag,
     });
+    // Inviting needs a verified owner (the link itself is tested in test/component/identity/email-verification.test.ts).
+    await UserRecord.updateOne({ email: `load-${run}-o${o}@example.test` }, { $set: { email_verified_at: new Date() } });
     orgs.push({ id: registered.organizationId, tag, contracts: new Set(), documents: new Set() });
     const owner: User = { index: users.length, org: o, ip: ownerIp, token: registered.token };
     users.push(owner);

@@ -18,6 +18,7 @@ import { createLogger } from '../platform/logger';
 import { closeServices, createServices, type Services } from '../platform/services';
 import { createApp } from '../api/app';
 import { repoRoot } from '../test/support/processes';
+import { User } from '../models/user';
 
 /** Environment of one benchmark run: its own names, no logging, limits out of the way. */
 export function benchEnvironment(name: string): Record<string, string | undefined> {
@@ -33,6 +34,8 @@ export function benchEnvironment(name: string): Record<string, string | undefine
     TEMPORAL_TASK_QUEUE: `bench-${run}`,
     ELASTICSEARCH_INDEX_PREFIX: `bench_${run}_`,
     RATE_LIMIT_DEFAULT_PER_MINUTE: '100000000',
+    RATE_LIMIT_ORGANIZATION_PER_MINUTE: '100000000',
+    MAIL_RECIPIENTS_PER_ORG_PER_DAY: '100000000',
     REDIS_KEY_PREFIX: `clm-bench-${run}`,
     ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
     UPLOAD_DIR: `.stack/bench-uploads/${run}`,
@@ -139,6 +142,9 @@ export async function registerUser(apiUrl: string, label = 'bench'): Promise<Ben
   });
   if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
   const body = (await res.json()) as { access_token: string; user: { id: string; organization_id: string } };
+  // Benchmarks send signing requests and invitations, which need a verified owner; the link
+  // itself is tested in test/component/identity/email-verification.test.ts.
+  await User.updateOne({ _id: body.user.id }, { $set: { email_verified_at: new Date() } });
   return { token: body.access_token, userId: body.user.id, organizationId: body.user.organization_id };
 }
 

@@ -21,6 +21,10 @@ export const EVENT_TYPES = [
   'team.mfa_enabled',
   'team.mfa_recovery_code_used',
   'team.mfa_reset',
+  'team.mfa_required_changed',
+  'team.role_changed',
+  'team.api_key_created',
+  'team.api_key_revoked',
   'mail.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -4,6 +4,7 @@ import { defineList } from '../platform/lists/lists';
 
 export const MAIL_KINDS = [
   'password_reset',
+  'email_verification',
   'team_invite',
   'signature_request',
   'signature_reminder',

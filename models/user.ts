@@ -23,6 +23,11 @@ const schema = new Schema({
   mfa_last_step: { type: Number, default: null },
   password_reset_hash: { type: String, default: null, index: true },
   password_reset_expires_at: { type: Date, default: null },
+  /** When the address was shown to be theirs: a mailed link opened, or an invitation's token used. */
+  email_verified_at: { type: Date, default: null },
+  /** SHA-256 of the pending verification link's token, and when it stops working. */
+  email_verification_hash: { type: String, default: null, index: true },
+  email_verification_expires_at: { type: Date, default: null },
 });
 schema.plugin(basePlugin, {
   hidden: [
@@ -33,6 +38,8 @@ schema.plugin(basePlugin, {
     'mfa_last_step',
     'password_reset_hash',
     'password_reset_expires_at',
+    'email_verification_hash',
+    'email_verification_expires_at',
   ],
 });
 schema.index({ organization_id: 1, role: 1 });

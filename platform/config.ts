@@ -108,6 +108,8 @@ const schema = z
     MFA_TOKEN_TTL_SECONDS: positiveInt.default(300),
     INVITE_TTL_SECONDS: positiveInt.default(7 * 24 * 3600),
     PASSWORD_RESET_TTL_SECONDS: positiveInt.default(3600),
+    /** How long the link that verifies an owner's email address works. */
+    EMAIL_VERIFICATION_TTL_SECONDS: positiveInt.default(24 * 3600),
     /** 32 bytes, base64: the AES-256-GCM key for secrets at rest (TOTP, webhook and integration secrets). */
     ENCRYPTION_KEY: z
       .string()
@@ -123,6 +125,12 @@ const schema = z
     RATE_LIMIT_LOGIN_PER_MINUTE: positiveInt.default(5),
     RATE_LIMIT_REGISTER_PER_MINUTE: positiveInt.default(3),
     RATE_LIMIT_PASSWORD_RESET_PER_5_MINUTES: positiveInt.default(3),
+    /** Requests a minute of one organization's users and API keys together, on top of each one's own limit: more keys buy no throughput. */
+    RATE_LIMIT_ORGANIZATION_PER_MINUTE: positiveInt.default(120),
+    /** API keys one organization may hold. */
+    API_KEYS_PER_ORG: positiveInt.default(10),
+    /** Addresses outside the organization one organization may mail in 24 hours (signing requests, invitations). */
+    MAIL_RECIPIENTS_PER_ORG_PER_DAY: positiveInt.default(100),
     /** Lets webhooks and integrations reach loopback and private addresses: the local stack's receivers (npm start, tests, benchmarks); never in production. */
     ALLOW_PRIVATE_WEBHOOK_URLS: bool.default(false),
     WEBHOOK_TIMEOUT_MS: positiveInt.default(10000),

@@ -91,6 +91,9 @@ export class AppError extends Error {
   }
 }
 
+/** The `Retry-After` header of a refusal that lifts in `ms` (whole seconds, at least 1). */
+export const retryAfter = (ms: number) => ({ 'Retry-After': String(Math.max(1, Math.ceil(ms / 1000))) });
+
 export const badRequest = (detail: string, code: ErrorCode = 'invalid_request') => new AppError(400, detail, {}, code);
 export const unauthorized = (detail = 'Missing or invalid credentials') => new AppError(401, detail, { 'WWW-Authenticate': 'Bearer' });
 export const forbidden = (detail = 'Your role does not allow this action') => new AppError(403, detail);

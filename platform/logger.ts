@@ -19,9 +19,9 @@ const REDACTED = '[redacted]';
 
 /**
  * Path segments that are secrets: the token after `/sign/` (the JSON API and the human page),
- * `/invite/` and `/reset-password/` (the front end's links in mail, should one reach the API).
+ * `/invite/`, `/reset-password/` and `/verify-email/` (the front end's links in mail, should one reach the API).
  */
-const SECRET_SEGMENT = /(\/(?:sign|invite|reset-password)\/)[^/?#]+/gi;
+const SECRET_SEGMENT = /(\/(?:sign|invite|reset-password|verify-email)\/)[^/?#]+/gi;
 
 /** Query parameters whose values are secrets (links with tokens, invite and reset codes, keys). */
 const SECRET_PARAM = /token|secret|password|code|key|signature|otp/i;
@@ -54,9 +54,14 @@ function redactParams(params: unknown): unknown {
   return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, SECRET_PARAM.test(k) ? REDACTED : v]));
 }
 
-/** pino-http's `req` serializer, over the standard one's fresh copy: URL, query and route parameters redacted. */
-export function redactRequest<T extends { url?: string; query?: unknown; params?: unknown }>(req: T): T {
+/**
+ * pino-http's `req` serializer, over the standard one's fresh copy: URL, query and route
+ * parameters redacted, and the `Referer` like a URL (a page opened from a signing or reset
+ * link names that link in its next request).
+ */
+export function redactRequest<T extends { url?: string; query?: unknown; params?: unknown; headers?: Record<string, unknown> }>(req: T): T {
   if (req.url !== undefined) req.url = redactUrl(req.url);
+  if (req.headers && typeof req.headers.referer === 'string') req.headers = { ...req.headers, referer: redactUrl(req.headers.referer) };
   req.query = redactParams(req.query);
   req.params = redactParams(req.params);
   return req;

@@ -4,12 +4,16 @@
  * 2 s, 4 s … up to a minute (back to 1 s once a run has lasted 5 minutes), so a worker
  * killed by a bad file or an outage comes back without a crash loop. Each death is logged
  * with its exit code or signal and the last lines the worker wrote to stderr, where V8 says
- * when the heap ran out. SIGTERM and SIGINT stop the worker (it drains) and then this.
+ * when the heap ran out. A worker that is alive but stuck (its event loop blocked, so it
+ * polls no more) sends no heartbeat over IPC (workers/heartbeat.ts); after
+ * `heartbeatTimeoutMs` without one it is killed and restarted the same way. SIGTERM and
+ * SIGINT stop the worker (it drains) and then this.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { getConfig } from '../platform/config';
 import { createLogger, type Logger } from '../platform/logger';
+import { HEARTBEAT_INTERVAL_MS, isHeartbeat } from './heartbeat';
 
 export interface SuperviseOptions {
   command: string;
@@ -20,6 +24,8 @@ export interface SuperviseOptions {
   maxDelayMs?: number;
   /** A run that lasted this long was healthy: the next restart waits minDelayMs again. */
   stableAfterMs?: number;
+  /** A worker silent this long (no heartbeat since it started or since its last one) is killed and restarted. */
+  heartbeatTimeoutMs?: number;
 }
 
 const STDERR_LINES = 20;
@@ -32,6 +38,8 @@ export function supervise({
   minDelayMs = 1000,
   maxDelayMs = 60_000,
   stableAfterMs = 5 * 60_000,
+  // Twelve missed heartbeats: a loaded machine or a long start (bundling the workflows) is not a hang.
+  heartbeatTimeoutMs = 12 * HEARTBEAT_INTERVAL_MS,
 }: SuperviseOptions) {
   let child: ChildProcess | undefined;
   let stopping = false;
@@ -43,10 +51,27 @@ export function supervise({
   function start() {
     const startedAt = Date.now();
     const tail: string[] = [];
-    const proc = spawn(command, args, { env, stdio: ['ignore', 'inherit', 'pipe'] });
+    const proc = spawn(command, args, { env, stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
     child = proc;
     logger.info({ workerPid: proc.pid }, 'worker started');
-    proc.stderr.on('data', (b: Buffer) => {
+    let lastBeat = startedAt;
+    proc.on('message', (message) => {
+      if (isHeartbeat(message)) lastBeat = Date.now();
+    });
+    const watchdog = setInterval(
+      () => {
+        const silentMs = Date.now() - lastBeat;
+        if (silentMs < heartbeatTimeoutMs || stopping) return;
+        clearInterval(watchdog);
+        logger.error(
+          { workerPid: proc.pid, silentMs },
+          `worker sent no heartbeat for ${Math.round(silentMs / 1000)} s (stuck, polling no more); killing it`,
+        );
+        proc.kill('SIGKILL');
+      },
+      Math.min(1000, heartbeatTimeoutMs / 4),
+    );
+    proc.stderr?.on('data', (b: Buffer) => {
       process.stderr.write(b);
       tail.push(
         ...b
@@ -58,6 +83,7 @@ export function supervise({
     });
     proc.on('error', (err) => logger.error({ err }, 'worker could not be started'));
     proc.on('close', (code, signal) => {
+      clearInterval(watchdog);
       child = undefined;
       if (stopping) {
         logger.info({ code, signal }, 'worker stopped');

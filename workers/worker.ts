@@ -13,6 +13,7 @@ import { relayOnRecord, startRelayLoop } from '../services/wiring';
 import { ensureSchedules } from '../services/contracts/schedules';
 import { startEmbeddingMigration } from '../services/search/embedding-migration';
 import { upgradeCollections } from '../services/search/vector-store';
+import { startHeartbeat } from './heartbeat';
 
 export async function createWorker(s: Services, connection: NativeConnection, taskQueue = s.config.TEMPORAL_TASK_QUEUE) {
   return Worker.create({
@@ -30,6 +31,8 @@ async function main() {
   // with the file; collecting at 1.2 × live keeps it flat at no measured cost in throughput
   // (bench/README.md, ingestion).
   setFlagsFromString('--heap-growing-percent=20');
+  // From the start: a worker blocked while it starts is as stuck as one blocked later.
+  startHeartbeat();
   const config = getConfig();
   const logger = createLogger(config, 'worker');
   const services = await createServices(config, logger);

@@ -26,6 +26,14 @@ const signatureData = z.looseObject({ signature_id: idSchema, contract_id: idSch
 const signerData = signatureData.extend({ signer_name: z.string(), signer_email: z.email() });
 /** The member a team event is about (api/routes/auth.ts, team.ts). */
 const memberData = z.looseObject({ id: idSchema, email: z.email(), full_name: z.string() });
+/** An API key (never its secret): services/identity/create-api-key.ts. */
+const apiKeyData = z.looseObject({
+  id: idSchema,
+  name: z.string(),
+  prefix: z.string(),
+  role: z.enum(ROLES),
+  created_by: idSchema,
+});
 /** vendorEventData (models/vendor.ts). */
 const vendorData = z.looseObject({
   id: idSchema,
@@ -82,6 +90,13 @@ export const EVENT_DATA = {
   }),
   'team.mfa_recovery_code_used': memberData.extend({ recovery_codes_left: z.number().int() }),
   'team.mfa_reset': memberData,
+  'team.mfa_required_changed': z.looseObject({
+    id: idSchema.meta({ description: 'The organization' }),
+    mfa_required: z.boolean().meta({ description: 'The new setting' }),
+  }),
+  'team.role_changed': memberData.extend({ role: z.enum(ROLES), previous_role: z.enum(ROLES) }),
+  'team.api_key_created': apiKeyData,
+  'team.api_key_revoked': apiKeyData,
   'mail.failed': z.looseObject({
     id: idSchema.meta({ description: 'The message (GET /settings/mail)' }),
     kind: z.enum(MAIL_KINDS),

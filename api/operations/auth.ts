@@ -7,6 +7,7 @@ import { loginBody, mfaVerifyBody } from '../../services/identity/log-in';
 import { registerBody } from '../../services/identity/register-user';
 import { resetBody, resetRequestBody } from '../../services/identity/reset-password';
 import { logoutBody, refreshBody } from '../../services/identity/session';
+import { verifyEmailBody } from '../../services/identity/verify-email';
 import { operation, registry } from '../http/openapi';
 
 /** publicUser (models/user.ts). */
@@ -109,6 +110,30 @@ operation({
   summary: 'Set a new password with a reset code; ends every existing session',
   body: resetBody,
   responses: { 204: 'Password changed' },
+});
+operation({
+  path: '/auth/email/verify',
+  method: 'post',
+  tag,
+  public: true,
+  summary: 'Verify the email address with the token of the mailed link (/verify-email/<token>)',
+  description:
+    "Registering a new organization mails its owner a link that works once, for `EMAIL_VERIFICATION_TTL_SECONDS` (24 h by default). Until an owner's address is verified the organization sends no signing requests or invitations (403 `email_not_verified`). Joining by invitation verifies the address at once.",
+  body: verifyEmailBody,
+  responses: { 204: 'Verified', 400: 'Unknown, used or expired token (`email_verification_invalid`)' },
+});
+operation({
+  path: '/auth/email/verify/resend',
+  method: 'post',
+  tag,
+  summary: 'Mail the signed-in user a new verification link (the previous one stops working)',
+  description: 'Limited like password reset requests (3 per 5 minutes), per user.',
+  responses: {
+    202: { description: 'Sent', schema: z.object({ detail: z.string() }) },
+    400: 'Called with an API key',
+    409: 'The address is already verified (`email_already_verified`)',
+    429: 'Too many links asked for',
+  },
 });
 operation({
   path: '/auth/logout',

@@ -127,7 +127,9 @@ operation({
         "The request, with each signer's signing_url (shown only here, and in a replay under the same Idempotency-Key, which re-derives the links rather than storing them)",
       schema: createdSchema,
     },
+    403: 'No owner of the organization has verified their email address yet (`email_not_verified`), or the role does not allow it',
     409: 'Idempotency-Key reused with a different body, or still in flight',
+    429: "The signers would pass the organization's daily recipient quota, `MAIL_RECIPIENTS_PER_ORG_PER_DAY` (`mail_quota_exceeded`)",
     503: 'The workflow engine is unavailable; nothing was sent',
   },
 });

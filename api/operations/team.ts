@@ -45,7 +45,9 @@ operation({
       description: 'The invitation; the token is shown once',
       schema: inviteSchema.pick({ id: true, email: true, role: true, status: true, expires_at: true }).extend({ invite_token: z.string() }),
     },
+    403: 'No owner of the organization has verified their email address yet (`email_not_verified`), or the role does not allow it',
     409: 'Already a member',
+    429: "The invitation would pass the organization's daily recipient quota (`mail_quota_exceeded`)",
   },
 });
 operation({

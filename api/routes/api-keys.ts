@@ -2,17 +2,14 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { Services } from '../../platform/services';
-import { ROLES, roleAtLeast } from '../../platform/security/rbac';
-import { sha256Hex } from '../../platform/security/crypto';
-import { newApiKey } from '../../services/identity/tokens';
-import { inOrg, orgFilter } from '../../models/base';
-import { ApiKey, apiKeyView } from '../../models/api-key';
+import { ROLES } from '../../platform/security/rbac';
+import { apiKeyView } from '../../models/api-key';
+import { apiKeyBody, createApiKey } from '../../services/identity/create-api-key';
+import { listApiKeys } from '../../services/identity/list-api-keys';
+import { revokeApiKey } from '../../services/identity/revoke-api-key';
 import { authorize, principalOf } from '../http/middleware/auth';
-import { forbidden, notFound } from '../../platform/errors';
 import { operation, registry, timestamp } from '../http/openapi';
 import { idSchema } from '../../platform/input';
-
-const createBody = z.object({ name: z.string().trim().min(1).max(100), role: z.enum(ROLES).default('member') });
 
 /** apiKeyView (models/api-key.ts). */
 const apiKeySchema = registry.register(
@@ -34,8 +31,13 @@ operation({
   method: 'post',
   tag,
   summary: "Create an API key (at most the creator's role); the key is shown once",
-  body: createBody,
-  responses: { 201: { description: 'The key, with its secret this once', schema: apiKeySchema.extend({ key: z.string() }) } },
+  description:
+    'An organization holds at most `API_KEYS_PER_ORG` keys (10 by default); the next answers 409 `api_key_limit_reached`. Keys share the organization-wide request ceiling with its users, so more keys buy no throughput. Recorded as `team.api_key_created`.',
+  body: apiKeyBody,
+  responses: {
+    201: { description: 'The key, with its secret this once', schema: apiKeySchema.extend({ key: z.string() }) },
+    409: 'The organization holds the most keys allowed (`api_key_limit_reached`)',
+  },
 });
 operation({
   path: '/settings/api-keys',
@@ -44,36 +46,29 @@ operation({
   summary: 'List API keys (never the secrets)',
   responses: { 200: { description: 'Keys', schema: z.object({ api_keys: z.array(apiKeySchema), total: z.number().int() }) } },
 });
-operation({ path: '/settings/api-keys/{id}', method: 'delete', tag, summary: 'Revoke an API key at once', responses: { 204: 'Revoked' } });
+operation({
+  path: '/settings/api-keys/{id}',
+  method: 'delete',
+  tag,
+  summary: 'Revoke an API key at once (recorded as `team.api_key_revoked`)',
+  responses: { 204: 'Revoked' },
+});
 
-export function apiKeysRouter(_s: Services): Router {
+export function apiKeysRouter(s: Services): Router {
   const router = Router();
 
   router.post('/settings/api-keys', authorize('settings:manage'), async (req, res) => {
-    const p = principalOf(req);
-    const body = createBody.parse(req.body);
-    if (!roleAtLeast(p.role, body.role)) throw forbidden(`role: a key cannot have a higher role than yours (${p.role})`);
-    const key = newApiKey();
-    const doc = await ApiKey.create({
-      organization_id: p.organizationId,
-      name: body.name,
-      prefix: key.slice(0, 8),
-      key_hash: sha256Hex(key),
-      role: body.role,
-      created_by: p.userId,
-    });
+    const { doc, key } = await createApiKey(s, principalOf(req), apiKeyBody.parse(req.body));
     res.status(201).json({ ...apiKeyView(doc), key });
   });
 
   router.get('/settings/api-keys', authorize('settings:manage'), async (req, res) => {
-    const keys = await ApiKey.find(orgFilter(principalOf(req).organizationId)).sort({ created_at: -1 });
+    const keys = await listApiKeys(principalOf(req));
     res.json({ api_keys: keys.map(apiKeyView), total: keys.length });
   });
 
   router.delete('/settings/api-keys/:id', authorize('settings:manage'), async (req, res) => {
-    const filter = inOrg(principalOf(req).organizationId, req.params.id);
-    const deleted = filter && (await ApiKey.findOneAndDelete(filter));
-    if (!deleted) throw notFound('API key');
+    await revokeApiKey(principalOf(req), req.params.id);
     res.status(204).end();
   });
 

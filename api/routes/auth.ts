@@ -1,6 +1,6 @@
 /**
  * Accounts and sessions: register, login (with MFA), refresh with rotation, logout,
- * password reset, MFA self-enrollment with recovery codes (services/identity/).
+ * password reset, email verification, MFA self-enrollment with recovery codes (services/identity/).
  */
 import { Router, type Request } from 'express';
 import type { Services } from '../../platform/services';
@@ -11,6 +11,7 @@ import { logIn, loginBody, mfaVerifyBody, verifyMfaLogin } from '../../services/
 import { registerBody, registerUser } from '../../services/identity/register-user';
 import { requestPasswordReset, resetBody, resetPassword, resetRequestBody } from '../../services/identity/reset-password';
 import { endSession, logoutBody, refreshBody, refreshSession } from '../../services/identity/session';
+import { resendEmailVerification, verifyEmail, verifyEmailBody } from '../../services/identity/verify-email';
 import { authorize, bearerOf, principalOf } from '../http/middleware/auth';
 import { jsonBody } from '../http/middleware/body';
 import type { RateLimits } from '../http/middleware/rate-limit';
@@ -40,11 +41,15 @@ export function publicAuthRouter(s: Services, limits: RateLimits): Router {
     await resetPassword(resetBody.parse(req.body));
     res.status(204).end();
   });
+  router.post('/auth/email/verify', limits.default, json, async (req, res) => {
+    await verifyEmail(verifyEmailBody.parse(req.body));
+    res.status(204).end();
+  });
   return router;
 }
 
 /** Auth routes for a signed-in user (mounted after `authenticate`). */
-export function authRouter(s: Services): Router {
+export function authRouter(s: Services, limits: RateLimits): Router {
   const router = Router();
   const setUpMfa = mfaSetup(s);
 
@@ -62,6 +67,12 @@ export function authRouter(s: Services): Router {
     if (p.kind !== 'user') throw badRequest('API keys are revoked with DELETE /settings/api-keys/:id');
     await endSession(s, p.userId, bearerOf(req) ?? '', logoutBody.parse(req.body));
     res.status(204).end();
+  });
+
+  // Each one mails the address: limited like reset requests, per user.
+  router.post('/auth/email/verify/resend', limits.verificationResend, async (req, res) => {
+    await resendEmailVerification(s, principalOf(req));
+    res.status(202).json({ detail: 'A new verification link has been sent to your address' });
   });
 
   router.post('/auth/mfa/setup', authorize('profile:manage'), async (req, res) => {

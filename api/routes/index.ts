@@ -32,7 +32,7 @@ export function apiRouter(s: Services): Router {
   router.use('/signatures', signaturesPublicRouter(s));
   router.use(openApiRouter(s));
   router.use(authenticate(s));
-  router.use(authRouter(s));
+  router.use(authRouter(s, limits));
   router.use(teamRouter(s));
   router.use('/webhooks', webhooksRouter(s));
   router.use('/analytics', analyticsRouter(s));

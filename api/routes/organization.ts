@@ -2,22 +2,11 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { Services } from '../../platform/services';
-import { Organization } from '../../models/organization';
+import { getOrganization } from '../../services/identity/get-organization';
+import { organizationBody, updateOrganization } from '../../services/identity/update-organization';
 import { authorize, principalOf } from '../http/middleware/auth';
-import { notFound } from '../../platform/errors';
 import { operation, registry, timestamp } from '../http/openapi';
 import { idSchema } from '../../platform/input';
-
-const updateBody = z.object({
-  name: z.string().trim().min(1).max(200).optional(),
-  mfa_required: z.boolean().optional(),
-  renewal_reminder_days: z
-    .array(z.number().int().min(1).max(365), 'must be a list of days')
-    .min(1)
-    .max(10)
-    .transform((d) => [...new Set(d)].sort((a, b) => b - a))
-    .optional(),
-});
 
 const organizationSchema = registry.register(
   'Organization',
@@ -41,7 +30,8 @@ operation({
   method: 'put',
   tag,
   summary: 'Rename the organization, require MFA for every member, or set the renewal reminder days',
-  body: updateBody,
+  description: 'Changing `mfa_required` is recorded as `team.mfa_required_changed` (activity feed and webhooks).',
+  body: organizationBody,
   responses: { 200: one },
 });
 
@@ -49,16 +39,11 @@ export function organizationRouter(_s: Services): Router {
   const router = Router();
 
   router.get('/settings/organization', authorize('team:read'), async (req, res) => {
-    const org = await Organization.findById(principalOf(req).organizationId);
-    if (!org) throw notFound('Organization');
-    res.json(org.toJSON());
+    res.json((await getOrganization(principalOf(req))).toJSON());
   });
 
   router.put('/settings/organization', authorize('settings:manage'), async (req, res) => {
-    const body = updateBody.parse(req.body);
-    const org = await Organization.findByIdAndUpdate(principalOf(req).organizationId, { $set: body }, { returnDocument: 'after' });
-    if (!org) throw notFound('Organization');
-    res.json(org.toJSON());
+    res.json((await updateOrganization(principalOf(req), organizationBody.parse(req.body))).toJSON());
   });
 
   return router;

@@ -81,7 +81,7 @@ export function signingPageRouter(s: Services): Router {
           status,
           signPage({
             token: t,
-            csrf: signingFormToken(s.config, issueBrowserId(req, res, '/sign'), t),
+            csrf: signingFormToken(s.config, issueBrowserId(s.config, req, res, '/sign'), t),
             request: requestSummary(shown.sig),
             signerName: shown.signer.name,
             document: shown.sig.document,

@@ -28,12 +28,18 @@ export function browserIdOf(req: Request): string | null {
 export const csrfToken = (config: Pick<Config, 'ENCRYPTION_KEY'>, id: string, scope: string): string =>
   createHmac('sha256', Buffer.from(config.ENCRYPTION_KEY, 'base64')).update(`csrf:${id}:${scope}`).digest('base64url');
 
-/** The browser's id, setting its cookie under `path` when the browser has none. */
-export function issueBrowserId(req: Request, res: Response, path: string): string {
+/**
+ * The browser's id, setting its cookie under `path` when the browser has none. The cookie is
+ * `Secure` when the request came over TLS (as a trusted proxy's X-Forwarded-Proto says), and
+ * always when PUBLIC_BASE_URL is https: browsers then reach the page over TLS, even through a
+ * proxy the service was not told to trust.
+ */
+export function issueBrowserId(config: Pick<Config, 'PUBLIC_BASE_URL'>, req: Request, res: Response, path: string): string {
   let id = browserIdOf(req);
   if (!id) {
     id = randomBytes(24).toString('base64url');
-    res.cookie(COOKIE, id, { httpOnly: true, sameSite: 'strict', secure: req.secure, path, maxAge: 24 * 3600 * 1000 });
+    const secure = req.secure || config.PUBLIC_BASE_URL.startsWith('https:');
+    res.cookie(COOKIE, id, { httpOnly: true, sameSite: 'strict', secure, path, maxAge: 24 * 3600 * 1000 });
   }
   return id;
 }

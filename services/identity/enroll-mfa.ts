@@ -7,7 +7,7 @@ import { verifyPassword } from '../../platform/security/passwords';
 import { checkTotp, newTotpSecret, otpauthUrl } from '../../platform/security/totp';
 import { recordEvent, type Actor } from '../../platform/outbox/record-event';
 import { redisKey } from '../../platform/redis';
-import { AppError, badRequest, forbidden } from '../../platform/errors';
+import { AppError, badRequest, forbidden, retryAfter } from '../../platform/errors';
 import type { EventType } from '../../models/event';
 import { User, type UserDoc } from '../../models/user';
 import { issueRecoveryCodes, spendRecoveryCode } from './mfa';
@@ -110,7 +110,7 @@ export function mfaSetup(s: Services) {
     const spent = await proofFailures.get(key);
     if (spent && spent.consumedPoints >= PROOF_FAILURES.points) {
       throw new AppError(429, 'Too many wrong codes or passwords; try again later', {
-        'Retry-After': String(Math.max(1, Math.ceil(spent.msBeforeNext / 1000))),
+        ...retryAfter(spent.msBeforeNext),
       });
     }
     if (!proof?.code && !proof?.password) throw forbidden('MFA is enrolled: send a current code or your password to replace it');

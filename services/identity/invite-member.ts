@@ -9,6 +9,7 @@ import { orgFilter } from '../../models/base';
 import { Invite, type InviteDoc } from '../../models/invite';
 import { User } from '../../models/user';
 import { mailInvitation } from '../mail/accounts';
+import { reserveRecipients } from '../mail/reserve-recipients';
 import { assertMayTouchOwner } from './owner-rules';
 import { opaqueToken } from './tokens';
 
@@ -28,6 +29,7 @@ export async function inviteMember(
 ): Promise<{ invite: InviteDoc; token: string }> {
   assertMayTouchOwner(p, body.role);
   if (await User.exists({ email: body.email })) throw conflict('email: already a member');
+  await reserveRecipients(s, p.organizationId, [body.email]);
   await Invite.updateMany({ ...orgFilter(p.organizationId), email: body.email, status: 'pending' }, { $set: { status: 'replaced' } });
   const token = opaqueToken();
   const invite = await Invite.create({

@@ -12,6 +12,7 @@ import { Organization } from '../../models/organization';
 import { User, type UserDoc } from '../../models/user';
 import { emailAddress, newPassword } from './credentials';
 import { signIn } from './log-in';
+import { sendEmailVerification } from './verify-email';
 
 export const registerBody = z.object({
   email: emailAddress,
@@ -49,6 +50,8 @@ export async function registerUser(s: Services, body: z.infer<typeof registerBod
       role: invite?.role ?? 'owner',
       is_approved: true,
       joined_at: new Date(),
+      // The invitation's token reached this address by mail.
+      email_verified_at: invite ? new Date() : null,
     });
   } catch (err) {
     if (isDuplicateKey(err)) throw conflict('email: already registered');
@@ -64,6 +67,9 @@ export async function registerUser(s: Services, body: z.infer<typeof registerBod
       resource: { type: 'user', id: user.id },
       summary: `${user.full_name} joined the team as ${user.role}`,
     });
+  } else {
+    // A new organization mails nobody else until its owner opens this link.
+    await sendEmailVerification(s, user);
   }
   // The organization's MFA rule holds from the first sign-in, not only from the next login.
   return signIn(s, user);

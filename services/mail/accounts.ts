@@ -5,7 +5,7 @@ import { Organization } from '../../models/organization';
 import type { InviteDoc } from '../../models/invite';
 import type { UserDoc } from '../../models/user';
 import { queueMail } from './queue';
-import { invitationMail, passwordResetMail } from './messages';
+import { emailVerificationMail, invitationMail, passwordResetMail } from './messages';
 
 export async function mailInvitation(s: Services, invite: InviteDoc, token: string, inviterName: string): Promise<void> {
   const org = await Organization.findById(invite.organization_id, { name: 1 }).lean();
@@ -25,14 +25,22 @@ export async function mailInvitation(s: Services, invite: InviteDoc, token: stri
   });
 }
 
-/** Each reset request mails its own token (a new key each time). */
-export async function mailPasswordReset(s: Services, user: UserDoc, token: string, expiresAt: Date): Promise<void> {
-  await queueMail(s, {
-    organizationId: user.organization_id,
-    kind: 'password_reset',
-    to: user.email,
-    dedupeKey: `password-reset:${user.id}:${new Types.ObjectId().toHexString()}`,
-    ref: { user_id: user.id },
-    message: passwordResetMail(s.config.publicBaseUrl, { email: user.email, token, expiresAt }),
-  });
+/**
+ * A link to the user's own address with a token of its own: each request mails a new one
+ * (a new key each time), and the renderer builds the message from the same values.
+ */
+function mailOwnLink(kind: 'email_verification' | 'password_reset', render: typeof passwordResetMail) {
+  return async (s: Services, user: UserDoc, token: string, expiresAt: Date): Promise<void> => {
+    await queueMail(s, {
+      organizationId: user.organization_id,
+      kind,
+      to: user.email,
+      dedupeKey: `${kind.replace('_', '-')}:${user.id}:${new Types.ObjectId().toHexString()}`,
+      ref: { user_id: user.id },
+      message: render(s.config.publicBaseUrl, { email: user.email, token, expiresAt }),
+    });
+  };
 }
+
+export const mailEmailVerification = mailOwnLink('email_verification', emailVerificationMail);
+export const mailPasswordReset = mailOwnLink('password_reset', passwordResetMail);

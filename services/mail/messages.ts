@@ -32,7 +32,12 @@ const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 const htmlText = (s: string) => escapeHtml(s).replace(/\r?\n/g, '<br>');
 
-/** Headers hold one line: user values in a subject lose their line breaks. */
+/**
+ * Headers hold one line. Subjects carry no text a user typed (names, titles, messages), only
+ * the service's own words: a subject is what a phisher would write the bait in, and a
+ * recipient reads it before anything else. (The renewal notice names the contract: it goes
+ * to the organization's own member.)
+ */
 const oneLine = (s: string, max = 200) => s.replace(/\s+/g, ' ').trim().slice(0, max);
 
 export const formatTime = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
@@ -77,7 +82,7 @@ export function invitationMail(
   v: { inviterName: string; organizationName: string; role: string; token: string; expiresAt: Date },
 ): RenderedMail {
   return compose({
-    subject: `${v.inviterName} invited you to join ${v.organizationName}`,
+    subject: 'Invitation to join a team',
     paragraphs: [
       `${v.inviterName} invited you to join ${v.organizationName} as ${v.role}.`,
       `The invitation is valid until ${formatTime(v.expiresAt)}. Register with this address to accept it.`,
@@ -113,6 +118,18 @@ export function passwordResetMail(base: string, v: { email: string; token: strin
   });
 }
 
+export function emailVerificationMail(base: string, v: { email: string; token: string; expiresAt: Date }): RenderedMail {
+  return compose({
+    subject: 'Verify your email address',
+    paragraphs: [
+      `Someone registered ${v.email} with the contract service.`,
+      `Confirm that the address is yours with the link below before ${formatTime(v.expiresAt)}. Until an owner has, the organization sends no signing requests or invitations.`,
+    ],
+    action: { label: 'Verify the address', url: link(base, 'verify-email', v.token) },
+    after: ['If you did not register, ignore this message.'],
+  });
+}
+
 export interface SignerMailValues {
   requesterName: string;
   contractTitle: string;
@@ -126,7 +143,7 @@ export interface SignerMailValues {
 
 export function signatureRequestMail(base: string, v: SignerMailValues): RenderedMail {
   return compose({
-    subject: `${v.requesterName} asks you to sign "${oneLine(v.contractTitle, 150)}"`,
+    subject: 'A document awaits your signature',
     paragraphs: [
       `Hello ${v.signerName},`,
       `${v.requesterName} asks you to sign "${v.contractTitle}".`,
@@ -143,7 +160,7 @@ export function signatureRequestMail(base: string, v: SignerMailValues): Rendere
 
 export function signatureReminderMail(base: string, v: SignerMailValues): RenderedMail {
   return compose({
-    subject: `Reminder: please sign "${oneLine(v.contractTitle, 150)}"`,
+    subject: 'Reminder: a document awaits your signature',
     paragraphs: [
       `Hello ${v.signerName},`,
       `${v.requesterName} is still waiting for your signature on "${v.contractTitle}".`,
@@ -164,7 +181,7 @@ export function signatureDeclinedMail(
   v: RequestValues & { signerName: string; signerEmail: string; reason: string | null },
 ): RenderedMail {
   return compose({
-    subject: `${v.signerName} declined to sign "${oneLine(v.contractTitle, 150)}"`,
+    subject: 'A signer declined your signature request',
     paragraphs: [
       `${v.signerName} (${v.signerEmail}) declined to sign "${v.contractTitle}". The request is closed; nobody else can sign it.`,
     ],
@@ -175,7 +192,7 @@ export function signatureDeclinedMail(
 
 export function signatureExpiredMail(base: string, v: RequestValues & { expiresAt: Date; signed: number; total: number }): RenderedMail {
   return compose({
-    subject: `Signature request expired: "${oneLine(v.contractTitle, 150)}"`,
+    subject: 'Your signature request expired',
     paragraphs: [
       `The request to sign "${v.contractTitle}" expired at ${formatTime(v.expiresAt)} with ${v.signed} of ${v.total} signatures.`,
       'Send a new request to collect the missing signatures.',
@@ -196,7 +213,7 @@ export function signatureCompletedMail(
   },
 ): RenderedMail {
   return compose({
-    subject: `Signed by everyone: "${oneLine(v.contractTitle, 150)}"`,
+    subject: 'Signed by everyone',
     paragraphs: [
       `Every signer has signed "${v.contractTitle}" (completed ${formatTime(v.completedAt)}):`,
       v.signers.map((x) => `- ${x.name}, ${formatTime(x.signedAt)}`).join('\n'),

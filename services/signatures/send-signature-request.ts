@@ -16,6 +16,7 @@ import { idSchema, requiredText } from '../../platform/input';
 import { Contract } from '../../models/contract';
 import { Signature, type AuditEntryInput, type SignatureRecord } from '../../models/signature';
 import { signatureRequest, type SignatureWorkflowInput } from '../../workflows/signature.shared';
+import { reserveRecipients } from '../mail/reserve-recipients';
 import { freezePdfOfRecord } from './pdf-of-record';
 import { appendAudit, sha256 } from './signature-evidence';
 
@@ -65,6 +66,12 @@ export async function sendSignatureRequest(
   if (!contract.content.trim() && !contract.document_id)
     throw badRequest('contract_id: the contract has no content to sign; add or draft it first, or name its PDF of record (document_id)');
   const record = await freezePdfOfRecord(contract);
+  // Every signer is mailed a link: a verified owner and the daily recipient quota first.
+  await reserveRecipients(
+    s,
+    p.organizationId,
+    body.signers.map((x) => x.email),
+  );
 
   const now = new Date();
   const requested: AuditEntryInput = {

@@ -48,8 +48,19 @@ export async function waitForMail(address: string, count = 1, timeoutMs = 30000,
   return got;
 }
 
-/** The token of the link to `page` (invite, reset-password, sign) in a message's text part. */
-export function linkToken(mail: ReceivedMail, page: 'invite' | 'reset-password' | 'sign'): string {
+/** Waits until the mailbox holds a message with `subject`, and returns the first such. */
+export async function waitForSubject(address: string, subject: string, timeoutMs = 30000, api = mailApi()): Promise<ReceivedMail> {
+  let found: ReceivedMail | undefined;
+  await waitFor(
+    async () => !!(found = (await mailbox(address, api)).find((m) => m.subject === subject)),
+    timeoutMs,
+    `"${subject}" for ${address}`,
+  );
+  return found!;
+}
+
+/** The token of the link to `page` (invite, reset-password, verify-email, sign) in a message's text part. */
+export function linkToken(mail: ReceivedMail, page: 'invite' | 'reset-password' | 'verify-email' | 'sign'): string {
   const m = new RegExp(`/${page}/([A-Za-z0-9_-]+)`).exec(mail.text);
   if (!m) throw new Error(`no /${page}/ link in "${mail.subject}"`);
   return m[1]!;

@@ -6,8 +6,12 @@
  * Express routes to a handler (`/auth/login/`, `/Auth/Login`) counts, and they run before
  * the body is read. Login, register and reset requests count per client address; all
  * others per principal: a user whose access token verifies, an API key that exists, else
- * the address. Every response carries its limit's X-RateLimit-* headers; a 429 adds
- * Retry-After.
+ * the address. A principal's requests also count against its organization's ceiling, which
+ * its users and keys share, so minting keys buys no throughput. Every response carries its
+ * limit's X-RateLimit-* headers; a 429 adds Retry-After.
+ *
+ * An address is an IPv4 address (an IPv4-mapped IPv6 one counts as IPv4), or the /64 of an
+ * IPv6 one: one subscriber usually holds a whole /64, so its single addresses cost nothing.
  *
  * Failed logins and MFA codes are counted apart, after the request limit (OWASP's login
  * protection, as in rate-limiter-flexible's "login endpoint protection" example):
@@ -21,13 +25,15 @@
  * A refused attempt is not tried and leaves every counter as it was.
  */
 import type { Request, RequestHandler, Response } from 'express';
+import ipaddr from 'ipaddr.js';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Services } from '../../../platform/services';
 import { sha256Hex } from '../../../platform/security/crypto';
 import { redisKey } from '../../../platform/redis';
 import { isApiKey, verifyToken } from '../../../services/identity/tokens';
 import { ApiKey } from '../../../models/api-key';
-import { AppError } from '../../../platform/errors';
+import { AppError, retryAfter } from '../../../platform/errors';
+import { identityErrors } from '../../../services/identity/errors';
 import { bearerOf } from './auth';
 
 interface Window {
@@ -47,7 +53,17 @@ export const FAILURE_LIMITS = {
 /** How long a successful password login exempts its address from the account-wide lock. */
 const KNOWN_ADDRESS_SECONDS = 30 * 24 * 60 * MINUTES;
 
-const addressKey = (req: Request) => `ip:${req.ip ?? 'unknown'}`;
+/** The client's address as limits count it: IPv4 as it is, IPv6 by its /64. */
+export function addressBucket(ip: string | undefined): string {
+  if (!ip || !ipaddr.isValid(ip)) return ip ?? 'unknown';
+  // process() turns an IPv4-mapped IPv6 address (::ffff:a.b.c.d) into the IPv4 one.
+  const addr = ipaddr.process(ip);
+  if (addr.kind() === 'ipv4') return addr.toString();
+  const net = (addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
+  return `${net.join(':')}::/64`;
+}
+
+const addressKey = (req: Request) => `ip:${addressBucket(req.ip)}`;
 
 function counter(s: Services, name: string, window: Window) {
   const options = { points: window.points, duration: window.seconds, keyPrefix: redisKey(s.config, 'rl', name) };
@@ -58,8 +74,7 @@ function counter(s: Services, name: string, window: Window) {
 }
 type Counter = ReturnType<typeof counter>;
 
-const tooMany = (msBeforeNext: number, detail: string) =>
-  new AppError(429, detail, { 'Retry-After': String(Math.max(1, Math.ceil(msBeforeNext / 1000))) });
+const tooMany = (msBeforeNext: number, detail: string) => new AppError(429, detail, retryAfter(msBeforeNext));
 
 function setHeaders(res: Response, points: number, r: RateLimiterRes) {
   res.setHeader('X-RateLimit-Limit', String(points));
@@ -67,11 +82,28 @@ function setHeaders(res: Response, points: number, r: RateLimiterRes) {
   res.setHeader('X-RateLimit-Reset', String(Math.ceil((Date.now() + r.msBeforeNext) / 1000)));
 }
 
-/** Counts every request on the key `keyOf` picks; refuses past the window's points. */
-function requestLimit(s: Services, name: string, window: Window, keyOf: (req: Request) => string | Promise<string>): RequestHandler {
+/** Whom a request counts on, and the organization it also counts against (none for an address). */
+interface Bucket {
+  key: string;
+  organizationId?: string;
+}
+
+/**
+ * Counts every request on the bucket `bucketOf` picks and refuses past the window's points;
+ * with `ceiling`, a request of an organization's principal also takes a point from the
+ * organization's window (only when its own limit let it through) and is refused past that.
+ */
+function requestLimit(
+  s: Services,
+  name: string,
+  window: Window,
+  bucketOf: (req: Request) => Bucket | Promise<Bucket>,
+  ceiling?: Window,
+): RequestHandler {
   const { limiter } = counter(s, name, window);
+  const organization = ceiling && counter(s, `${name}-organization`, ceiling);
   return async (req, res, next) => {
-    const key = await keyOf(req);
+    const { key, organizationId } = await bucketOf(req);
     try {
       setHeaders(res, window.points, await limiter.consume(key));
     } catch (err) {
@@ -79,9 +111,24 @@ function requestLimit(s: Services, name: string, window: Window, keyOf: (req: Re
       setHeaders(res, window.points, err);
       throw tooMany(err.msBeforeNext, 'Too many requests; try again later');
     }
+    if (organization && organizationId) {
+      try {
+        await organization.limiter.consume(`org:${organizationId}`);
+      } catch (err) {
+        if (!(err instanceof RateLimiterRes)) throw err;
+        // The headers then describe the ceiling that refused.
+        setHeaders(res, organization.points, err);
+        throw identityErrors.organization_rate_limited(
+          `This organization's users and API keys together made ${organization.points} requests this minute, the most allowed; try again later`,
+          retryAfter(err.msBeforeNext),
+        );
+      }
+    }
     next();
   };
 }
+
+const byAddress = (req: Request): Bucket => ({ key: addressKey(req) });
 
 /** A failure counter an attempt is held against; `enforce: false` counts without refusing. */
 interface Hold {
@@ -121,6 +168,8 @@ export interface RateLimits {
   passwordReset: RequestHandler;
   /** 60 a minute per principal: every route without a limit of its own. */
   default: RequestHandler;
+  /** New email verification links, per principal (each one is a message to the address). */
+  verificationResend: RequestHandler;
   /** A password check (401 on a wrong one) under the login failure limits; needs the parsed body's email. */
   loginAttempt: <T>(req: Request, attempt: () => Promise<T>) => Promise<T>;
   /** An MFA code check (401 on a wrong one) under the per-account MFA limit; needs the parsed body's mfa_token. */
@@ -129,15 +178,16 @@ export interface RateLimits {
 
 export function rateLimits(s: Services): RateLimits {
   const c = s.config;
-  /** The caller's identity when the credential is a verified token or an existing API key; else the address. */
-  const principalKey = async (req: Request) => {
+  /** The caller's identity and organization when the credential is a verified token or an existing API key; else the address. */
+  const principalBucket = async (req: Request): Promise<Bucket> => {
     const bearer = bearerOf(req);
     if (bearer && isApiKey(bearer)) {
       const hash = sha256Hex(bearer);
-      return (await ApiKey.exists({ key_hash: hash })) ? `key:${hash}` : addressKey(req);
+      const key = await ApiKey.findOne({ key_hash: hash }, { organization_id: 1 }).lean();
+      return key ? { key: `key:${hash}`, organizationId: key.organization_id.toHexString() } : byAddress(req);
     }
     const claims = bearer ? verifyToken(c, 'access', bearer) : null;
-    return claims ? `user:${claims.sub}` : addressKey(req);
+    return claims ? { key: `user:${claims.sub}`, organizationId: claims.org } : byAddress(req);
   };
 
   const failures = {
@@ -148,15 +198,24 @@ export function rateLimits(s: Services): RateLimits {
   };
 
   return {
-    login: requestLimit(s, 'login', { points: c.RATE_LIMIT_LOGIN_PER_MINUTE, seconds: MINUTES }, addressKey),
-    register: requestLimit(s, 'register', { points: c.RATE_LIMIT_REGISTER_PER_MINUTE, seconds: MINUTES }, addressKey),
+    login: requestLimit(s, 'login', { points: c.RATE_LIMIT_LOGIN_PER_MINUTE, seconds: MINUTES }, byAddress),
+    register: requestLimit(s, 'register', { points: c.RATE_LIMIT_REGISTER_PER_MINUTE, seconds: MINUTES }, byAddress),
     passwordReset: requestLimit(
       s,
       'password-reset',
       { points: c.RATE_LIMIT_PASSWORD_RESET_PER_5_MINUTES, seconds: 5 * MINUTES },
-      addressKey,
+      byAddress,
     ),
-    default: requestLimit(s, 'default', { points: c.RATE_LIMIT_DEFAULT_PER_MINUTE, seconds: MINUTES }, principalKey),
+    verificationResend: requestLimit(
+      s,
+      'verification-resend',
+      { points: c.RATE_LIMIT_PASSWORD_RESET_PER_5_MINUTES, seconds: 5 * MINUTES },
+      principalBucket,
+    ),
+    default: requestLimit(s, 'default', { points: c.RATE_LIMIT_DEFAULT_PER_MINUTE, seconds: MINUTES }, principalBucket, {
+      points: c.RATE_LIMIT_ORGANIZATION_PER_MINUTE,
+      seconds: MINUTES,
+    }),
 
     async loginAttempt(req, attempt) {
       const email: unknown = (req.body as { email?: unknown } | undefined)?.email;

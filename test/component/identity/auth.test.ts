@@ -5,7 +5,7 @@ import jwt from 'jsonwebtoken';
 import { api } from '../../support/http';
 import { testEnv } from '../../support/env';
 import { addMember, enableMfa, fromIp, nextTotp, signUp, uniqueIp, type LoginBody, type TestUser } from '../../support/auth';
-import { linkToken, waitForMail } from '../../support/mailbox';
+import { linkToken, waitForSubject } from '../../support/mailbox';
 import { createApp } from '../../../api/app';
 import { redisKey } from '../../../platform/redis';
 import { totpNow } from '../../../platform/security/totp';
@@ -215,8 +215,8 @@ describe('auth: password reset', () => {
     expect(known.status).to.equal(202);
     expect(known.body).to.deep.equal(unknown.body);
     expect(known.text).to.not.match(/token/i);
-    const [mail] = await waitForMail(owner.email);
-    const token = linkToken(mail!, 'reset-password');
+    const mail = await waitForSubject(owner.email, 'Reset your password');
+    const token = linkToken(mail, 'reset-password');
     const bad = await api('POST', '/auth/password/reset', { body: { token: 'wrong', password: 'new-password-1' } });
     expect(bad.status).to.equal(400);
     const ok = await api('POST', '/auth/password/reset', { body: { token, password: 'new-password-1' } });
@@ -388,9 +388,9 @@ describe('auth: MFA', () => {
     expect((await api('POST', '/auth/mfa/setup', { token: stolen })).status).to.equal(403);
 
     await api('POST', '/auth/password/reset-request', { body: { email: owner.email }, headers: fromIp(uniqueIp()) });
-    const [mail] = await waitForMail(owner.email);
+    const mail = await waitForSubject(owner.email, 'Reset your password');
     expect(
-      (await api('POST', '/auth/password/reset', { body: { token: linkToken(mail!, 'reset-password'), password: 'new-password-1' } }))
+      (await api('POST', '/auth/password/reset', { body: { token: linkToken(mail, 'reset-password'), password: 'new-password-1' } }))
         .status,
     ).to.equal(204);
     expect((await api('POST', '/auth/mfa/setup', { token: stolen })).status).to.equal(401);

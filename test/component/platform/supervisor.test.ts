@@ -64,4 +64,36 @@ describe('worker supervisor', function () {
     expect(supervisor.pid()).to.equal(undefined);
     expect(lines.at(-1)).to.include({ msg: 'worker stopped', signal: 'SIGTERM' });
   });
+
+  it('restarts a worker that is alive but stuck in a loop: it stopped sending heartbeats', async () => {
+    const { lines, logger } = capture();
+    // Heartbeats as workers/heartbeat.ts sends them, until the event loop is blocked for good.
+    const script = 'setInterval(() => process.send({ type: "heartbeat" }), 50); setTimeout(() => { for (;;); }, 300)';
+    const supervisor = supervise({ command: process.execPath, args: ['-e', script], logger, minDelayMs: 100, heartbeatTimeoutMs: 1500 });
+    try {
+      await waitFor(() => Promise.resolve(supervisor.pid() !== undefined), 5000, 'the worker');
+      const first = supervisor.pid()!;
+      await waitFor(() => Promise.resolve(!!supervisor.pid() && supervisor.pid() !== first), 20000, 'a new worker');
+      const stuck = lines.find((l) => l.msg.includes('sent no heartbeat'));
+      expect(stuck, lines.map((l) => l.msg).join(' | ')).to.include({ level: 50 });
+      expect(lines.find((l) => l.msg.startsWith('worker died'))).to.include({ signal: 'SIGKILL' });
+    } finally {
+      await supervisor.stop();
+    }
+  });
+
+  it('leaves a worker alone while its heartbeats come', async () => {
+    const { lines, logger } = capture();
+    const script = 'setInterval(() => process.send({ type: "heartbeat" }), 50)';
+    const supervisor = supervise({ command: process.execPath, args: ['-e', script], logger, heartbeatTimeoutMs: 500 });
+    try {
+      await waitFor(() => Promise.resolve(supervisor.pid() !== undefined), 5000, 'the worker');
+      const first = supervisor.pid();
+      await new Promise((r) => setTimeout(r, 2000));
+      expect(supervisor.pid()).to.equal(first);
+      expect(lines.filter((l) => l.msg.startsWith('worker died'))).to.have.length(0);
+    } finally {
+      await supervisor.stop();
+    }
+  });
 });

@@ -1,0 +1,13 @@
+/** Revoking an API key: it stops at once (authentication reads the key on every request). */
+import type { Principal } from '../../platform/security/principal';
+import { notFound } from '../../platform/errors';
+import { inOrg } from '../../models/base';
+import { ApiKey } from '../../models/api-key';
+import { recordApiKeyEvent } from './create-api-key';
+
+export async function revokeApiKey(p: Principal, id: unknown): Promise<void> {
+  const filter = inOrg(p.organizationId, id);
+  const deleted = filter && (await ApiKey.findOneAndDelete(filter));
+  if (!deleted) throw notFound('API key');
+  await recordApiKeyEvent(p, deleted, 'team.api_key_revoked', `${p.name} revoked the API key "${deleted.name}"`);
+}
