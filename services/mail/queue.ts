@@ -9,7 +9,7 @@ import { Types, trusted } from 'mongoose';
 import type { Services } from '../../platform/services';
 import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
 import { startWorkflow } from '../../platform/temporal/client';
-import { mailDelivery } from '../../workflows/mail-delivery.shared';
+import { mailDelivery, mailWorkflowId } from '../../workflows/mail-delivery.shared';
 import { OutgoingMail, type MailKind, type OutgoingMailRecord } from '../../models/outgoing-mail';
 import type { RenderedMail } from './messages';
 import { isDuplicateKey } from '../../platform/mongo';
@@ -26,9 +26,6 @@ export interface NewMail {
 
 /** The sealed parts, as the send activity reads them. */
 export type MailContent = Omit<RenderedMail, 'subject'>;
-
-export const mailWorkflowId = (m: Pick<OutgoingMailRecord, 'id' | 'retries'>) =>
-  m.retries ? `mail-${m.id}-retry-${m.retries}` : `mail-${m.id}`;
 
 export async function queueMail(s: Services, m: NewMail): Promise<OutgoingMailRecord> {
   const id = new Types.ObjectId();
