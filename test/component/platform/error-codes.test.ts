@@ -16,7 +16,10 @@ function sources(dir: string): string[] {
 function thrownCodes(): Map<string, number | null> {
   const codes = new Map<string, number | null>();
   for (const file of ['services', 'api', 'platform'].flatMap((d) => sources(path.join(repoRoot, d)))) {
-    const text = readFileSync(file, 'utf8');
+    // Code only: a comment may show an example code.
+    const text = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '');
     for (const block of text.matchAll(/defineErrors\(\{([\s\S]*?)\n\}\)/g))
       for (const [, code, status] of block[1]!.matchAll(/^\s*(\w+): \{ status: (\d+)/gm)) codes.set(code!, Number(status));
     for (const [, code] of text.matchAll(/\w+Errors\.(\w+)\(/g)) if (!codes.has(code!)) codes.set(code!, null);
