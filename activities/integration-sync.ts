@@ -1,39 +1,25 @@
 /**
- * CRM and storage sync steps: how the run is cut (the vendor's batch size, how many
- * contracts), one batch upserted through the integration's connector with the vendor ids
- * kept as links, and the run's summary stored on the integration. Vendor answers become
- * Temporal failures: rate limits retried after their Retry-After (else with backoff),
- * 401/403 and other 4xx not retried.
+ * CRM and storage sync steps adapted to Temporal (services/integrations/sync-contracts.ts).
+ * Vendor answers become Temporal failures: rate limits retried after their Retry-After (else
+ * with backoff), 401/403 and other 4xx not retried; a disconnected integration ends the run.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { trusted, Types } from 'mongoose';
 import type { Services } from '../platform/services';
-import { whileBeating } from '../platform/temporal/heartbeat';
-import { contractRecord, syncConnector } from '../services/integrations/sync';
-import { connectorContext } from '../services/integrations/context';
-import { VendorError, type UpsertResult } from '../services/integrations/connector';
-import { PartialUpsertError } from '../services/integrations/vendor-http';
-import { Integration } from '../models/integration';
-import { IntegrationLink, linkContractId } from '../models/integration-link';
-import { Contract } from '../models/contract';
-import { orgFilter } from '../models/base';
-import { isDuplicateKey } from '../platform/mongo';
+import { VendorError } from '../services/integrations/connector';
+import {
+  IntegrationGone,
+  planSync,
+  recordSync,
+  upsertBatch,
+  type IntegrationRef,
+  type SyncProgress,
+} from '../services/integrations/sync-contracts';
 
-export interface SyncProgress {
-  total: number;
-  synced: number;
-  failed: number;
-  batches: number;
-  last_error: string | null;
-}
-
-interface IntegrationRef {
-  organizationId: string;
-  integrationId: string;
-}
+export type { SyncProgress };
 
 /** A thrown error as the failure Temporal should act on. */
 function asFailure(err: unknown): unknown {
+  if (err instanceof IntegrationGone) return ApplicationFailure.nonRetryable(err.message, 'IntegrationGone');
   if (!(err instanceof VendorError)) return err;
   if (err.rateLimited) {
     return ApplicationFailure.create({ message: err.message, type: 'VendorRateLimited', nextRetryDelay: err.retryAfterMs ?? undefined });
@@ -44,104 +30,18 @@ function asFailure(err: unknown): unknown {
     : ApplicationFailure.nonRetryable(err.message, 'VendorRejected');
 }
 
+const failingAs =
+  <A extends unknown[], R>(step: (...args: A) => Promise<R>) =>
+  (...args: A): Promise<R> =>
+    step(...args).catch((err: unknown) => {
+      throw asFailure(err);
+    });
+
 export function createIntegrationSyncActivities(s: Services) {
-  async function load({ organizationId, integrationId }: IntegrationRef) {
-    const integration = await Integration.findOne({ _id: integrationId, ...orgFilter(organizationId) });
-    const connector = integration ? syncConnector(integration.type) : undefined;
-    if (!integration || !connector?.upsert || integration.status === 'disconnected' || !integration.credentials_encrypted) {
-      throw ApplicationFailure.nonRetryable('integration is not connected', 'IntegrationGone');
-    }
-    return { integration, connector, upsert: connector.upsert.bind(connector) };
-  }
-
-  /** Stores the vendor ids not known yet (a storage file's id stays the same across updates). */
-  async function keepLinks(ref: IntegrationRef, done: UpsertResult, known: UpsertResult) {
-    const now = new Date();
-    const fresh = Object.entries(done).filter(([key]) => known[key] === undefined);
-    const moved = Object.entries(done).filter(([key, vendorId]) => known[key] !== undefined && known[key] !== vendorId);
-    const integrationId = new Types.ObjectId(ref.integrationId);
-    if (fresh.length) {
-      await IntegrationLink.insertMany(
-        fresh.map(([key, vendorId]) => ({
-          organization_id: new Types.ObjectId(ref.organizationId),
-          integration_id: integrationId,
-          contract_id: linkContractId(key),
-          key,
-          vendor_id: vendorId,
-          synced_at: now,
-        })),
-        { ordered: false },
-      ).catch((err: unknown) => {
-        // A concurrent run of the same contract stored it first: its id is as good.
-        if (!isDuplicateKey(err)) throw err;
-      });
-    }
-    for (const [key, vendorId] of moved)
-      await IntegrationLink.updateOne({ integration_id: integrationId, key }, { $set: { vendor_id: vendorId, synced_at: now } });
-  }
-
   return {
-    async integrationSyncPlan(ref: IntegrationRef): Promise<{ batchSize: number; total: number }> {
-      const { connector } = await load(ref);
-      return { batchSize: connector.batchSize ?? 1, total: await Contract.countDocuments(orgFilter(ref.organizationId)) };
-    },
-
-    async upsertIntegrationBatch(
-      input: IntegrationRef & { contractIds: string[] },
-    ): Promise<{ synced: number; failed: number; error: string | null }> {
-      const { integration, connector, upsert } = await load(input);
-      const contracts = await Contract.find({
-        ...orgFilter(input.organizationId),
-        _id: trusted({ $in: input.contractIds.map((id) => new Types.ObjectId(id)) }),
-      });
-      // Contracts deleted since they were listed have nothing left to send.
-      if (!contracts.length) return { synced: 0, failed: 0, error: null };
-      // CRM vendors upsert by the contract id themselves; storage needs the file ids written before.
-      const keepsLinks = connector.kind === 'storage';
-      const known: UpsertResult = {};
-      if (keepsLinks) {
-        const links = await IntegrationLink.find(
-          { integration_id: integration._id, contract_id: trusted({ $in: input.contractIds }) },
-          { key: 1, vendor_id: 1 },
-        ).lean();
-        for (const l of links) known[l.key] = l.vendor_id;
-      }
-      const ctx = connectorContext(s, integration, connector);
-      let done: UpsertResult;
-      try {
-        // Beating while the vendor works: a worker killed mid-batch is noticed in seconds (the workflow's heartbeat timeout).
-        done = await whileBeating(
-          () => ({ contracts: contracts.length }),
-          () => upsert(ctx, contracts.map(contractRecord), known),
-        );
-      } catch (err) {
-        if (err instanceof PartialUpsertError) {
-          if (keepsLinks) await keepLinks(input, err.done, known);
-          throw asFailure(err.failure);
-        }
-        throw asFailure(err);
-      }
-      if (keepsLinks) await keepLinks(input, done, known);
-      const synced = contracts.filter((c) => done[c.id]).length;
-      const failed = contracts.length - synced;
-      return { synced, failed, error: failed ? `${connector.type} rejected ${failed} of ${contracts.length} records` : null };
-    },
-
-    async recordIntegrationSync({
-      organizationId,
-      integrationId,
-      summary,
-      full,
-    }: IntegrationRef & { summary: SyncProgress; full: boolean }): Promise<void> {
-      const now = new Date();
-      // A one-contract sync from an event only reports an error; the stored summary is the last full run's.
-      const set = full
-        ? { last_sync: { ...summary, finished_at: now.toISOString() }, last_sync_at: now, last_error: summary.last_error }
-        : summary.last_error
-          ? { last_error: summary.last_error }
-          : {};
-      if (Object.keys(set).length) await Integration.updateOne({ _id: integrationId, ...orgFilter(organizationId) }, { $set: set });
-    },
+    integrationSyncPlan: failingAs(planSync),
+    upsertIntegrationBatch: failingAs((input: IntegrationRef & { contractIds: string[] }) => upsertBatch(s, input)),
+    recordIntegrationSync: recordSync,
   };
 }
 

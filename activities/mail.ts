@@ -1,98 +1,24 @@
 /**
- * Sending one queued message over SMTP (workflows/mail-delivery.ts runs it). A try claims
- * the message (`sending`), sends it with its fixed Message-ID, and on acceptance marks it
- * `sent` and drops its sealed content in the same write, so a sent record keeps no token.
- * A refusal is recorded as `last_error` and thrown: 5xx as non-retryable `SmtpPermanent`,
- * anything else as `SmtpTransient` for Temporal's backoff.
+ * Mail delivery adapted to Temporal (services/mail/send-mail.ts): a 5xx refusal is a
+ * non-retryable `SmtpPermanent`, anything else an `SmtpTransient` for Temporal's backoff.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { trusted } from 'mongoose';
 import type { Services } from '../platform/services';
-import { recordEvent } from '../platform/outbox/record-event';
-import { classifySmtpError } from '../platform/mail/transport';
-import { openMailContent } from '../services/mail/queue';
-import { Event } from '../models/event';
-import { OutgoingMail } from '../models/outgoing-mail';
-
-// trusted: the filter is built here, not from input (sanitizeFilter is on).
-const unsent = () => trusted({ $in: ['queued', 'sending'] }) as unknown as 'queued';
+import { failMail, MailRefused, sendQueuedMail } from '../services/mail/send-mail';
 
 export function createMailActivities(s: Services) {
   return {
     async deliverMail({ mailId }: { mailId: string }): Promise<'sent' | 'skipped'> {
-      const mail = await OutgoingMail.findOneAndUpdate(
-        { _id: mailId, status: unsent() },
-        { $set: { status: 'sending' }, $inc: { attempts: 1 } },
-        { returnDocument: 'after' },
-      );
-      // Already sent by an earlier try whose answer was lost, or failed and closed meanwhile.
-      if (!mail) return (await OutgoingMail.exists({ _id: mailId, status: 'sent' })) ? 'sent' : 'skipped';
-      if (!mail.content_sealed) throw ApplicationFailure.nonRetryable('the message has no content to send', 'SmtpPermanent');
-      const content = openMailContent(s, mail.content_sealed);
       try {
-        const info = await s.mailer.sendMail({
-          to: mail.to,
-          subject: mail.subject,
-          text: content.text,
-          html: content.html,
-          attachments: content.attachments,
-          messageId: mail.message_id,
-        });
-        await OutgoingMail.updateOne(
-          { _id: mail._id },
-          {
-            $set: {
-              status: 'sent',
-              sent_at: new Date(),
-              smtp_response: String(info.response ?? ''),
-              last_error: null,
-              content_sealed: null,
-            },
-          },
-        );
-        return 'sent';
+        return await sendQueuedMail(s, mailId);
       } catch (err) {
-        const refusal = classifySmtpError(err);
-        await OutgoingMail.updateOne(
-          { _id: mail._id, status: 'sending' },
-          { $set: { last_error: refusal.reason, ...(refusal.permanent ? {} : { status: 'queued' }) } },
-        );
-        s.logger.warn({ mailId, kind: mail.kind, permanent: refusal.permanent, reason: refusal.reason }, 'SMTP did not take a message');
-        throw refusal.permanent
-          ? ApplicationFailure.nonRetryable(refusal.reason, 'SmtpPermanent')
-          : ApplicationFailure.retryable(refusal.reason, 'SmtpTransient');
+        if (!(err instanceof MailRefused)) throw err;
+        throw err.permanent
+          ? ApplicationFailure.nonRetryable(err.reason, 'SmtpPermanent')
+          : ApplicationFailure.retryable(err.reason, 'SmtpTransient');
       }
     },
-
-    /** Marks the message failed and puts it in the activity feed, once (a retried call finds the event). */
-    async failMail({ mailId, reason, gaveUp }: { mailId: string; reason: string | null; gaveUp: boolean }): Promise<void> {
-      const current = await OutgoingMail.findById(mailId);
-      if (!current) return;
-      const lastError = reason ?? current.last_error ?? 'not sent';
-      const error = gaveUp ? `gave up after trying for 24 hours: ${lastError}` : lastError;
-      const mail =
-        (await OutgoingMail.findOneAndUpdate(
-          { _id: mailId, status: unsent() },
-          { $set: { status: 'failed', failed_at: new Date(), last_error: error } },
-          { returnDocument: 'after' },
-        )) ?? (current.status === 'failed' ? current : null);
-      if (!mail?.failed_at) return;
-      const reported = await Event.exists({
-        resource_type: 'mail',
-        resource_id: mail.id,
-        type: 'mail.failed',
-        occurred_at: trusted({ $gte: mail.failed_at }),
-      });
-      if (reported) return;
-      await recordEvent({
-        organizationId: String(mail.organization_id),
-        type: 'mail.failed',
-        data: { id: mail.id, kind: mail.kind, to: mail.to, subject: mail.subject, attempts: mail.attempts, error: mail.last_error },
-        actor: { type: 'system', id: null, name: 'mail delivery' },
-        resource: { type: 'mail', id: mail.id },
-        summary: `Mail "${mail.subject}" to ${mail.to} was not delivered: ${mail.last_error ?? 'unknown error'}`,
-      });
-    },
+    failMail,
   };
 }
 

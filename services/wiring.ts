@@ -9,7 +9,7 @@ import { integrationNotificationConsumer } from './integrations/notifications';
 import { integrationSyncConsumer } from './integrations/sync';
 import { mailConsumer } from './mail/consumer';
 import { startPendingMail } from './mail/queue';
-import { webhookConsumer } from './webhooks/webhooks';
+import { webhookConsumer } from './webhooks/deliver-events';
 import { contractTermsConsumer } from './contracts/renewal-deadlines';
 
 /** Every consumer of the event stream. */

@@ -2,3 +2,4 @@
 import { workflowRef } from '../platform/temporal/workflow-ref';
 
 export const complianceScan = workflowRef<[{ scanId: string }]>('complianceScanWorkflow', 'compliance-scan');
+export const complianceScanWorkflowId = (scanId: string) => `compliance-scan-${scanId}`;

@@ -9,3 +9,4 @@ export interface ContractDeletion {
 }
 
 export const contractDeletion = workflowRef<[ContractDeletion]>('contractDeletionWorkflow', 'contract-deletion');
+export const contractDeletionWorkflowId = (eventId: string) => `contract-deletion-${eventId}`;

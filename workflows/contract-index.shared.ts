@@ -11,6 +11,8 @@ export interface ContractIndexInput {
 }
 
 /** Contracts of one organization after their events (`index-contracts-<organizationId>`). */
+/** One per organization: the changed contracts of events that come together. */
+export const contractIndexWorkflowId = (organizationId: string) => `index-contracts-${organizationId}`;
 export const contractIndex = workflowRef<[ContractIndexInput]>('contractIndexWorkflow', 'contract-index');
 
 /**

@@ -16,3 +16,4 @@ export const INGEST_SPAN = 10;
 
 /** A start passes the document; continuations add where they were (the workflow's own input). */
 export const documentIngestion = workflowRef<[{ documentId: string }]>('documentIngestionWorkflow', 'document-ingestion');
+export const ingestionWorkflowId = (documentId: string) => `ingest-${documentId}`;

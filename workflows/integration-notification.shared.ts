@@ -7,3 +7,4 @@ export interface NotificationInput {
 }
 
 export const integrationNotification = workflowRef<[NotificationInput]>('integrationNotificationWorkflow', 'integration-notification');
+export const notifyWorkflowId = (eventId: string, integrationId: string) => `integration-notify-${eventId}-${integrationId}`;

@@ -9,3 +9,4 @@ export interface IntegrationSyncStart {
 }
 
 export const integrationSync = workflowRef<[IntegrationSyncStart]>('integrationSyncWorkflow', 'integration-sync');
+export const integrationSyncWorkflowId = (eventId: string, integrationId: string) => `integration-sync-${eventId}-${integrationId}`;

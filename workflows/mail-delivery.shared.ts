@@ -6,3 +6,5 @@ export interface MailDeliveryInput {
 }
 
 export const mailDelivery = workflowRef<[MailDeliveryInput]>('mailDeliveryWorkflow', 'mail');
+/** A message's workflow; a manual retry has one of its own. */
+export const mailWorkflowId = (m: { id: string; retries: number }) => (m.retries ? `mail-${m.id}-retry-${m.retries}` : `mail-${m.id}`);

@@ -2,3 +2,5 @@
 import { workflowRef } from '../platform/temporal/workflow-ref';
 
 export const reembed = workflowRef<[{ done?: number }]>('reembedWorkflow', 'reembed');
+/** One per model and task queue: each deployment re-embeds what another model made. */
+export const reembedWorkflowId = (model: string, taskQueue: string) => `reembed-${model}@${taskQueue}`;

@@ -19,5 +19,9 @@ export interface WebhookEventInput {
  */
 export const webhookBatch = workflowRef<[]>('webhookBatchWorkflow', 'webhook-delivery');
 
+/** A batch's workflow is named after its first event; a manual redelivery has one of its own. */
+export const batchWorkflowId = (eventId: string) => `webhook-batch-${eventId}`;
+export const redeliveryWorkflowId = (deliveryId: string) => `webhook-delivery-${deliveryId}`;
+
 /** Deliveries were assigned to the workflow after it started: it reads them again. */
 export const deliveriesAssignedSignal = defineSignal('deliveriesAssigned');

@@ -5,7 +5,7 @@
  * try, recorded on the delivery.
  *
  * One workflow runs the deliveries of a batch of events the relay coalesced
- * (services/webhooks/webhooks.ts) side by side, each on its own schedule; a manual redelivery
+ * (services/webhooks/deliver-events.ts) side by side, each on its own schedule; a manual redelivery
  * is a batch of one. In a burst a workflow start, its task and its history serve many events
  * instead of one each (bench/README.md, webhook burst).
  *

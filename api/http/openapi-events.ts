@@ -1,6 +1,6 @@
 /**
  * The webhook payloads in the OpenAPI document (3.1 `webhooks`): for every event name, the
- * envelope services/webhooks/webhooks.ts `webhookBody` sends, the `data` its emitter records, and the
+ * envelope services/webhooks/deliver-events.ts `webhookBody` sends, the `data` its emitter records, and the
  * signature headers of services/webhooks/webhook-signature.ts. Data objects are open: receivers must
  * tolerate fields added later.
  */

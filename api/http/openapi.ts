@@ -90,14 +90,26 @@ const RATE_LIMIT_HEADERS = {
 const RETRY_ONLY = { 'Retry-After': RATE_LIMIT_HEADERS['Retry-After'] };
 
 /** Every error names its kind in a stable code (platform/errors.ts), for clients to branch on instead of the prose. */
-const errorCodeHeaders = () => ({
+const ERROR_CODE_HEADERS = {
   [ERROR_CODE_HEADER]: {
-    description: 'A stable code for the kind of error; `detail` is for people',
+    description: 'A stable code for the kind of error (the `ErrorCode` schema lists each with its status); `detail` is for people',
     required: true,
-    // Read when the document is built: by then every feature has defined its codes.
-    schema: { type: 'string' as const, enum: [...errorCatalog().keys()] },
+    schema: { $ref: '#/components/schemas/ErrorCode' },
   },
-});
+};
+
+/**
+ * Every code with its status and meaning, from the catalog (platform/errors.ts). Built with the
+ * document, when every feature's module has defined its codes.
+ */
+function errorCodeSchema() {
+  const codes = [...errorCatalog()].sort(([a, x], [b, y]) => x.status - y.status || a.localeCompare(b));
+  return {
+    type: 'string' as const,
+    description: 'The `X-Error-Code` of an error answer: generic codes, then each feature\'s own, domain first.',
+    oneOf: codes.map(([code, spec]) => ({ const: code, description: `${spec.status}: ${spec.meaning}`, 'x-status': spec.status })),
+  };
+}
 
 /**
  * The one place an error response is described: every 4xx and 5xx answers the Error body
@@ -108,7 +120,7 @@ export function errorResponse(
   description: string,
   headers: ResponseConfig['headers'] = status === 429 ? RATE_LIMIT_HEADERS : undefined,
 ): ResponseConfig {
-  return { description, content: { 'application/json': { schema: errorSchema } }, headers: { ...errorCodeHeaders(), ...headers } };
+  return { description, content: { 'application/json': { schema: errorSchema } }, headers: { ...ERROR_CODE_HEADERS, ...headers } };
 }
 
 /** The signer's HTML page (api/routes/signing-page.ts): rate-limited, refusals answered as a page, 5xx as JSON. */
@@ -249,7 +261,7 @@ export function documentedOperations(): Array<{ method: Method; path: string; ro
 
 /** The whole document; built on demand from everything registered at import time. */
 export function openApiDocument(serverUrl = '/api/v1') {
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Contract-lifecycle service API',
@@ -261,4 +273,6 @@ export function openApiDocument(serverUrl = '/api/v1') {
     servers: [{ url: serverUrl }],
     security: [{ [bearer.name]: [] }],
   });
+  doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ErrorCode: errorCodeSchema() } };
+  return doc;
 }

@@ -6,23 +6,16 @@
 import { Router, type Response } from 'express';
 import type { Services } from '../../platform/services';
 import { EMBEDDING_DIM } from '../../platform/ai/port';
-import { MAX_CONTEXT_CHARS, passageVectors, retrieve } from '../../services/search/retrieval';
+import { MAX_CONTEXT_CHARS } from '../../services/search/retrieval';
 import { collectionStats, MIN_RELEVANCE } from '../../services/search/vector-store';
-import {
-  chatHistory,
-  citationOf,
-  HISTORY_TURNS,
-  historyQuery,
-  openConversation,
-  sendBody,
-  withVectorStore,
-} from '../../services/search/conversations';
+import { chatHistory, historyQuery, sendBody, withVectorStore } from '../../services/search/conversations';
+import { answerQuestion, type AnswerEvent } from '../../services/search/answer-question';
 import { reindexContracts } from '../../services/search/reindex-contracts';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import '../operations/chat';
 
-function sse(res: Response, event: Record<string, unknown>) {
+function sse(res: Response, event: object) {
   res.write(`data: ${JSON.stringify(event)}\n\n`);
 }
 
@@ -30,24 +23,15 @@ export function chatRouter(s: Services): Router {
   const router = Router();
 
   router.post('/chat/send', authorize('chat:use'), async (req, res) => {
-    const p = principalOf(req);
-    const body = sendBody.parse(req.body);
-    const conversation = await openConversation(p, body);
-    const history = conversation.messages.slice(-HISTORY_TURNS).map((m) => ({ role: m.role, content: m.content }));
-
-    // Steps 1–5 before any byte is sent, so an outage is still a proper 503.
-    const context = await withVectorStore(() => retrieve(s, p.organizationId, body.message));
-    const citations = context.map(citationOf);
-
-    conversation.messages.push({ role: 'user', content: body.message, timestamp: new Date() });
-    await conversation.save();
-    const conversationId = conversation.id;
-
-    // Step 6: generate. A client that goes away stops the generation.
+    // A client that goes away stops the generation.
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
+    const body = sendBody.parse(req.body);
+    const events = answerQuestion(s, principalOf(req), body, abort.signal);
+    // Retrieval and the question's write come first, so an outage is still a proper 503.
+    const ready = await events.next();
     if (body.stream) {
       res.status(200).set({
         'Content-Type': 'text/event-stream',
@@ -57,38 +41,28 @@ export function chatRouter(s: Services): Router {
       });
       res.flushHeaders();
     }
-
-    let answer = '';
+    let answered: Extract<AnswerEvent, { type: 'answered' }> | undefined;
     try {
-      const storedVectors = passageVectors(s, context);
-      for await (const piece of s.ai.generateAnswer({ question: body.message, context, history, signal: abort.signal, storedVectors })) {
-        if (abort.signal.aborted) break;
-        answer += piece;
-        if (body.stream) sse(res, { type: 'chunk', content: piece });
+      for (let e = ready; !e.done; e = await events.next()) {
+        if (e.value.type === 'answered') answered = e.value;
+        else if (e.value.type === 'chunk' && body.stream) sse(res, e.value);
       }
     } catch (err) {
       if (!body.stream) throw err;
-      s.logger.error({ err, conversationId }, 'answer generation failed mid-stream');
+      s.logger.error({ err }, 'answer generation failed mid-stream');
       sse(res, { type: 'error', detail: 'The answer could not be completed' });
       res.end();
       return;
     }
-    if (abort.signal.aborted) return;
-
-    const timestamp = new Date();
-    conversation.messages.push({ role: 'assistant', content: answer, citations, timestamp });
-    await conversation.save();
-
-    if (body.stream) {
-      sse(res, { type: 'citations', sources: citations.map(({ title, page, relevance }) => ({ title, page, relevance })) });
-      sse(res, { type: 'done', conversation_id: conversationId });
-      res.end();
+    if (!answered) return; // aborted
+    const { conversation_id, message } = answered;
+    if (!body.stream) {
+      res.json({ conversation_id, message: { ...message, timestamp: message.timestamp.toISOString() } });
       return;
     }
-    res.json({
-      conversation_id: conversationId,
-      message: { role: 'assistant', content: answer, citations, timestamp: timestamp.toISOString() },
-    });
+    sse(res, { type: 'citations', sources: message.citations.map(({ title, page, relevance }) => ({ title, page, relevance })) });
+    sse(res, { type: 'done', conversation_id });
+    res.end();
   });
 
   router.get('/chat/history', authorize('chat:use'), async (req, res) => {

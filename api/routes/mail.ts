@@ -9,11 +9,8 @@ import type { Services } from '../../platform/services';
 import { pageQuery } from '../../platform/lists/pagination';
 import { storePage } from '../../platform/lists/lists';
 import { retryMail } from '../../services/mail/queue';
-import { inOrg } from '../../models/base';
-import { MAIL_KINDS, MAIL_STATUSES, OutgoingMail, mailList, mailView } from '../../models/outgoing-mail';
+import { MAIL_KINDS, MAIL_STATUSES, mailList, mailView } from '../../models/outgoing-mail';
 import { authorize, principalOf } from '../http/middleware/auth';
-import { conflict } from '../../platform/errors';
-import { findOwned } from '../../platform/find-owned';
 import { operation, pageOf, registry, timestamp } from '../http/openapi';
 import { choice, idSchema } from '../../platform/input';
 
@@ -67,10 +64,7 @@ export function mailRouter(s: Services): Router {
   });
 
   router.post('/settings/mail/:id/retry', manage, async (req, res) => {
-    const found = await findOwned(OutgoingMail, principalOf(req), req.params.id, 'Message', { projection: { status: 1 } });
-    const mail = await retryMail(s, inOrg(principalOf(req).organizationId, found.id)!);
-    if (!mail) throw conflict(`Only a failed message can be retried; this one is ${found.status}`);
-    res.status(202).json(mailView(mail));
+    res.status(202).json(mailView(await retryMail(s, principalOf(req), req.params.id)));
   });
 
   return router;

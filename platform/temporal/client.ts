@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, ScheduleAlreadyRunning, type ScheduleDescription, type ScheduleOptions } from '@temporalio/client';
 import { grpc } from '@temporalio/proto';
 import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError, type SignalDefinition } from '@temporalio/common';
 import type { Config } from '../config';
@@ -121,4 +121,42 @@ export function scheduledStart<Args extends unknown[]>(
     args: opts.args,
     typedSearchAttributes: new TypedSearchAttributes([{ key: RecordKind, value: ref.kind }]),
   };
+}
+
+/**
+ * The one way to signal a running workflow, typed by the signal its `*.shared.ts` declares,
+ * within the Temporal deadline. Throws when Temporal cannot take it: the caller decides
+ * whether the stored state lets the workflow catch up (log) or the request fails (503).
+ */
+export async function signalWorkflow<Args extends unknown[]>(
+  s: TemporalDeps,
+  workflowId: string,
+  signal: SignalDefinition<Args>,
+  ...args: Args
+): Promise<void> {
+  await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+    s.temporal.workflow.getHandle(workflowId).signal(signal, ...args),
+  );
+}
+
+/** Ends a workflow at once (its record is gone, so nothing it would still write is wanted); a finished or unknown one is left as it is. */
+export async function terminateWorkflow(s: TemporalDeps, workflowId: string, reason: string): Promise<void> {
+  await s.temporalConnection
+    .withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () => s.temporal.workflow.getHandle(workflowId).terminate(reason))
+    .catch(() => undefined);
+}
+
+/** Creates a Temporal Schedule, or brings an existing one to `def`, keeping what `keep` takes from its current state. */
+export async function upsertSchedule(
+  client: Client,
+  scheduleId: string,
+  def: Omit<ScheduleOptions, 'scheduleId'>,
+  keep: (prev: ScheduleDescription) => Partial<NonNullable<ScheduleOptions['state']>>,
+): Promise<void> {
+  try {
+    await client.schedule.create({ scheduleId, ...def });
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    await client.schedule.getHandle(scheduleId).update((prev) => ({ ...def, state: { ...def.state, ...keep(prev) } }));
+  }
 }

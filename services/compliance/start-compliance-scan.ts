@@ -12,7 +12,7 @@ import { startWorkflowOrDiscard } from '../../platform/temporal/client';
 import { orgFilter } from '../../models/base';
 import { ComplianceScan, SCAN_SCOPES, type ComplianceScanDoc } from '../../models/compliance-scan';
 import { Contract } from '../../models/contract';
-import { complianceScan } from '../../workflows/compliance-scan.shared';
+import { complianceScan, complianceScanWorkflowId } from '../../workflows/compliance-scan.shared';
 import { JURISDICTIONS } from './rules';
 
 const MAX_SCAN_CONTRACTS = 500;
@@ -48,7 +48,7 @@ export async function startComplianceScan(s: Services, p: Principal, body: z.inf
     contract_ids: contractIds,
     created_by: new Types.ObjectId(p.userId),
   });
-  scan.workflow_id = `compliance-scan-${scan.id}`;
+  scan.workflow_id = complianceScanWorkflowId(scan.id);
   await scan.save();
   await startWorkflowOrDiscard(
     s,

@@ -1,7 +1,8 @@
 /** Working a compliance task: its status, priority and due date. */
 import { trusted } from 'mongoose';
 import { z } from 'zod';
-import { badRequest, conflict } from '../../platform/errors';
+import { badRequest } from '../../platform/errors';
+import { complianceErrors } from './errors';
 import { ComplianceTask, OPEN_STATUSES, type ComplianceTaskDoc } from '../../models/compliance-task';
 import { taskPriority, taskStatus } from './list-compliance-tasks';
 
@@ -25,7 +26,7 @@ export async function updateComplianceTask(task: ComplianceTaskDoc, body: z.infe
         status: trusted({ $in: OPEN_STATUSES }),
       }))
     )
-      throw conflict('An open task for this contract and rule already exists');
+      throw complianceErrors.compliance_task_exists('An open task for this contract and rule already exists');
     task.resolved_at = body.status === 'resolved' ? new Date() : null;
     task.status = body.status;
   }

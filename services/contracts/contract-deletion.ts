@@ -13,7 +13,7 @@ import { Types, trusted } from 'mongoose';
 import type { Services } from '../../platform/services';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { startWorkflow } from '../../platform/temporal/client';
-import { contractDeletion, type ContractDeletion } from '../../workflows/contract-deletion.shared';
+import { contractDeletion, type ContractDeletion, contractDeletionWorkflowId } from '../../workflows/contract-deletion.shared';
 import { cancelSignatureRequest } from '../signatures/signal-signature-request';
 import { Contract } from '../../models/contract';
 import { Signature } from '../../models/signature';
@@ -35,8 +35,6 @@ export async function closeContract(s: Services, { organizationId, contractId, b
   );
   await IntegrationLink.deleteMany({ organization_id: org, contract_id: contractId });
 }
-
-export const contractDeletionWorkflowId = (eventId: string) => `contract-deletion-${eventId}`;
 
 /** Finishes every recorded deletion: `contract-deletion-<eventId>` closes the records and removes the chunks. */
 export const contractDeletionConsumer: EventConsumer = {

@@ -3,8 +3,8 @@
  * every worker at start (so a changed definition ships with the code). One pair per task
  * queue: a schedule starts its workflows on the queue of the deployment that made it.
  */
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
-import { scheduledStart } from '../../platform/temporal/client';
+import { ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+import { scheduledStart, upsertSchedule } from '../../platform/temporal/client';
 import { contractExpirySweep, renewalReminders } from '../../workflows/contract-schedules.shared';
 
 export const SCHEDULES = [
@@ -40,16 +40,8 @@ export async function ensureSchedules(client: Client, taskQueue: string): Promis
   const ids: string[] = [];
   for (const s of SCHEDULES) {
     const id = scheduleId(s.name, taskQueue);
-    const def = definition(s, taskQueue);
-    try {
-      await client.schedule.create({ scheduleId: id, ...def });
-    } catch (err) {
-      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-      // Keep a pause an operator set; everything else follows the code.
-      await client.schedule
-        .getHandle(id)
-        .update((prev) => ({ ...def, state: { ...def.state, paused: prev.state.paused, note: prev.state.note } }));
-    }
+    // Keep a pause an operator set; everything else follows the code.
+    await upsertSchedule(client, id, definition(s, taskQueue), (prev) => ({ paused: prev.state.paused, note: prev.state.note }));
     ids.push(id);
   }
   return ids;

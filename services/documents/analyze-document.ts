@@ -1,6 +1,7 @@
 /** AI analysis of an uploaded document, its file read again by a child process within the extraction limits. */
 import type { Services } from '../../platform/services';
-import { AppError, badRequest } from '../../platform/errors';
+import { badRequest } from '../../platform/errors';
+import { documentErrors } from './errors';
 import type { DocumentDoc } from '../../models/document';
 import { fullText, type Page } from './chunking';
 import { extractTextInChild } from './extract-text-in-child';
@@ -23,7 +24,7 @@ export async function analyzeDocument(s: Services, doc: DocumentDoc) {
     }
   } catch (err) {
     if (err instanceof UnreadableDocumentError) throw badRequest(`document: ${err.message}`);
-    if (err instanceof ExtractionLimitError) throw new AppError(422, `document: ${err.message}`);
+    if (err instanceof ExtractionLimitError) throw documentErrors.document_over_extraction_limit(`document: ${err.message}`);
     throw err;
   }
   return s.ai.analyzeDocument({ filename: doc.filename, text: fullText(pages), pageCount: pages.length });

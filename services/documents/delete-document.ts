@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { Types } from 'mongoose';
 import type { Services } from '../../platform/services';
 import { unavailable } from '../../platform/errors';
+import { terminateWorkflow } from '../../platform/temporal/client';
 import { Document, DocumentChunkBatch, type DocumentDoc } from '../../models/document';
 import { deleteSource, isVectorStoreDown } from '../search/vector-store';
 
@@ -10,10 +11,7 @@ export async function deleteDocument(s: Services, organizationId: string, doc: D
   const documentId = doc.id;
   if (doc.status === 'processing' && doc.workflow_id) {
     // Stop writing vectors before removing them.
-    await s.temporal.workflow
-      .getHandle(doc.workflow_id)
-      .terminate('document deleted')
-      .catch(() => undefined);
+    await terminateWorkflow(s, doc.workflow_id, 'document deleted');
   }
   try {
     await deleteSource(s, organizationId, documentId);

@@ -10,7 +10,7 @@ import { startWorkflowOrDiscard } from '../../platform/temporal/client';
 import { ID_PATTERN, inOrg } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { Document, DOCUMENT_CATEGORIES, type DocumentDoc } from '../../models/document';
-import { documentIngestion } from '../../workflows/document-ingestion.shared';
+import { documentIngestion, ingestionWorkflowId } from '../../workflows/document-ingestion.shared';
 import { detectFileType } from './extraction';
 
 // An unknown or malformed contract id in an upload is 404 (the contract is not found), as in a path.
@@ -66,7 +66,7 @@ export async function uploadDocument(
     contract_id: contract_id ?? null,
   });
   const documentId = doc.id;
-  doc.workflow_id = `ingest-${documentId}`;
+  doc.workflow_id = ingestionWorkflowId(documentId);
   await doc.save();
   await startWorkflowOrDiscard(
     s,

@@ -7,7 +7,8 @@ import { verifyPassword } from '../../platform/security/passwords';
 import { checkTotp, newTotpSecret, otpauthUrl } from '../../platform/security/totp';
 import { recordEvent, type Actor } from '../../platform/outbox/record-event';
 import { redisKey } from '../../platform/redis';
-import { AppError, badRequest, forbidden, retryAfter } from '../../platform/errors';
+import { AppError, badRequest, retryAfter } from '../../platform/errors';
+import { identityErrors } from './errors';
 import type { EventType } from '../../models/event';
 import { User, type UserDoc } from '../../models/user';
 import { issueRecoveryCodes, spendRecoveryCode } from './mfa';
@@ -113,13 +114,14 @@ export function mfaSetup(s: Services) {
         ...retryAfter(spent.msBeforeNext),
       });
     }
-    if (!proof?.code && !proof?.password) throw forbidden('MFA is enrolled: send a current code or your password to replace it');
+    if (!proof?.code && !proof?.password)
+      throw identityErrors.mfa_proof_required('MFA is enrolled: send a current code or your password to replace it');
     const ok = proof.password
       ? await verifyPassword(proof.password, user.password_hash)
       : (await passSecondFactor(s, user, proof.code!)) !== null;
     if (!ok) {
       await proofFailures.penalty(key);
-      throw forbidden('Wrong code or password');
+      throw identityErrors.mfa_proof_wrong('Wrong code or password');
     }
   }
 

@@ -4,7 +4,7 @@ import type { Services } from '../../platform/services';
 import type { Principal } from '../../platform/security/principal';
 import { sha256Hex } from '../../platform/security/crypto';
 import { ROLES } from '../../platform/security/rbac';
-import { conflict } from '../../platform/errors';
+import { identityErrors } from './errors';
 import { orgFilter } from '../../models/base';
 import { Invite, type InviteDoc } from '../../models/invite';
 import { User } from '../../models/user';
@@ -28,7 +28,7 @@ export async function inviteMember(
   body: z.infer<typeof inviteBody>,
 ): Promise<{ invite: InviteDoc; token: string }> {
   assertMayTouchOwner(p, body.role);
-  if (await User.exists({ email: body.email })) throw conflict('email: already a member');
+  if (await User.exists({ email: body.email })) throw identityErrors.already_member('email: already a member');
   await reserveRecipients(s, p.organizationId, [body.email]);
   await Invite.updateMany({ ...orgFilter(p.organizationId), email: body.email, status: 'pending' }, { $set: { status: 'replaced' } });
   const token = opaqueToken();

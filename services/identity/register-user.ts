@@ -5,7 +5,8 @@ import type { Services } from '../../platform/services';
 import { sha256Hex } from '../../platform/security/crypto';
 import { hashPassword } from '../../platform/security/passwords';
 import { recordEvent } from '../../platform/outbox/record-event';
-import { badRequest, conflict } from '../../platform/errors';
+import { badRequest } from '../../platform/errors';
+import { identityErrors } from './errors';
 import { isDuplicateKey } from '../../platform/mongo';
 import { Invite } from '../../models/invite';
 import { Organization } from '../../models/organization';
@@ -35,7 +36,7 @@ async function findInvite(invitedEmail: string, token: string) {
 }
 
 export async function registerUser(s: Services, body: z.infer<typeof registerBody>) {
-  if (await User.exists({ email: body.email })) throw conflict('email: already registered');
+  if (await User.exists({ email: body.email })) throw identityErrors.email_taken('email: already registered');
   const invite = body.invite_token ? await findInvite(body.email, body.invite_token) : null;
   const organizationId = invite
     ? invite.organization_id
@@ -54,7 +55,7 @@ export async function registerUser(s: Services, body: z.infer<typeof registerBod
       email_verified_at: invite ? new Date() : null,
     });
   } catch (err) {
-    if (isDuplicateKey(err)) throw conflict('email: already registered');
+    if (isDuplicateKey(err)) throw identityErrors.email_taken('email: already registered');
     throw err;
   }
   if (invite) {

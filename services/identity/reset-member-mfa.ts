@@ -1,6 +1,7 @@
 /** An owner resets another member's MFA: secret and recovery codes go, and the member's sessions end. */
 import type { Principal } from '../../platform/security/principal';
 import { forbidden } from '../../platform/errors';
+import { identityErrors } from './errors';
 import { findOwned } from '../../platform/find-owned';
 import { actorOf } from '../../platform/outbox/record-event';
 import { User } from '../../models/user';
@@ -12,7 +13,8 @@ export async function resetMemberMfa(p: Principal, id: unknown): Promise<void> {
   // A stolen access token must not be able to clear MFA: not an API key, not one's own.
   if (p.kind !== 'user' || p.role !== 'owner') throw forbidden("Only an owner, signed in, may reset a member's MFA");
   const target = await findOwned(User, p, id, 'Member');
-  if (target.id === p.userId) throw forbidden('Replace your own MFA with POST /auth/mfa/setup and a current code or your password');
+  if (target.id === p.userId)
+    throw identityErrors.mfa_reset_self('Replace your own MFA with POST /auth/mfa/setup and a current code or your password');
   // The sessions end too: whoever enrolled an authenticator in the member's name is signed out.
   await User.updateOne(
     { _id: target._id },

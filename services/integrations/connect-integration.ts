@@ -6,7 +6,8 @@ import { Types } from 'mongoose';
 import type { Services } from '../../platform/services';
 import type { Principal } from '../../platform/security/principal';
 import { resolvedUrlRefusal } from '../../platform/security/url-policy';
-import { badRequest, conflict } from '../../platform/errors';
+import { badRequest } from '../../platform/errors';
+import { integrationErrors } from './errors';
 import { isDuplicateKey } from '../../platform/mongo';
 import { orgFilter } from '../../models/base';
 import { Integration, type IntegrationDoc } from '../../models/integration';
@@ -46,7 +47,7 @@ export async function connectIntegration(
       { upsert: true, returnDocument: 'after' },
     );
   } catch (err) {
-    if (isDuplicateKey(err)) throw conflict(`${type} is being connected by another request; try again`);
+    if (isDuplicateKey(err)) throw integrationErrors.integration_connecting(`${type} is being connected by another request; try again`);
     throw err;
   }
 }

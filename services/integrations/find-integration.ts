@@ -1,7 +1,8 @@
 /** The integration a request names: its type's connector, and the caller's record of that type in use. */
 import { z } from 'zod';
 import type { Principal } from '../../platform/security/principal';
-import { AppError, notFound } from '../../platform/errors';
+import { notFound } from '../../platform/errors';
+import { integrationErrors } from './errors';
 import { groupCommit } from '../../platform/group-commit';
 import { orgFilter } from '../../models/base';
 import { INTEGRATION_TYPES, Integration, type IntegrationType } from '../../models/integration';
@@ -15,7 +16,9 @@ export function connectorOfParam(raw: unknown): { type: IntegrationType; connect
   const parsed = typeParam.safeParse(raw);
   const connector = parsed.success ? connectorFor(parsed.data) : undefined;
   if (!parsed.success || !connector) {
-    throw new AppError(404, `Unknown integration type "${String(raw)}"; one of ${Object.keys(CONNECTORS).join(', ')}`);
+    throw integrationErrors.integration_type_unknown(
+      `Unknown integration type "${String(raw)}"; one of ${Object.keys(CONNECTORS).join(', ')}`,
+    );
   }
   return { type: parsed.data, connector };
 }

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Services } from '../../platform/services';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { startWorkflow } from '../../platform/temporal/client';
-import { integrationNotification } from '../../workflows/integration-notification.shared';
+import { integrationNotification, notifyWorkflowId } from '../../workflows/integration-notification.shared';
 import type { EventType } from '../../models/event';
 import type { Notification, NotifyEvent } from './connector';
 import { CONNECTORS } from './index';
@@ -71,8 +71,6 @@ const notifyOn = z.object({ notify_on: z.array(z.string()).default([]) }).catch(
 export const wantsNotification = (config: unknown, event: NotifyEvent) => notifyOn.parse(config ?? {}).notify_on.includes(event);
 
 const CHAT_TYPES = Object.values(CONNECTORS).flatMap((c) => (c.kind === 'chat' ? [c.type] : []));
-
-export const notifyWorkflowId = (eventId: string, integrationId: string) => `integration-notify-${eventId}-${integrationId}`;
 
 export const integrationNotificationConsumer: EventConsumer = {
   name: 'integration-notifications',

@@ -9,7 +9,7 @@ import type { EventConsumer } from '../../platform/outbox/relay';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';
 import { startWorkflow } from '../../platform/temporal/client';
-import { integrationSync } from '../../workflows/integration-sync.shared';
+import { integrationSync, integrationSyncWorkflowId } from '../../workflows/integration-sync.shared';
 import { connectorFor } from './index';
 import type { Connector, ContractRecord } from './connector';
 import { connectedIntegration, liveIntegrations } from './find-integration';
@@ -92,7 +92,7 @@ export const integrationSyncConsumer: EventConsumer = {
       if (!syncConnector(i.type)) continue;
       const integrationId = i._id.toHexString();
       await startWorkflow(s, integrationSync, {
-        workflowId: `integration-sync-${event.id}-${integrationId}`,
+        workflowId: integrationSyncWorkflowId(event.id, integrationId),
         args: [{ organizationId, integrationId, contractIds: [contractId] }],
         organizationId,
         recordId: integrationId,

@@ -11,4 +11,5 @@ export const mailErrors = defineErrors({
     status: 429,
     meaning: 'The organization mailed MAIL_RECIPIENTS_PER_ORG_PER_DAY addresses in 24 hours; wait `Retry-After` seconds',
   },
+  mail_not_retryable: { status: 409, meaning: 'Only a failed message can be retried' },
 });

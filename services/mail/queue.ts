@@ -9,10 +9,13 @@ import { Types, trusted } from 'mongoose';
 import type { Services } from '../../platform/services';
 import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
 import { startWorkflow } from '../../platform/temporal/client';
-import { mailDelivery } from '../../workflows/mail-delivery.shared';
+import { mailDelivery, mailWorkflowId } from '../../workflows/mail-delivery.shared';
 import { OutgoingMail, type MailKind, type OutgoingMailRecord } from '../../models/outgoing-mail';
 import type { RenderedMail } from './messages';
 import { isDuplicateKey } from '../../platform/mongo';
+import type { Principal } from '../../platform/security/principal';
+import { findOwned } from '../../platform/find-owned';
+import { mailErrors } from './errors';
 
 export interface NewMail {
   organizationId: string | Types.ObjectId;
@@ -26,9 +29,6 @@ export interface NewMail {
 
 /** The sealed parts, as the send activity reads them. */
 export type MailContent = Omit<RenderedMail, 'subject'>;
-
-export const mailWorkflowId = (m: Pick<OutgoingMailRecord, 'id' | 'retries'>) =>
-  m.retries ? `mail-${m.id}-retry-${m.retries}` : `mail-${m.id}`;
 
 export async function queueMail(s: Services, m: NewMail): Promise<OutgoingMailRecord> {
   const id = new Types.ObjectId();
@@ -89,19 +89,17 @@ export async function startPendingMail(s: Services, { olderThanMs = 1500, limit 
 }
 
 /**
- * Sends a failed message again in a fresh attempt window (`mail-<id>-retry-<n>`), with the
- * same Message-ID. Returns null when the message is not failed (anymore).
+ * Sends a failed message of the caller's organization again in a fresh attempt window
+ * (`mail-<id>-retry-<n>`), with the same Message-ID.
  */
-export async function retryMail(
-  s: Services,
-  filter: { _id: Types.ObjectId; organization_id: Types.ObjectId },
-): Promise<OutgoingMailRecord | null> {
+export async function retryMail(s: Services, p: Principal, id: unknown): Promise<OutgoingMailRecord> {
+  const found = await findOwned(OutgoingMail, p, id, 'Message', { projection: { status: 1 } });
   const mail = await OutgoingMail.findOneAndUpdate(
-    { ...filter, status: 'failed' },
+    { _id: found._id, organization_id: found.organization_id, status: 'failed' },
     { $set: { status: 'queued', workflow_id: null, failed_at: null }, $inc: { retries: 1 } },
     { returnDocument: 'after' },
   );
-  if (!mail) return null;
+  if (!mail) throw mailErrors.mail_not_retryable(`Only a failed message can be retried; this one is ${found.status}`);
   startMailDelivery(s, mail).catch((err: unknown) =>
     s.logger.warn({ err: (err as Error).message, mailId: mail.id }, 'mail retry did not start; the relay loop will start it'),
   );

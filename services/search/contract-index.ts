@@ -12,7 +12,7 @@ import { Contract, type ContractDoc } from '../../models/contract';
 import { startWorkflow } from '../../platform/temporal/client';
 import { groupCommit } from '../../platform/group-commit';
 import type { EventConsumer } from '../../platform/outbox/relay';
-import { contractChangedSignal, contractIndex } from '../../workflows/contract-index.shared';
+import { contractChangedSignal, contractIndex, contractIndexWorkflowId } from '../../workflows/contract-index.shared';
 
 /** Texts per embedding call. */
 const EMBED_BATCH = 100;
@@ -87,7 +87,7 @@ const TEXT_EVENTS = new Set(['contract.created', 'contract.updated']);
 function signalChanged(s: Services) {
   return (organizationId: string, contractIds: string[]) =>
     startWorkflow(s, contractIndex, {
-      workflowId: `index-contracts-${organizationId}`,
+      workflowId: contractIndexWorkflowId(organizationId),
       args: [{ organizationId }],
       signal: { signal: contractChangedSignal, args: [{ contractIds: [...new Set(contractIds)] }] },
       organizationId,

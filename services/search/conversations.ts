@@ -1,6 +1,6 @@
 /**
  * Chat conversations: what a question may carry, whose conversations a caller sees, and
- * the citations kept with an answer. The answer itself streams from api/routes/chat.ts.
+ * the citations kept with an answer. The answer itself comes from answer-question.ts.
  */
 import { z } from 'zod';
 import type { Principal } from '../../platform/security/principal';

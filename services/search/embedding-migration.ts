@@ -5,12 +5,12 @@
  */
 import type { Services } from '../../platform/services';
 import { startWorkflow } from '../../platform/temporal/client';
-import { reembed } from '../../workflows/reembed.shared';
+import { reembed, reembedWorkflowId } from '../../workflows/reembed.shared';
 
-export const reembedWorkflowId = (s: Pick<Services, 'config' | 'ai'>) => `reembed-${s.ai.models.embedding}@${s.config.TEMPORAL_TASK_QUEUE}`;
+const reembedWorkflowIdOf = (s: Pick<Services, 'config' | 'ai'>) => reembedWorkflowId(s.ai.models.embedding, s.config.TEMPORAL_TASK_QUEUE);
 
 export async function startEmbeddingMigration(s: Services): Promise<string> {
-  const workflowId = reembedWorkflowId(s);
+  const workflowId = reembedWorkflowIdOf(s);
   await startWorkflow(s, reembed, {
     workflowId,
     args: [{}],

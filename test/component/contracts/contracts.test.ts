@@ -9,7 +9,7 @@ import { Event } from '../../../models/event';
 import { Contract } from '../../../models/contract';
 import { IntegrationLink } from '../../../models/integration-link';
 import { emitContractEvent } from '../../../services/contracts/contract-events';
-import { contractDeletionWorkflowId } from '../../../services/contracts/contract-deletion';
+import { contractDeletionWorkflowId } from '../../../workflows/contract-deletion.shared';
 
 interface ContractBody {
   id: string;

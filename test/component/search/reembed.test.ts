@@ -7,7 +7,8 @@ import { createLocalAi } from '../../../platform/ai/local';
 import { HASHING_MODEL } from '../../../platform/ai/embeddings';
 import { chunkPages } from '../../../services/documents/chunking';
 import { embeddingText, indexChunks, indexName, refreshCollections } from '../../../services/search/vector-store';
-import { reembedWorkflowId, startEmbeddingMigration } from '../../../services/search/embedding-migration';
+import { startEmbeddingMigration } from '../../../services/search/embedding-migration';
+import { reembedWorkflowId } from '../../../workflows/reembed.shared';
 
 interface Citation {
   title: string;
@@ -65,7 +66,7 @@ describe('embedding model change', function () {
     expect(before.body.message.citations.map((c) => c.title)).to.not.include('Legacy terms.txt');
 
     const workflowId = await startEmbeddingMigration(env.services);
-    expect(workflowId).to.equal(reembedWorkflowId(env.services));
+    expect(workflowId).to.equal(reembedWorkflowId(env.services.ai.models.embedding, env.services.config.TEMPORAL_TASK_QUEUE));
     const migrated = (await env.services.temporal.workflow.getHandle(workflowId).result()) as number;
     expect(migrated).to.be.at.least(chunks.length);
 

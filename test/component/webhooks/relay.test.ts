@@ -9,7 +9,8 @@ import { Event } from '../../../models/event';
 import { WebhookDelivery } from '../../../models/webhook-delivery';
 import { WebhookSubscription } from '../../../models/webhook-subscription';
 import { createTemporalClient } from '../../../platform/temporal/client';
-import { batchWorkflowId, webhookBody } from '../../../services/webhooks/webhooks';
+import { webhookBody } from '../../../services/webhooks/deliver-events';
+import { batchWorkflowId } from '../../../workflows/webhook-delivery.shared';
 
 /** The outbox relay on the real engines: one delivery per event and subscription, however often it runs. */
 describe('event relay', () => {

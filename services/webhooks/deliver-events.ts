@@ -13,15 +13,15 @@
  *   unrelayed and the relay loop replays it: the replay finds the rows (unique), names the
  *   same workflow and starts or signals it again;
  * - a replay never makes a second row, and a second start of a running id is a signal; an
- *   attempt claims its number before it posts (activities/webhooks.ts).
+ *   attempt claims its number before it posts (attempt-delivery.ts).
  */
 import { Types } from 'mongoose';
 import type { Services } from '../../platform/services';
 import type { EventConsumer, EventRecord } from '../../platform/outbox/relay';
-import { startWorkflow, startWorkflowOrDiscard } from '../../platform/temporal/client';
+import { startWorkflow } from '../../platform/temporal/client';
 import { WebhookDelivery } from '../../models/webhook-delivery';
 import { WebhookSubscription } from '../../models/webhook-subscription';
-import { deliveriesAssignedSignal, webhookBatch } from '../../workflows/webhook-delivery.shared';
+import { batchWorkflowId, deliveriesAssignedSignal, webhookBatch } from '../../workflows/webhook-delivery.shared';
 import { isDuplicateKey } from '../../platform/mongo';
 import { groupCommit } from '../../platform/group-commit';
 
@@ -35,15 +35,11 @@ export function webhookBody(event: Pick<EventRecord, 'type' | 'occurred_at' | 'd
   });
 }
 
-/** A batch's workflow is named after its first event; a manual redelivery has one of its own. */
-export const batchWorkflowId = (eventId: string) => `webhook-batch-${eventId}`;
-export const redeliveryWorkflowId = (deliveryId: string) => `webhook-delivery-${deliveryId}`;
-
 /**
  * Starts the workflow `workflowId`, or tells the running one to read its deliveries again. Its
  * record (search attribute) is the id it is named after: the first event, or the redelivery.
  */
-const deliveriesStart = (workflowId: string, organizationId: Types.ObjectId) => ({
+export const deliveriesStart = (workflowId: string, organizationId: Types.ObjectId) => ({
   workflowId,
   args: [] as [],
   signal: { signal: deliveriesAssignedSignal, args: [] },
@@ -214,23 +210,3 @@ export const webhookConsumer: EventConsumer = {
     );
   },
 };
-
-/** A fresh delivery (new id, new workflow) of a failed one, with the same body; not kept when its workflow cannot start (503). */
-export async function redeliver(s: Services, failed: InstanceType<typeof WebhookDelivery>) {
-  const _id = new Types.ObjectId();
-  const fresh = await WebhookDelivery.create({
-    _id,
-    workflow_id: redeliveryWorkflowId(_id.toHexString()),
-    organization_id: failed.organization_id,
-    subscription_id: failed.subscription_id,
-    event_id: failed.event_id,
-    event: failed.event,
-    body: failed.body,
-    redelivery_of: failed._id,
-    next_attempt_at: new Date(),
-  });
-  await startWorkflowOrDiscard(s, webhookBatch, deliveriesStart(fresh.workflow_id!, fresh.organization_id), {
-    discard: () => WebhookDelivery.deleteOne({ _id: fresh._id }),
-  });
-  return fresh;
-}
