@@ -15,9 +15,9 @@ import { findOwned } from '../../platform/find-owned';
 import { idSchema, requiredText } from '../../platform/input';
 import { Contract } from '../../models/contract';
 import { Signature, type AuditEntryInput, type SignatureRecord } from '../../models/signature';
-import { signatureRequest, type SignatureWorkflowInput } from '../../workflows/signature.shared';
-import { freezePdfOfRecord } from './pdf-of-record';
-import { appendAudit, sha256 } from './signature-evidence';
+import { signatureRequest, signatureWorkflowId, type SignatureWorkflowInput } from '../../workflows/signature.shared';
+import { freezeDocument } from './pdf-of-record';
+import { appendAudit } from './signature-evidence';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -64,14 +64,14 @@ export async function sendSignatureRequest(
   const contract = await findOwned(Contract, p, body.contract_id, 'Contract');
   if (!contract.content.trim() && !contract.document_id)
     throw badRequest('contract_id: the contract has no content to sign; add or draft it first, or name its PDF of record (document_id)');
-  const record = await freezePdfOfRecord(contract);
+  const frozen = await freezeDocument(s, contract);
 
   const now = new Date();
   const requested: AuditEntryInput = {
     type: 'requested',
     at: now.toISOString(),
     name: p.name,
-    detail: `${body.signers.length} signer(s), ${body.ordered ? 'ordered' : 'parallel'}`,
+    detail: `${body.signers.length} signer(s), ${body.ordered ? 'ordered' : 'parallel'}; document SHA-256 ${frozen.document_hash} (${frozen.record_document_id ? 'PDF of record' : 'contract content'})`,
   };
   const sig = new Signature({
     organization_id: new Types.ObjectId(p.organizationId),
@@ -80,9 +80,7 @@ export async function sendSignatureRequest(
     ordered: body.ordered,
     message: body.message || null,
     signers: body.signers.map((x, i) => ({ ...x, order: i + 1 })),
-    document: contract.content,
-    document_hash: sha256(contract.content),
-    ...record,
+    ...frozen,
     audit_trail: [appendAudit([], requested)],
     requested_by: new Types.ObjectId(p.userId),
     requested_by_name: p.name,
@@ -103,7 +101,7 @@ export async function sendSignatureRequest(
     await Signature.deleteOne({ _id: sig._id });
     throw notFound('Contract');
   }
-  const workflowId = `signature-${sig.id}`;
+  const workflowId = signatureWorkflowId(sig.id);
   const input: SignatureWorkflowInput = {
     signatureId: sig.id,
     signerIds: sig.signers.map((x) => String(x._id)),
