@@ -233,7 +233,7 @@ describe('the signed record', function () {
     expect(lines[notice!]!.top - lines[noticesAt!]!.top, 'a line break, no blank line').to.be.closeTo(leading, 1);
     expect(
       lines
-        .slice(feesAt!, noticesAt!)
+        .slice(feesAt, noticesAt)
         .map((l) => l.text)
         .join(' '),
     ).to.equal(fees);
