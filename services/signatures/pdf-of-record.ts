@@ -13,6 +13,7 @@ import type { Types } from 'mongoose';
 import type { Services } from '../../platform/services';
 import { sha256Hex } from '../../platform/security/crypto';
 import { badRequest } from '../../platform/errors';
+import { isDuplicateKey } from '../../platform/mongo';
 import { Document } from '../../models/document';
 import { FrozenPdf, frozenPdfId } from '../../models/frozen-pdf';
 import type { SignatureRecord } from '../../models/signature';
@@ -91,14 +92,17 @@ export async function freezeDocument(
     );
   const pages = await pageTexts(s, bytes);
   const hash = sha256Hex(bytes);
-  // Content-addressed and written once: a second request of the same file finds it there.
+  // Content-addressed and written once: a second request of the same file finds it there
+  // (and one racing this one may have written it first).
   await FrozenPdf.updateOne(
     { _id: frozenPdfId(String(contract.organization_id), hash) },
     {
       $setOnInsert: { organization_id: contract.organization_id, sha256: hash, bytes, size_bytes: bytes.length, frozen_at: new Date() },
     },
     { upsert: true },
-  );
+  ).catch((err: unknown) => {
+    if (!isDuplicateKey(err)) throw err;
+  });
   return { document: '', document_pages: pages, document_hash: hash, record_document_id: contract.document_id, record_pdf_sha256: hash };
 }
 
