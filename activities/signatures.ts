@@ -5,13 +5,11 @@
  */
 import { Context } from '@temporalio/activity';
 import type { Services } from '../platform/services';
-import { mailSignatureCompleted, mailSignatureReminders, signersDue } from '../services/mail/signatures';
+import { mailSignatureReminders, signersDue } from '../services/mail/signatures';
 import { recordEvent } from '../platform/outbox/record-event';
-import { issueCertificate } from '../services/signatures/signature-evidence';
-import { getSigningKey } from '../services/signatures/signing-key';
 import { Signature } from '../models/signature';
 import { changeWithAudit } from '../services/signatures/change-with-audit';
-import { Contract } from '../models/contract';
+import { completeSignatureRequest } from '../services/signatures/complete-signature-request';
 import type { StoredSignatureState } from '../workflows/signature.shared';
 import { recordSealingError, renderSignedPdf, sealSignedPdf } from '../services/signatures/signed-pdf-store';
 
@@ -63,58 +61,9 @@ export function createSignatureActivities(s: Services) {
       });
     },
 
+    /** Closes the request with its certificate once everyone has signed (services/signatures/complete-signature-request.ts). */
     async completeSignatureRequest({ signatureId }: { signatureId: string }): Promise<void> {
-      const key = await getSigningKey(s.config);
-      const completedAt = new Date();
-      const done = await changeWithAudit(signatureId, pending, (sig) =>
-        sig.signers.some((x) => x.status !== 'signed')
-          ? null
-          : {
-              entry: { type: 'completed', at: completedAt.toISOString() },
-              set: (closing) => ({
-                status: 'completed',
-                completed_at: completedAt,
-                certificate: issueCertificate(key, {
-                  version: 1,
-                  signature_id: signatureId,
-                  contract_id: String(sig.contract_id),
-                  document_hash: sig.document_hash,
-                  signers: sig.signers.map((x) => ({ name: x.name, email: x.email, signed_at: x.signed_at!.toISOString() })),
-                  audit_head: closing.hash,
-                  issued_at: completedAt.toISOString(),
-                }),
-              }),
-            },
-      );
-      // A retry after the request was closed still finishes the contract's side.
-      const sig = done?.sig ?? (await Signature.findOne({ _id: signatureId, status: 'completed' }));
-      if (!sig?.completed_at) return;
-      await mailSignatureCompleted(s, sig);
-      const signedAt = sig.completed_at;
-      const contractFilter = { _id: sig.contract_id, organization_id: sig.organization_id };
-      await Contract.updateOne(contractFilter, { $set: { signed_at: signedAt } });
-      const activated = await Contract.updateOne({ ...contractFilter, status: 'draft' }, { $set: { status: 'active' } });
-      if (activated.modifiedCount === 1) {
-        const contract = await Contract.findOne(contractFilter).lean();
-        if (contract) {
-          await recordEvent({
-            organizationId: String(sig.organization_id),
-            type: 'contract.updated',
-            data: {
-              id: String(contract._id),
-              title: contract.title,
-              type: contract.type,
-              status: contract.status,
-              counterparty: contract.counterparty,
-              signed_at: signedAt.toISOString(),
-              changed_fields: ['status', 'signed_at'],
-            },
-            actor: { type: 'system', id: null, name: 'signature completion' },
-            resource: { type: 'contract', id: String(contract._id) },
-            summary: `Contract "${contract.title}" is active: every signer has signed`,
-          });
-        }
-      }
+      await completeSignatureRequest(s, signatureId);
     },
 
     /** The signed document and its evidence pages as PDF, stored unsealed (services/signatures/signed-pdf-store.ts). */

@@ -64,11 +64,15 @@ const schema = new Schema({
   ordered: { type: Boolean, default: false },
   message: { type: String, default: null },
   signers: { type: [signerSchema], required: true },
-  /** The contract content as sent, and its SHA-256. */
-  /** Empty when the contract's PDF of record is the document. */
+  /**
+   * What the request signs, frozen when it was sent (services/signatures/pdf-of-record.ts):
+   * the contract content, or, when the contract named a PDF of record, that file (a copy in
+   * models/frozen-pdf.ts, `record_pdf_sha256`) and its text page by page for the signing page.
+   * `document_hash` is the SHA-256 of the frozen bytes either way.
+   */
   document: { type: String, default: '' },
+  document_pages: { type: [String], default: [] },
   document_hash: { type: String, required: true },
-  /** The contract's PDF of record when the request was sent, and that file's SHA-256: sealing appends to exactly that file. */
   record_document_id: { type: Schema.Types.ObjectId, default: null },
   record_pdf_sha256: { type: String, default: null },
   audit_trail: { type: [auditSchema], default: [] },
@@ -83,7 +87,7 @@ const schema = new Schema({
   sealing_error: { type: String, default: null },
   workflow_id: { type: String, default: null },
 });
-schema.plugin(basePlugin, { hidden: ['document', 'audit_trail'] });
+schema.plugin(basePlugin, { hidden: ['document', 'document_pages', 'audit_trail'] });
 // The list index (platform/lists/list-index.ts) follows every write.
 announceWrites(schema);
 // The list (signatureList): newest first, optionally by status or contract.

@@ -165,6 +165,15 @@ provision_chromium() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
 }
 
+# The sealed-PDF test renders pages with pdftoppm and reads them with pdftotext (Debian's poppler-utils).
+provision_poppler() {
+  command -v pdftoppm >/dev/null && command -v pdftotext >/dev/null && return 0
+  log "installing poppler-utils from Debian"
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq poppler-utils >/dev/null
+}
+
 provision_schemathesis() {
   local venv="$STACK/venv-schemathesis"
   if [ -x "$venv/bin/schemathesis" ] && "$venv/bin/schemathesis" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; then return 0; fi
@@ -193,6 +202,7 @@ provision() {
   provision_greenmail
   provision_pyhanko
   provision_chromium
+  provision_poppler
   provision_schemathesis
 }
 

@@ -38,4 +38,7 @@ export const cancelSignal = defineSignal<[{ reason?: string }]>('cancel');
 export const retrySealSignal = defineSignal('retry-seal');
 export const statusQuery = defineQuery<SignatureStatus>('status');
 
+/** The id of a request's workflow: the one way to address it. */
+export const signatureWorkflowId = (signatureId: string) => `signature-${signatureId}`;
+
 export const signatureRequest = workflowRef<[SignatureWorkflowInput]>('signatureWorkflow', 'signature');

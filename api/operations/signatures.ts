@@ -42,17 +42,21 @@ const signatureSchema = registry.register(
     ordered: z.boolean(),
     message: z.string().nullable(),
     signers: z.array(signerSchema),
-    document_hash: z.string().meta({ description: 'SHA-256 (hex) of the contract content as sent' }),
+    document_hash: z.string().meta({
+      description:
+        "SHA-256 (hex) of the document as frozen when the request was sent: the PDF of record's bytes when the contract named one, else the UTF-8 of its content",
+    }),
     requested_by_name: z.string().nullable(),
     expires_at: timestamp,
     completed_at: timestamp.nullable(),
     created_at: timestamp,
     updated_at: timestamp,
-    record_document_id: z.string().nullable().meta({ description: "The contract's PDF of record when the request was sent" }),
-    record_pdf_sha256: z
-      .string()
-      .nullable()
-      .meta({ description: 'SHA-256 (hex) of that PDF, frozen at request time; sealing appends to exactly that file' }),
+    record_document_id: z.string().nullable().meta({
+      description: "The contract's PDF of record when the request was sent: then that file is the document signed, not the content",
+    }),
+    record_pdf_sha256: z.string().nullable().meta({
+      description: 'SHA-256 (hex) of that PDF as frozen (a copy) at request time; signers read and download it and sealing appends to it',
+    }),
     sealed_at: timestamp.nullable().meta({ description: 'When the signed PDF (GET /signatures/{id}/document.pdf) was sealed' }),
     pdf_sha256: z.string().nullable().meta({ description: 'SHA-256 (hex) of the sealed PDF' }),
     sealing_error: z.string().nullable().meta({ description: 'Why sealing the PDF failed; POST /signatures/{id}/seal retries' }),
@@ -98,7 +102,10 @@ const signerViewSchema = z.object({
   signature_id: idSchema,
   status: z.enum(SIGNATURE_STATUSES),
   contract_title: z.string(),
-  document: z.string(),
+  document: z.string().meta({ description: 'The contract content signed; empty when a PDF of record is the document' }),
+  document_pages: z
+    .array(z.string())
+    .meta({ description: "The PDF of record's text, one entry per page, as frozen; empty when the content is the document" }),
   document_hash: z.string(),
   requested_by: z.object({ name: z.string().nullable() }),
   message: z.string().nullable(),

@@ -24,7 +24,7 @@ import { getSigningKey } from '../../services/signatures/signing-key';
 import { getSealIdentity } from '../../services/signatures/seal-pdf';
 import { sealedPdfOf } from '../../services/signatures/signed-pdf-store';
 import { authorize, principalOf } from '../http/middleware/auth';
-import { signerClient } from '../http/middleware/signer-client';
+import { isPrefetch, signerClient } from '../http/middleware/signer-client';
 import { idempotent, type ReplayCodec } from '../http/middleware/idempotency';
 import { declineBody, listQuery, signBody } from '../operations/signatures';
 
@@ -78,7 +78,7 @@ export function signaturesPublicRouter(s: Services): Router {
   });
 
   router.get('/sign/:token', async (req, res) => {
-    const r = await viewAsSigner(s, token(req), signerClient(req));
+    const r = await viewAsSigner(s, token(req), signerClient(req), !isPrefetch(req));
     res.json(signerView(r.sig, r.signer));
   });
 

@@ -20,9 +20,17 @@ import {
 import { readCopyToken } from '../../services/signatures/signed-copy-link';
 import { signingPdf } from '../../services/signatures/signed-pdf-store';
 import { SIGNING_PAGE_CSS } from '../views/signing-styles';
-import { STYLESHEET_PATH, messagePage, requestSummary, signPage, statePage, type SignFormValues } from '../views/signing-page';
+import {
+  STYLESHEET_PATH,
+  messagePage,
+  requestSummary,
+  signPage,
+  signingPages,
+  statePage,
+  type SignFormValues,
+} from '../views/signing-page';
 import { rateLimits } from '../http/middleware/rate-limit';
-import { signerClient } from '../http/middleware/signer-client';
+import { isPrefetch, signerClient } from '../http/middleware/signer-client';
 import { ERROR_CODE_HEADER, toAppError } from '../http/errors';
 import '../operations/signing-page';
 
@@ -53,7 +61,7 @@ export function signingPageRouter(s: Services): Router {
   /** The link's page; a refused post shows the form again with `status` and what to correct. */
   async function show(req: Request, res: Response, status = 200, refused: Pick<SignFormValues, 'typed' | 'errors'> = {}) {
     const t = token(req);
-    const shown = await openSigningLink(s, t, signerClient(req));
+    const shown = await openSigningLink(s, t, signerClient(req), !isPrefetch(req));
     const pdfUrl = `${pagePath(t)}/document.pdf`;
     switch (shown.kind) {
       case 'expired-download':
@@ -84,7 +92,7 @@ export function signingPageRouter(s: Services): Router {
             csrf: signingFormToken(s.config, issueBrowserId(s.config, req, res, '/sign'), t),
             request: requestSummary(shown.sig),
             signerName: shown.signer.name,
-            document: shown.sig.document,
+            pages: signingPages(shown.sig),
             expiresAt: shown.sig.expires_at,
             pdfUrl,
             ...refused,

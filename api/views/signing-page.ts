@@ -15,15 +15,19 @@ const e = escapeHtml;
 /** Characters per page of the on-screen document: about a printed page. */
 const PAGE_CHARS = 3000;
 
+/** Lines of a text to show: trimmed, blank ones left out (each becomes a paragraph). */
+const linesOf = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((x) => x.trim())
+    .filter(Boolean);
+
 /** The document in pages of whole lines (a longer line is a page of its own). */
 export function documentPages(text: string, pageChars = PAGE_CHARS): string[][] {
   const pages: string[][] = [];
   let page: string[] = [];
   let size = 0;
-  for (const line of text
-    .split(/\r?\n/)
-    .map((x) => x.trim())
-    .filter(Boolean)) {
+  for (const line of linesOf(text)) {
     if (page.length && size + line.length > pageChars) {
       pages.push(page);
       page = [];
@@ -35,6 +39,14 @@ export function documentPages(text: string, pageChars = PAGE_CHARS): string[][] 
   if (page.length) pages.push(page);
   return pages;
 }
+
+/**
+ * The frozen document as the page shows it: a PDF of record's text page by page, as its
+ * pages are (a page without text stays, empty, so the numbers match the PDF), else the
+ * content in pages of about PAGE_CHARS.
+ */
+export const signingPages = (sig: Pick<SignatureRecord, 'document' | 'document_pages' | 'record_document_id'>): string[][] =>
+  sig.record_document_id ? sig.document_pages.map(linesOf) : documentPages(sig.document);
 
 function layout(title: string, body: string): string {
   return `<!DOCTYPE html>
@@ -80,7 +92,8 @@ export interface SignFormValues {
   csrf: string;
   request: RequestSummary;
   signerName: string;
-  document: string;
+  /** The document's pages, each a list of paragraphs (signingPages). */
+  pages: string[][];
   expiresAt: Date;
   pdfUrl: string;
   /** What the signer typed, shown again with the errors after a refused post; keyed by form field. */
@@ -90,7 +103,7 @@ export interface SignFormValues {
 
 /** The document, consent, signature and decline forms. */
 export function signPage(v: SignFormValues): string {
-  const pages = documentPages(v.document);
+  const pages = v.pages;
   const errors = v.errors ?? {};
   const err = (id: string, text?: string) => (text ? `<p class="error" id="${id}-error" role="alert">${e(text)}</p>` : '');
   const describedBy = (id: string, text?: string) => (text ? ` aria-describedby="${id}-error" aria-invalid="true"` : '');
@@ -99,7 +112,7 @@ export function signPage(v: SignFormValues): string {
     .map(
       (paragraphs, i) => `<article class="page" id="page-${i + 1}" aria-labelledby="page-${i + 1}-h">
 <h3 id="page-${i + 1}-h">Page ${i + 1} of ${pages.length}</h3>
-${paragraphs.map((p) => `<p>${e(p)}</p>`).join('\n')}
+${paragraphs.length ? paragraphs.map((p) => `<p>${e(p)}</p>`).join('\n') : '<p class="muted">This page has no text to show; see it in the PDF.</p>'}
 </article>`,
     )
     .join('\n');

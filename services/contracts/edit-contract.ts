@@ -16,6 +16,7 @@ import { Document } from '../../models/document';
 import { Vendor } from '../../models/vendor';
 import { closeContract } from './contract-deletion';
 import { emitContractEvent } from './contract-events';
+import { refuseDocumentChangeWhileSigning } from '../signatures/pending-signature';
 
 const date = z.iso.date('must be a date YYYY-MM-DD').transform((d) => new Date(`${d}T00:00:00Z`));
 
@@ -80,6 +81,7 @@ export async function createContract(p: Principal, body: z.infer<typeof createCo
 
 /** Applies the changes; `contract.updated` names the fields that really changed, and none is sent for none. */
 export async function updateContract(p: Principal, contract: ContractDoc, body: z.infer<typeof updateContractBody>): Promise<ContractDoc> {
+  await refuseDocumentChangeWhileSigning(contract, body);
   await checkVendor(p, body.vendor_id);
   await checkDocument(p, body.document_id);
   contract.set(body);

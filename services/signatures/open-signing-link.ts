@@ -37,7 +37,8 @@ function linkState(sig: SignatureRecord, signer: Signer, sealed: boolean): LinkS
   return null;
 }
 
-export async function openSigningLink(s: Services, token: string, client: SignerClient): Promise<SigningLinkPage> {
+/** The link's page; `markViewed` false for a request no person made (a HEAD, a prefetch). */
+export async function openSigningLink(s: Services, token: string, client: SignerClient, markViewed = true): Promise<SigningLinkPage> {
   const copy = readCopyToken(s.config, token);
   if (copy === 'expired') return { kind: 'expired-download' };
   if (copy) {
@@ -49,6 +50,6 @@ export async function openSigningLink(s: Services, token: string, client: Signer
   if (!found) return { kind: 'unknown', download: false };
   const state = linkState(found.sig, found.signer, await hasSealedPdf(found.sig.id));
   if (state) return { kind: 'state', sig: found.sig, state };
-  const viewed = await viewAsSigner(s, token, client);
+  const viewed = await viewAsSigner(s, token, client, markViewed);
   return { kind: 'form', sig: viewed.sig, signer: found.signer };
 }

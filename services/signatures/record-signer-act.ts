@@ -13,7 +13,7 @@ import { sha256Hex } from '../../platform/security/crypto';
 import type { EventType } from '../../models/event';
 import { Signature, type AuditEntryInput, type SignatureRecord } from '../../models/signature';
 import { changeWithAudit } from './change-with-audit';
-import { declinedSignal, signedSignal, viewedSignal } from '../../workflows/signature.shared';
+import { declinedSignal, signatureWorkflowId, signedSignal, viewedSignal } from '../../workflows/signature.shared';
 import { AppError, conflict, notFound } from '../../platform/errors';
 import { TEMPORAL_DEADLINE_MS } from '../../platform/temporal/client';
 
@@ -43,6 +43,7 @@ export function signerView(sig: SignatureRecord, signer: Signer) {
     status: sig.status,
     contract_title: sig.contract_title,
     document: sig.document,
+    document_pages: sig.document_pages,
     document_hash: sig.document_hash,
     requested_by: { name: sig.requested_by_name },
     message: sig.message,
@@ -107,7 +108,7 @@ function emit(sig: SignatureRecord, type: EventType, signer: Signer, summary: st
 async function tell(s: Services, sig: SignatureRecord, send: (h: ReturnType<typeof s.temporal.workflow.getHandle>) => Promise<void>) {
   try {
     await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
-      send(s.temporal.workflow.getHandle(`signature-${sig.id}`)),
+      send(s.temporal.workflow.getHandle(signatureWorkflowId(sig.id))),
     );
   } catch (err) {
     s.logger.warn({ err, signatureId: sig.id }, 'could not signal the signature workflow; it catches up from the store');
@@ -144,8 +145,12 @@ async function act(token: string, client: SignerClient, decide: (sig: SignatureR
   return { ...(await openByToken(token)), changed: false };
 }
 
-/** The signer opens the document: marked viewed once. 404 unknown link, 410 closed. */
-export async function viewAsSigner(s: Services, token: string, client: SignerClient) {
+/**
+ * The signer opens the document: marked viewed once. 404 unknown link, 410 closed. With
+ * `markViewed` false (a HEAD or a prefetch, which no person asked for) nothing is recorded.
+ */
+export async function viewAsSigner(s: Services, token: string, client: SignerClient, markViewed = true) {
+  if (!markViewed) return { ...(await openByToken(token)), changed: false };
   const now = new Date();
   const r = await act(token, client, (_sig, signer) =>
     signer.status === 'pending' ? { entry: { type: 'viewed', at: now.toISOString() }, fields: { status: 'viewed', viewed_at: now } } : null,

@@ -4,8 +4,9 @@
  * agent) and the audit trail, every hash-chained entry with its hash, the document hash
  * and the certificate's key_id. The text is set in DejaVu Sans and Sans Mono (embedded as
  * subsets, so only the glyphs used travel): Latin with every European accent, Greek and
- * Cyrillic print as written. A character the fonts lack (CJK, for one) is drawn as "?";
- * the exact text stays in the frozen document and the audit trail, which the hashes cover.
+ * Cyrillic print as written, line breaks and blank lines as the text has them. A character
+ * the fonts lack (CJK, for one) is drawn as U+FFFD; the exact text stays in the frozen
+ * document and the audit trail, which the hashes cover.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -40,34 +41,85 @@ interface Fonts {
   mono: PDFFont;
 }
 
-const charsets = new WeakMap<PDFFont, Set<number>>();
+/** Where a line ends, as the signing page reads it: CR LF, LF, CR, and the other line and paragraph breaks. */
+const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
+/** Control and format characters (NUL, ESC, a soft hyphen, a zero-width space…): nothing to print. */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}]/u;
+const REPLACEMENT = '\uFFFD';
 
-/** Characters the font can draw, others as "?". */
-function drawable(font: PDFFont, text: string): string {
-  let known = charsets.get(font);
-  if (!known) charsets.set(font, (known = new Set(font.getCharacterSet())));
-  return [...text.replace(/\t/g, '    ')].map((c) => (known.has(c.codePointAt(0)!) ? c : '?')).join('');
+interface Metrics {
+  known: Set<number>;
+  /** Advance width of each character at size 1, as drawn (glyph by glyph). */
+  widths: Map<string, number>;
+}
+const metrics = new WeakMap<PDFFont, Metrics>();
+
+function metricsOf(font: PDFFont): Metrics {
+  let m = metrics.get(font);
+  if (!m) metrics.set(font, (m = { known: new Set(font.getCharacterSet()), widths: new Map() }));
+  return m;
 }
 
-/** Lines of at most WIDTH at `size`, breaking at spaces (or inside a word longer than a line). */
+/**
+ * One line as the font can draw it: composed (NFC, so an accent typed as a combining mark
+ * joins its letter), tabs as four spaces, control and format characters left out, and a
+ * character the font lacks (CJK, for one) as U+FFFD, never as a "?" that reads as text.
+ */
+function drawable(font: PDFFont, line: string): string {
+  const { known } = metricsOf(font);
+  const missing = known.has(REPLACEMENT.codePointAt(0)!) ? REPLACEMENT : '?';
+  let out = '';
+  for (const c of line.normalize('NFC').replace(/\t/g, '    ')) {
+    if (UNPRINTABLE.test(c)) continue;
+    out += known.has(c.codePointAt(0)!) ? c : missing;
+  }
+  return out;
+}
+
+/** Width of `text` at size 1: the sum of its characters' advances, cached, so wrapping stays linear in the text. */
+function widthOf(font: PDFFont, text: string): number {
+  const { widths } = metricsOf(font);
+  let w = 0;
+  for (const c of text) {
+    let cw = widths.get(c);
+    if (cw === undefined) widths.set(c, (cw = font.widthOfTextAtSize(c, 1)));
+    w += cw;
+  }
+  return w;
+}
+
+/**
+ * Lines of at most `width` at `size`: the text's own line breaks kept (a blank line stays a
+ * blank line, so paragraphs stay apart), a long line broken at spaces, a word longer than a
+ * line broken where it fills one.
+ */
 function wrap(font: PDFFont, text: string, size: number, width = WIDTH): string[] {
+  const max = width / size;
   const lines: string[] = [];
-  for (const paragraph of drawable(font, text).split(/\r?\n/)) {
+  for (const source of text.split(LINE_BREAK)) {
     let line = '';
-    for (const word of paragraph.split(/(?<= )/)) {
-      if (font.widthOfTextAtSize(line + word, size) <= width) {
+    let lineWidth = 0;
+    for (const word of drawable(font, source).split(/(?<= )/)) {
+      const w = widthOf(font, word);
+      // A space that ends the line need not fit.
+      if (lineWidth + widthOf(font, word.trimEnd()) <= max) {
         line += word;
+        lineWidth += w;
         continue;
       }
       if (line) lines.push(line.trimEnd());
-      let rest = word;
-      while (font.widthOfTextAtSize(rest, size) > width) {
-        let n = rest.length;
-        while (n > 1 && font.widthOfTextAtSize(rest.slice(0, n), size) > width) n--;
-        lines.push(rest.slice(0, n));
-        rest = rest.slice(n);
+      line = '';
+      lineWidth = 0;
+      for (const c of word) {
+        const cw = widthOf(font, c);
+        if (line && lineWidth + cw > max) {
+          lines.push(line);
+          line = '';
+          lineWidth = 0;
+        }
+        line += c;
+        lineWidth += cw;
       }
-      line = rest;
     }
     lines.push(line.trimEnd());
   }

@@ -15,10 +15,10 @@ import { findOwned } from '../../platform/find-owned';
 import { idSchema, requiredText } from '../../platform/input';
 import { Contract } from '../../models/contract';
 import { Signature, type AuditEntryInput, type SignatureRecord } from '../../models/signature';
-import { signatureRequest, type SignatureWorkflowInput } from '../../workflows/signature.shared';
+import { signatureRequest, signatureWorkflowId, type SignatureWorkflowInput } from '../../workflows/signature.shared';
 import { reserveRecipients } from '../mail/reserve-recipients';
-import { freezePdfOfRecord } from './pdf-of-record';
-import { appendAudit, sha256 } from './signature-evidence';
+import { freezeDocument } from './pdf-of-record';
+import { appendAudit } from './signature-evidence';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -65,7 +65,7 @@ export async function sendSignatureRequest(
   const contract = await findOwned(Contract, p, body.contract_id, 'Contract');
   if (!contract.content.trim() && !contract.document_id)
     throw badRequest('contract_id: the contract has no content to sign; add or draft it first, or name its PDF of record (document_id)');
-  const record = await freezePdfOfRecord(contract);
+  const frozen = await freezeDocument(s, contract);
   // Every signer is mailed a link: a verified owner and the daily recipient quota first.
   await reserveRecipients(
     s,
@@ -78,7 +78,7 @@ export async function sendSignatureRequest(
     type: 'requested',
     at: now.toISOString(),
     name: p.name,
-    detail: `${body.signers.length} signer(s), ${body.ordered ? 'ordered' : 'parallel'}`,
+    detail: `${body.signers.length} signer(s), ${body.ordered ? 'ordered' : 'parallel'}; document SHA-256 ${frozen.document_hash} (${frozen.record_document_id ? 'PDF of record' : 'contract content'})`,
   };
   const sig = new Signature({
     organization_id: new Types.ObjectId(p.organizationId),
@@ -87,9 +87,7 @@ export async function sendSignatureRequest(
     ordered: body.ordered,
     message: body.message || null,
     signers: body.signers.map((x, i) => ({ ...x, order: i + 1 })),
-    document: contract.content,
-    document_hash: sha256(contract.content),
-    ...record,
+    ...frozen,
     audit_trail: [appendAudit([], requested)],
     requested_by: new Types.ObjectId(p.userId),
     requested_by_name: p.name,
@@ -110,7 +108,7 @@ export async function sendSignatureRequest(
     await Signature.deleteOne({ _id: sig._id });
     throw notFound('Contract');
   }
-  const workflowId = `signature-${sig.id}`;
+  const workflowId = signatureWorkflowId(sig.id);
   const input: SignatureWorkflowInput = {
     signatureId: sig.id,
     signerIds: sig.signers.map((x) => String(x._id)),

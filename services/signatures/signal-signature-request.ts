@@ -4,7 +4,7 @@ import type { Services } from '../../platform/services';
 import type { SignatureRecord } from '../../models/signature';
 import { changeWithAudit } from './change-with-audit';
 import { conflict, unavailable } from '../../platform/errors';
-import { cancelSignal, retrySealSignal } from '../../workflows/signature.shared';
+import { cancelSignal, retrySealSignal, signatureWorkflowId } from '../../workflows/signature.shared';
 import { TEMPORAL_DEADLINE_MS } from '../../platform/temporal/client';
 
 /**
@@ -25,7 +25,7 @@ export async function cancelSignatureRequest(
   if (!done) return null;
   await s.temporalConnection
     .withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
-      s.temporal.workflow.getHandle(`signature-${done.sig.id}`).signal(cancelSignal, { reason: detail ?? `cancelled by ${by}` }),
+      s.temporal.workflow.getHandle(signatureWorkflowId(done.sig.id)).signal(cancelSignal, { reason: detail ?? `cancelled by ${by}` }),
     )
     .catch((err: unknown) =>
       s.logger.warn({ err, signatureId: done.sig.id }, 'could not signal cancel; the workflow catches up from the store'),
@@ -38,7 +38,9 @@ export async function retrySealing(s: Services, sig: SignatureRecord): Promise<v
   if (sig.status !== 'completed' || sig.sealed_at || !sig.sealing_error)
     throw conflict(sig.sealed_at ? 'The signed PDF is already sealed' : 'Only a completed request whose sealing failed can be retried');
   await s.temporalConnection
-    .withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () => s.temporal.workflow.getHandle(`signature-${sig.id}`).signal(retrySealSignal))
+    .withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+      s.temporal.workflow.getHandle(signatureWorkflowId(sig.id)).signal(retrySealSignal),
+    )
     .catch((err: unknown) => {
       s.logger.error({ err, signatureId: sig.id }, 'could not signal the sealing retry');
       throw unavailable('The workflow engine is unavailable; try again shortly');

@@ -1,7 +1,8 @@
 /**
- * Verifying a request's evidence: the contract's current content against the hash frozen
- * at request time, the audit trail's hash chain, the Ed25519 certificate, and the sealed
- * PDF's PAdES signature. `valid` holds only for a completed request where all hold.
+ * Verifying a request's evidence: the frozen document (the content, or the PDF of record's
+ * copy) against its hash, whether the contract still has that document, the audit trail's
+ * hash chain, the Ed25519 certificate, and the sealed PDF's PAdES signature. `valid` holds
+ * only for a completed request where all hold.
  */
 import type { Services } from '../../platform/services';
 import { Contract } from '../../models/contract';
@@ -9,13 +10,30 @@ import { auditOf, type SignatureRecord } from '../../models/signature';
 import { brokenAuditLink, certificateValid, sha256, type Certificate, type CertificatePayload } from './signature-evidence';
 import { getSigningKey } from './signing-key';
 import { sealReport } from './verify-seal';
+import { PdfOfRecordChangedError, readPdfOfRecord } from './pdf-of-record';
+import { sha256Hex } from '../../platform/security/crypto';
+
+/** SHA-256 of the frozen document's bytes as kept now; null when they are gone. */
+async function frozenHash(sig: SignatureRecord): Promise<string | null> {
+  if (!sig.record_document_id) return sha256(sig.document);
+  try {
+    const bytes = await readPdfOfRecord(sig);
+    return bytes && sha256Hex(bytes);
+  } catch (err) {
+    if (err instanceof PdfOfRecordChangedError) return null;
+    throw err;
+  }
+}
 
 export async function verifySignature(s: Services, sig: SignatureRecord) {
   const reasons: string[] = [];
   const contract = await Contract.findOne({ _id: sig.contract_id, organization_id: sig.organization_id }).lean();
   if (!contract) reasons.push('the contract no longer exists');
-  else if (sha256(contract.content) !== sig.document_hash) reasons.push('the contract content changed after the signature request');
-  if (sha256(sig.document) !== sig.document_hash) reasons.push('the frozen document does not match its hash');
+  else if (sig.record_document_id) {
+    if (!contract.document_id?.equals(sig.record_document_id))
+      reasons.push("the contract's PDF of record changed after the signature request");
+  } else if (sha256(contract.content) !== sig.document_hash) reasons.push('the contract content changed after the signature request');
+  if ((await frozenHash(sig)) !== sig.document_hash) reasons.push('the frozen document does not match its hash');
   const trail = auditOf(sig);
   const broken = brokenAuditLink(trail);
   if (broken !== -1) reasons.push(`the audit trail is broken at entry ${broken}`);

@@ -25,6 +25,7 @@ import { Contract } from '../../../models/contract';
 import { Signature } from '../../../models/signature';
 import { SignedPdf } from '../../../models/signed-pdf';
 import type { SyncProgress } from '../../../activities/integration-sync';
+import { signatureWorkflowId } from '../../../workflows/signature.shared';
 
 /**
  * An HTTP relay to a vendor fake that holds the nth matching request: it arrives, the test
@@ -174,7 +175,7 @@ describe('faults', function () {
       expect(signed.status, JSON.stringify(signed.body)).to.equal(200);
 
       // The moment the render activity has completed, the worker goes: it has not sealed yet, or is sealing.
-      const handle = services.temporal.workflow.getHandle(`signature-${sent.body.id}`);
+      const handle = services.temporal.workflow.getHandle(signatureWorkflowId(sent.body.id));
       const rendered = async () => {
         const events = (await handle.fetchHistory()).events ?? [];
         const scheduled = new Map(

@@ -15,16 +15,10 @@ import { uniqueAddress, waitForMail } from '../../support/mailbox';
 import { extractPages, MIME } from '../../../services/documents/extraction';
 import { Signature, auditOf } from '../../../models/signature';
 import { SignedPdf } from '../../../models/signed-pdf';
+import { FrozenPdf, frozenPdfId } from '../../../models/frozen-pdf';
 import { renderSignedPdf, sealSignedPdf } from '../../../services/signatures/signed-pdf-store';
+import { sealedPdf, waitSealed, type SignatureBody } from '../../support/signatures';
 
-interface SignatureBody {
-  id: string;
-  status: string;
-  sealed_at: string | null;
-  pdf_sha256: string | null;
-  sealing_error: string | null;
-  signers: Array<{ signing_url: string }>;
-}
 interface Seal {
   status: string;
   valid: boolean;
@@ -68,17 +62,6 @@ async function pdfText(pdf: Buffer): Promise<string[]> {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'pdf-text-')), 'signed.pdf');
   writeFileSync(file, pdf);
   return (await extractPages(file, MIME.pdf)).map((p) => p.text.replace(/\s+/g, ' '));
-}
-
-async function waitSealed(u: TestUser, id: string): Promise<SignatureBody> {
-  // Sealing takes about a second; a loaded machine (and a first certificate) takes longer.
-  const deadline = Date.now() + 150000;
-  for (;;) {
-    const res = await api<SignatureBody>('GET', `/signatures/${id}`, { token: u.token });
-    if (res.body.sealed_at) return res.body;
-    if (res.body.sealing_error || Date.now() > deadline) throw new Error(`not sealed: ${res.text}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 describe('sealed PDF', function () {
@@ -299,10 +282,7 @@ describe('sealed PDF of record', function () {
     expect(created).to.include({ record_document_id: documentId, record_pdf_sha256: sha256(bytes) });
     expect(sha256(unsigned)).to.equal(sha256(bytes));
     await waitSealed(owner, created.id);
-    const res = await fetch(`${testEnv().baseUrl}/signatures/${created.id}/document.pdf`, {
-      headers: { authorization: `Bearer ${owner.token}` },
-    });
-    const sealed = Buffer.from(await res.arrayBuffer());
+    const sealed = await sealedPdf(owner, created.id);
     const pages = await pdfText(sealed);
     expect(pages[0]).to.contain('PDF OF RECORD: Master Purchase Agreement');
     expect(pages[1]).to.contain('2. Price. As agreed in the order.');
@@ -313,12 +293,14 @@ describe('sealed PDF of record', function () {
     expect(v.out).to.match(/:INTACT:TRUSTED,UNTOUCHED/);
   });
 
-  it('a PDF of record changed after the request was sent is not sealed: the error shows at once', async () => {
+  it('a request sent before copies were frozen, whose uploaded file changed since, is not sealed: the error shows at once', async () => {
     const { contractId, documentId } = await contractWithRecord(await original());
     const created = await api<SignatureBody>('POST', '/signatures', {
       token: owner.token,
       body: { contract_id: contractId, signers: [{ name: 'Di Signer', email: uniqueAddress('di') }] },
     });
+    // As such a request is stored: no frozen copy, only the uploaded file and the hash it froze.
+    await FrozenPdf.deleteOne({ _id: frozenPdfId(owner.organizationId, created.body.document_hash) });
     const stored = await Document.findById(documentId).lean();
     writeFileSync(stored!.storage_path, await makePdf([['A different agreement']]));
     const token = created.body.signers[0]!.signing_url.split('/').pop()!;
