@@ -12,17 +12,20 @@ import { msToNumber } from '@temporalio/common/lib/time';
 import type { Services } from '../../platform/services';
 import { sha256Hex } from '../../platform/security/crypto';
 import { findOwned } from '../../platform/find-owned';
-import { conflict } from '../../platform/errors';
 import { listPage } from '../../platform/lists/list-index';
-import { isObjectId } from '../../models/base';
 import { Signature, signatureList, signatureView } from '../../models/signature';
-import { cancelSignatureRequest, retrySealing } from '../../services/signatures/signal-signature-request';
+import { cancelOwnedSignatureRequest, retrySealing } from '../../services/signatures/signal-signature-request';
 import { declineAsSigner, signAsSigner, signerView, viewAsSigner } from '../../services/signatures/record-signer-act';
-import { sendSignatureRequest, signatureRequestBody, signingToken } from '../../services/signatures/send-signature-request';
+import {
+  sendSignatureRequest,
+  signatureRequestBody,
+  signerTokenHashes,
+  signingToken,
+} from '../../services/signatures/send-signature-request';
 import { verifySignature } from '../../services/signatures/verify-signature';
 import { getSigningKey } from '../../services/signatures/signing-key';
 import { getSealIdentity } from '../../services/signatures/seal-pdf';
-import { sealedPdfOf } from '../../services/signatures/signed-pdf-store';
+import { signedPdfFor } from '../../services/signatures/signed-pdf-store';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { isPrefetch, signerClient } from '../http/middleware/signer-client';
 import { idempotent, type ReplayCodec } from '../http/middleware/idempotency';
@@ -51,8 +54,7 @@ function signingLinksCodec(s: Services): ReplayCodec {
     async replayed(stored, req) {
       const created = createdAnswer.safeParse(stored);
       if (!created.success) return stored;
-      const sig = isObjectId(created.data.id) ? await Signature.findById(created.data.id, { signers: 1 }).lean() : null;
-      const hashes = new Map(sig?.signers.map((x) => [String(x._id), x.token_hash]));
+      const hashes = await signerTokenHashes(created.data.id);
       return {
         ...created.data,
         signers: created.data.signers.map((signer) => {
@@ -124,10 +126,7 @@ export function signaturesRouter(s: Services): Router {
   });
 
   router.post('/:id/cancel', authorize('signatures:send'), async (req, res) => {
-    const sig = await owned(req);
-    const cancelled = await cancelSignatureRequest(s, sig._id, principalOf(req).name);
-    if (!cancelled) throw conflict(`The signature request is already ${(await Signature.findById(sig._id))?.status ?? sig.status}`);
-    res.json(signatureView(cancelled));
+    res.json(signatureView(await cancelOwnedSignatureRequest(s, principalOf(req), req.params.id)));
   });
 
   router.get('/:id/verify', authorize('signatures:read'), async (req, res) => {
@@ -136,13 +135,7 @@ export function signaturesRouter(s: Services): Router {
 
   router.get('/:id/document.pdf', authorize('signatures:read'), async (req, res) => {
     const sig = await owned(req);
-    const pdf = await sealedPdfOf(sig.id);
-    if (!pdf)
-      throw conflict(
-        sig.sealing_error
-          ? `The signed PDF could not be sealed: ${sig.sealing_error}`
-          : `The signed PDF is not sealed yet (the request is ${sig.status})`,
-      );
+    const pdf = await signedPdfFor(sig);
     res.type('application/pdf').set('Content-Disposition', `attachment; filename="signature-${sig.id}.pdf"`).send(pdf.bytes);
   });
 

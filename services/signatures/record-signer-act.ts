@@ -14,8 +14,10 @@ import type { EventType } from '../../models/event';
 import { Signature, type AuditEntryInput, type SignatureRecord } from '../../models/signature';
 import { changeWithAudit } from './change-with-audit';
 import { declinedSignal, signatureWorkflowId, signedSignal, viewedSignal } from '../../workflows/signature.shared';
-import { AppError, conflict, notFound } from '../../platform/errors';
-import { TEMPORAL_DEADLINE_MS } from '../../platform/temporal/client';
+import { AppError, notFound } from '../../platform/errors';
+import { signatureErrors } from './errors';
+import { signalWorkflow } from '../../platform/temporal/client';
+import type { SignalDefinition } from '@temporalio/common';
 
 export type Signer = SignatureRecord['signers'][number];
 
@@ -63,12 +65,12 @@ const GONE: Record<string, string> = {
 export const isExpired = (sig: SignatureRecord) =>
   sig.status === 'expired' || (sig.status === 'pending' && sig.expires_at.getTime() <= Date.now());
 
-/** Why a signer's link can no longer act, or null when it can. */
-export function goneReason(sig: SignatureRecord, signer: Signer): string | null {
-  if (signer.status === 'signed') return 'This signing link was already used to sign';
-  if (signer.status === 'declined') return 'This signing link was already used to decline';
-  if (sig.status !== 'pending') return GONE[sig.status] ?? 'This signature request is closed';
-  if (isExpired(sig)) return GONE.expired!;
+/** Why a signer's link can no longer act (410), or null when it can. */
+export function goneReason(sig: SignatureRecord, signer: Signer): AppError | null {
+  if (signer.status === 'signed') return signatureErrors.signing_link_used('This signing link was already used to sign');
+  if (signer.status === 'declined') return signatureErrors.signing_link_used('This signing link was already used to decline');
+  if (isExpired(sig)) return signatureErrors.signing_link_expired(GONE.expired!);
+  if (sig.status !== 'pending') return signatureErrors.signature_request_closed(GONE[sig.status] ?? 'This signature request is closed');
   return null;
 }
 
@@ -86,8 +88,8 @@ export async function findByToken(token: string): Promise<{ sig: SignatureRecord
 async function openByToken(token: string) {
   const found = await findByToken(token);
   if (!found) throw notFound('Signing link');
-  const reason = goneReason(found.sig, found.signer);
-  if (reason) throw new AppError(410, reason);
+  const gone = goneReason(found.sig, found.signer);
+  if (gone) throw gone;
   return found;
 }
 
@@ -105,11 +107,9 @@ function emit(sig: SignatureRecord, type: EventType, signer: Signer, summary: st
 }
 
 /** Tells the workflow; the act is already stored, so a failed signal is only logged (the workflow re-reads on its timer). */
-async function tell(s: Services, sig: SignatureRecord, send: (h: ReturnType<typeof s.temporal.workflow.getHandle>) => Promise<void>) {
+async function tell(s: Services, sig: SignatureRecord, signal: SignalDefinition<[{ signerId: string }]>, signer: Signer) {
   try {
-    await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
-      send(s.temporal.workflow.getHandle(signatureWorkflowId(sig.id))),
-    );
+    await signalWorkflow(s, signatureWorkflowId(sig.id), signal, { signerId: String(signer._id) });
   } catch (err) {
     s.logger.warn({ err, signatureId: sig.id }, 'could not signal the signature workflow; it catches up from the store');
   }
@@ -157,7 +157,7 @@ export async function viewAsSigner(s: Services, token: string, client: SignerCli
   );
   if (r.changed) {
     await emit(r.sig, 'signature.viewed', r.signer, `${r.signer.name} viewed "${r.sig.contract_title}"`, {});
-    await tell(s, r.sig, (h) => h.signal(viewedSignal, { signerId: String(r.signer._id) }));
+    await tell(s, r.sig, viewedSignal, r.signer);
   }
   return r;
 }
@@ -183,10 +183,10 @@ export async function signAsSigner(s: Services, token: string, client: SignerCli
   });
   if (!r.changed)
     throw notYourTurn
-      ? conflict('It is not your turn yet: an earlier signer has not signed')
-      : new AppError(410, 'This signing link was already used to sign');
+      ? signatureErrors.signer_not_next('It is not your turn yet: an earlier signer has not signed')
+      : signatureErrors.signing_link_used('This signing link was already used to sign');
   await emit(r.sig, 'signature.completed', r.signer, `${r.signer.name} signed "${r.sig.contract_title}"`, { signed_at: now.toISOString() });
-  await tell(s, r.sig, (h) => h.signal(signedSignal, { signerId: String(r.signer._id) }));
+  await tell(s, r.sig, signedSignal, r.signer);
   return r;
 }
 
@@ -198,8 +198,8 @@ export async function declineAsSigner(s: Services, token: string, client: Signer
     fields: { status: 'declined', declined_at: now, decline_reason: reason, ip: client.ip, user_agent: client.userAgent },
     request: { status: 'declined' },
   }));
-  if (!r.changed) throw new AppError(410, 'This signing link can no longer be used');
+  if (!r.changed) throw goneReason(r.sig, r.signer) ?? signatureErrors.signature_request_closed('This signing link can no longer be used');
   await emit(r.sig, 'signature.declined', r.signer, `${r.signer.name} declined "${r.sig.contract_title}"`, { reason });
-  await tell(s, r.sig, (h) => h.signal(declinedSignal, { signerId: String(r.signer._id) }));
+  await tell(s, r.sig, declinedSignal, r.signer);
   return r;
 }

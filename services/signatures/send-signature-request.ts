@@ -56,6 +56,12 @@ export const signingToken = (s: Services, signatureId: string, signerId: string)
   derivedSecret(s.config, 'signing-link', `${signatureId}:${signerId}`);
 
 /** The request as sent, and each signer's link token in signer order (shown once). */
+/** Each signer's stored link hash, by signer id: a replayed create gives back only the links they still confirm. */
+export async function signerTokenHashes(signatureId: string): Promise<Map<string, string>> {
+  const sig = Types.ObjectId.isValid(signatureId) ? await Signature.findById(signatureId, { signers: 1 }).lean() : null;
+  return new Map(sig?.signers.map((x) => [String(x._id), x.token_hash]));
+}
+
 export async function sendSignatureRequest(
   s: Services,
   p: Principal,

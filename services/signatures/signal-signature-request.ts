@@ -1,11 +1,14 @@
 /** What the service side asks of a running signature request: to end it, or to seal again. */
 import type { Types } from 'mongoose';
 import type { Services } from '../../platform/services';
-import type { SignatureRecord } from '../../models/signature';
+import { Signature, type SignatureRecord } from '../../models/signature';
+import type { Principal } from '../../platform/security/principal';
+import { findOwned } from '../../platform/find-owned';
 import { changeWithAudit } from './change-with-audit';
-import { conflict, unavailable } from '../../platform/errors';
+import { unavailable } from '../../platform/errors';
+import { signatureErrors } from './errors';
 import { cancelSignal, retrySealSignal, signatureWorkflowId } from '../../workflows/signature.shared';
-import { TEMPORAL_DEADLINE_MS } from '../../platform/temporal/client';
+import { signalWorkflow } from '../../platform/temporal/client';
 
 /**
  * Cancels a pending request: the stored change with its audit entry first (so every signing
@@ -23,26 +26,29 @@ export async function cancelSignatureRequest(
     set: () => ({ status: 'cancelled' }),
   }));
   if (!done) return null;
-  await s.temporalConnection
-    .withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
-      s.temporal.workflow.getHandle(signatureWorkflowId(done.sig.id)).signal(cancelSignal, { reason: detail ?? `cancelled by ${by}` }),
-    )
-    .catch((err: unknown) =>
-      s.logger.warn({ err, signatureId: done.sig.id }, 'could not signal cancel; the workflow catches up from the store'),
-    );
+  await signalWorkflow(s, signatureWorkflowId(done.sig.id), cancelSignal, { reason: detail ?? `cancelled by ${by}` }).catch(
+    (err: unknown) => s.logger.warn({ err, signatureId: done.sig.id }, 'could not signal cancel; the workflow catches up from the store'),
+  );
   return done.sig;
+}
+
+/** A member cancels a pending request of their organization. */
+export async function cancelOwnedSignatureRequest(s: Services, p: Principal, id: unknown): Promise<SignatureRecord> {
+  const sig = await findOwned(Signature, p, id, 'Signature request');
+  const cancelled = await cancelSignatureRequest(s, sig._id, p.name);
+  if (cancelled) return cancelled;
+  const now = (await Signature.findById(sig._id, { status: 1 }).lean())?.status ?? sig.status;
+  throw signatureErrors.signature_request_not_pending(`The signature request is already ${now}`);
 }
 
 /** Asks the workflow to seal again a completed request whose sealing failed. */
 export async function retrySealing(s: Services, sig: SignatureRecord): Promise<void> {
   if (sig.status !== 'completed' || sig.sealed_at || !sig.sealing_error)
-    throw conflict(sig.sealed_at ? 'The signed PDF is already sealed' : 'Only a completed request whose sealing failed can be retried');
-  await s.temporalConnection
-    .withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
-      s.temporal.workflow.getHandle(signatureWorkflowId(sig.id)).signal(retrySealSignal),
-    )
-    .catch((err: unknown) => {
-      s.logger.error({ err, signatureId: sig.id }, 'could not signal the sealing retry');
-      throw unavailable('The workflow engine is unavailable; try again shortly');
-    });
+    throw signatureErrors.seal_not_retryable(
+      sig.sealed_at ? 'The signed PDF is already sealed' : 'Only a completed request whose sealing failed can be retried',
+    );
+  await signalWorkflow(s, signatureWorkflowId(sig.id), retrySealSignal).catch((err: unknown) => {
+    s.logger.error({ err, signatureId: sig.id }, 'could not signal the sealing retry');
+    throw unavailable('The workflow engine is unavailable; try again shortly');
+  });
 }

@@ -16,6 +16,7 @@ import { getSealIdentity, sealPdf } from './seal-pdf';
 import { findByToken, goneReason } from './record-signer-act';
 import { MAX_SIGNED_PDF_BYTES, PdfOfRecordChangedError, readPdfOfRecord } from './pdf-of-record';
 import { isDuplicateKey } from '../../platform/mongo';
+import { signatureErrors } from './errors';
 
 const filenameOf = (sig: SignatureRecord, suffix: string) =>
   `${
@@ -31,6 +32,17 @@ const bytesOf = (b: unknown): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from((b
 export async function sealedPdfOf(signatureId: string) {
   const doc = await SignedPdf.findOne({ _id: signatureId, state: 'sealed' }).lean();
   return doc && { ...doc, bytes: bytesOf(doc.bytes) };
+}
+
+/** The sealed PDF of a request, for its members; 409 until it is sealed, with why. */
+export async function signedPdfFor(sig: SignatureRecord) {
+  const pdf = await sealedPdfOf(sig.id);
+  if (pdf) return pdf;
+  throw signatureErrors.signed_pdf_not_ready(
+    sig.sealing_error
+      ? `The signed PDF could not be sealed: ${sig.sealing_error}`
+      : `The signed PDF is not sealed yet (the request is ${sig.status})`,
+  );
 }
 
 export const hasSealedPdf = async (signatureId: string) => (await SignedPdf.exists({ _id: signatureId, state: 'sealed' })) !== null;
