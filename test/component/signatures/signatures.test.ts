@@ -9,6 +9,7 @@ import { api } from '../../support/http';
 import { addMember, fromIp, signUp, uniqueIp, type TestUser } from '../../support/auth';
 import { startReceiver } from '../../support/receiver';
 import { testEnv } from '../../support/env';
+import { waitFor } from '../../support/processes';
 import { Writable } from 'node:stream';
 import type { Server } from 'node:http';
 import { Signature } from '../../../models/signature';
@@ -174,8 +175,14 @@ describe('signatures', () => {
       const contract = await waitForStatus<{ status: string; signed_at: string | null }>(owner, `/contracts/${contractId}`, 'active');
       expect(contract.signed_at).to.match(/Z$/);
       // What changed is named as in every other contract.updated event.
+      // Recorded just after the contract turns active: wait for it rather than race it.
+      const signedUpdate = async () =>
+        (await Event.find({ type: 'contract.updated' }).lean()).find(
+          (e) => (e.data as { id?: string }).id === contractId && 'signed_at' in (e.data as object),
+        );
+      await waitFor(async () => !!(await signedUpdate()), 15000, 'the contract.updated event of the signing');
       const updates = await Event.find({ type: 'contract.updated' }).lean();
-      const updated = updates.find((e) => (e.data as { id?: string }).id === contractId && 'signed_at' in (e.data as object));
+      const updated = await signedUpdate();
       expect(updated?.data, JSON.stringify(updates.map((e): unknown => e.data)))
         .to.deep.include({ changed_fields: ['status', 'signed_at'] })
         .and.not.have.property('changes');
