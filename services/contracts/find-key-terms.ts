@@ -8,10 +8,11 @@
  * answer whole.
  */
 import { z } from 'zod';
+import { OffloadTimeoutError } from '../../platform/offload';
 import type { Services } from '../../platform/services';
 import type { Page } from '../documents/chunking';
-import { extractKeyTermsByRules, keepVerbatim } from './extract-key-terms';
-import { emptyTerms, KEY_TERMS, NORMALIZED, type KeyTermName, type KeyTerms } from './key-terms.shared';
+import { keepVerbatim, keyTermRulesTask, type RulesAnswer } from './extract-key-terms';
+import { emptyTerms, KEY_TERMS, NORMALIZED, type KeyTermName } from './key-terms.shared';
 
 /** The model's answers carry no calibrated confidence; a verified quote earns this much. */
 const MODEL_CONFIDENCE = 0.8;
@@ -44,8 +45,31 @@ const pagesBlock = (pages: readonly Page[]) =>
     .join('\n\n')
     .slice(0, MAX_TEXT);
 
-export async function findKeyTerms(s: Services, pages: readonly Page[]): Promise<KeyTerms> {
-  const rules = keepVerbatim(extractKeyTermsByRules(pages), pages);
+/**
+ * The rules' answer, computed in an offload thread within KEY_TERMS_BUDGET_MS (keys left when it
+ * is spent are unread); a rule still running at twice the budget is stopped, and every key is
+ * then unread.
+ */
+async function readByRules(s: Services, pages: readonly Page[]): Promise<RulesAnswer> {
+  const limits = {
+    maxTextChars: s.config.KEY_TERMS_MAX_TEXT_CHARS,
+    maxLineChars: s.config.KEY_TERMS_MAX_LINE_CHARS,
+    budgetMs: s.config.KEY_TERMS_BUDGET_MS,
+  };
+  try {
+    const answer = await s.offload.run(keyTermRulesTask, { pages, limits }, { timeoutMs: 2 * limits.budgetMs });
+    return { ...answer, terms: keepVerbatim(answer.terms, pages) };
+  } catch (err) {
+    if (!(err instanceof OffloadTimeoutError)) throw err;
+    s.logger.warn({ err: err.message }, 'the key-term rules ran out of time; every key is unread');
+    const chars = pages.reduce((n, p) => n + p.text.length, 0);
+    return { terms: emptyTerms(), unread: [...KEY_TERMS], truncated: chars > limits.maxTextChars };
+  }
+}
+
+/** The key terms, the keys left unread for lack of time, and whether the text was longer than the rules read. */
+export async function findKeyTerms(s: Services, pages: readonly Page[]): Promise<RulesAnswer> {
+  const rules = await readByRules(s, pages);
   let answer: z.infer<typeof ModelTerms> | null;
   try {
     answer = await s.ai.extractStructured({
@@ -67,6 +91,7 @@ export async function findKeyTerms(s: Services, pages: readonly Page[]): Promise
   const rejected = KEY_TERMS.filter((k) => proposed[k] && !verified[k]);
   if (rejected.length) s.logger.warn({ keys: rejected }, 'the model quoted text the contract does not have; the rules answer those keys');
   const terms = emptyTerms();
-  for (const k of KEY_TERMS) terms[k] = verified[k] ?? rules[k];
-  return terms;
+  for (const k of KEY_TERMS) terms[k] = verified[k] ?? rules.terms[k];
+  // A key the model answered is read, whether or not the rules got to it.
+  return { terms, unread: rules.unread.filter((k) => !verified[k]), truncated: rules.truncated };
 }

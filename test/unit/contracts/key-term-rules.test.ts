@@ -1,7 +1,15 @@
 import { expect } from 'chai';
-import { extractKeyTermsByRules } from '../../../services/contracts/extract-key-terms';
+import { loadConfig } from '../../../platform/config';
+import { readKeyTermsByRules } from '../../../services/contracts/extract-key-terms';
 
-const termsOf = (text: string) => extractKeyTermsByRules([{ page: 1, text }]);
+const config = loadConfig({ NODE_ENV: 'test' });
+const limits = {
+  maxTextChars: config.KEY_TERMS_MAX_TEXT_CHARS,
+  maxLineChars: config.KEY_TERMS_MAX_LINE_CHARS,
+  // Generous: these tests check what the rules read, not how fast.
+  budgetMs: 60_000,
+};
+const termsOf = (text: string) => readKeyTermsByRules({ pages: [{ page: 1, text }], limits }).terms;
 
 /** Forms of wording the rules read beyond the cover-page tables they started from. */
 describe('key-term rules', () => {
