@@ -3,6 +3,7 @@ import type { Services } from '../../platform/services';
 import { AppError, badRequest } from '../../platform/errors';
 import type { DocumentDoc } from '../../models/document';
 import { fullText, type Page } from './chunking';
+import { analyzeDocumentByRules } from './document-analysis-rules';
 import { extractTextInChild } from './extract-text-in-child';
 import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from './extraction';
 
@@ -26,5 +27,6 @@ export async function analyzeDocument(s: Services, doc: DocumentDoc) {
     if (err instanceof ExtractionLimitError) throw new AppError(422, `document: ${err.message}`);
     throw err;
   }
-  return s.ai.analyzeDocument({ filename: doc.filename, text: fullText(pages), pageCount: pages.length });
+  const input = { filename: doc.filename, text: fullText(pages), pageCount: pages.length };
+  return (await s.ai.analyzeDocument(input)) ?? analyzeDocumentByRules(input);
 }
