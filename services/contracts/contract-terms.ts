@@ -6,6 +6,7 @@
  * auto-renewing contracts), which the renewal workflow reminds about.
  */
 import { trusted, Types } from 'mongoose';
+import { isDuplicateKey } from '../../platform/mongo';
 import type { Services } from '../../platform/services';
 import type { Page } from '../documents/chunking';
 import type { SupportedMime } from '../documents/extraction';
@@ -103,12 +104,20 @@ async function save(
   terms: KeyTerms,
   extra: { extracted_at?: Date; source?: string; unread_keys?: KeyTermName[]; text_truncated?: boolean },
 ): Promise<ContractTermsDoc> {
-  const doc = await ContractTerms.findOneAndUpdate(
-    { organization_id: organizationId, contract_id: contract._id },
-    { $set: { terms, opt_out_deadline: optOutDeadline(terms, contract), ...extra } },
-    { upsert: true, returnDocument: 'after' },
-  );
-  return doc;
+  const write = () =>
+    ContractTerms.findOneAndUpdate(
+      { organization_id: organizationId, contract_id: contract._id },
+      { $set: { terms, opt_out_deadline: optOutDeadline(terms, contract), ...extra } },
+      { upsert: true, returnDocument: 'after' },
+    );
+  try {
+    return await write();
+  } catch (err) {
+    // Two first extractions racing both insert; the loser's retry updates the winner's record.
+    // (With the rules off the event loop, concurrent extractions really do overlap now.)
+    if (!isDuplicateKey(err)) throw err;
+    return await write();
+  }
 }
 
 /** Extracts the contract's key terms again (the provider's way) and stores them, keeping confirmed ones. */
