@@ -112,7 +112,10 @@ describe('key terms of a long text', function () {
     const short = await contract(owner, `${'Recitals. '.repeat(200)}${LAW}`);
     await extracted(owner, short);
     await withSecondApi({ KEY_TERMS_MAX_TEXT_CHARS: 1000 }, async (base) => {
-      const res = await fetch(`${base}/contracts/${short}/extract`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}` } });
+      const res = await fetch(`${base}/contracts/${short}/extract`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${owner.token}` },
+      });
       const body = (await res.json()) as TermsBody;
       expect(res.status, JSON.stringify(body)).to.equal(200);
       expect(body).to.include({ partial: true, text_truncated: true });
