@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chunkBatches } from '../services/documents/chunking';
 import { extractText, MIME } from '../services/documents/extraction';
-import { sentences } from '../platform/ai/local';
+import { sentences } from '../services/contracts/clause-rules';
 import { filledFile, loadSet } from '../eval/corpus';
 
 export interface CorpusChunk {

@@ -12,6 +12,10 @@ const schema = new Schema({
   terms: { type: Schema.Types.Mixed, required: true },
   extracted_at: { type: Date, default: null },
   source: { type: String, default: null },
+  /** Keys the last extraction did not get to within its time budget. */
+  unread_keys: { type: [String], default: [] },
+  /** The text of record was longer than the extraction read. */
+  text_truncated: { type: Boolean, default: false },
   /** End date minus the non-renewal notice, for auto-renewing contracts (YYYY-MM-DD). */
   opt_out_deadline: { type: String, default: null },
 });

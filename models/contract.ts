@@ -1,5 +1,4 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
-import { CONTRACT_TYPES } from '../platform/ai/port';
 import { RISK_LEVELS } from '../platform/ai/risk';
 import { basePlugin, tenantFields } from './base';
 import { announceWrites } from './writes';
@@ -7,7 +6,8 @@ import { dayOf } from '../platform/dates';
 import { defineList } from '../platform/lists/lists';
 
 export const CONTRACT_STATUSES = ['draft', 'active', 'completed', 'expired'] as const;
-export { CONTRACT_TYPES };
+export const CONTRACT_TYPES = ['nda', 'service_agreement', 'employment', 'consulting', 'lease'] as const;
+export type ContractType = (typeof CONTRACT_TYPES)[number];
 
 /** A contract of an organization. `type` is free text in storage (imports may carry others); the API admits the five on create. */
 const schema = new Schema(

@@ -153,6 +153,21 @@ const schema = z
     EXTRACT_MEMORY_MB: positiveInt.min(64).default(512),
     EXTRACT_TIMEOUT_MS: positiveInt.default(120_000),
     EXTRACT_CONCURRENCY: positiveInt.max(64).default(2),
+    /**
+     * Worker threads per process that run CPU-bound pure work off the event loop
+     * (platform/offload.ts): the key-term rules, text diffs. More calls wait in order.
+     */
+    OFFLOAD_THREADS: positiveInt.max(64).default(2),
+    /**
+     * Bounds on the key-term rules (services/contracts/extract-key-terms.ts): the characters of
+     * the text of record they read (pages in order; the 500,000 of a contract's content fit
+     * twice), the characters of one line read at a time (a longer line is read in pieces cut at
+     * sentence ends), and their time budget, after which the keys not yet read are answered as
+     * unread (`unread_keys`); a rule still running at twice the budget is stopped.
+     */
+    KEY_TERMS_MAX_TEXT_CHARS: positiveInt.default(1_000_000),
+    KEY_TERMS_MAX_LINE_CHARS: positiveInt.min(200).default(5_000),
+    KEY_TERMS_BUDGET_MS: positiveInt.default(1_500),
     SIGNATURE_REMINDER_INTERVAL: z.string().default('3 days'),
     /** Active contracts ending within this many days get one `contract.renewal_due` (daily schedule). */
     RENEWAL_REMINDER_DAYS: positiveInt.default(30),

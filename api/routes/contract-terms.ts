@@ -19,7 +19,22 @@ import { idSchema } from '../../platform/input';
 const termsSchema = registry.register('KeyTerms', z.object(Object.fromEntries(KEY_TERMS.map((k) => [k, keyTermSchema(k).nullable()]))));
 const termsView = registry.register(
   'ContractKeyTerms',
-  z.object({ contract_id: idSchema, extracted_at: timestamp.nullable(), terms: termsSchema }),
+  z.object({
+    contract_id: idSchema,
+    extracted_at: timestamp.nullable(),
+    terms: termsSchema,
+    partial: z
+      .boolean()
+      .meta({ description: 'The last extraction did not read every key (unread_keys) or not the whole text (text_truncated)' }),
+    unread_keys: z.array(z.enum(KEY_TERMS)).meta({
+      description:
+        'Keys the last extraction did not get to within its time budget (KEY_TERMS_BUDGET_MS); each keeps the term it had, or null. Extract again to retry them.',
+    }),
+    text_truncated: z.boolean().meta({
+      description:
+        'The text of record is longer than the rules read (KEY_TERMS_MAX_TEXT_CHARS characters, pages in order); terms stated after that are not found',
+    }),
+  }),
 );
 
 const correction = (k: (typeof KEY_TERMS)[number]) =>
@@ -31,7 +46,15 @@ const correction = (k: (typeof KEY_TERMS)[number]) =>
     })
     .nullable()
     .optional();
-const updateBody = z.object({ terms: z.object(Object.fromEntries(KEY_TERMS.map((k) => [k, correction(k)]))) });
+const updateBody = z.object({
+  // An unknown key is refused, not ignored: a client that misspells one would believe it saved.
+  terms: z.strictObject(Object.fromEntries(KEY_TERMS.map((k) => [k, correction(k)])), {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown key term ${issue.keys.map((k) => `"${k}"`).join(', ')}; the keys are ${KEY_TERMS.join(', ')}`
+        : undefined,
+  }),
+});
 const renewalsQuery = z.object({
   within_days: z.coerce
     .number('must be a number')

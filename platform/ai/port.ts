@@ -7,9 +7,6 @@ import { z } from 'zod';
 
 export const EMBEDDING_DIM = 3072;
 
-export const CONTRACT_TYPES = ['nda', 'service_agreement', 'employment', 'consulting', 'lease'] as const;
-export type ContractType = (typeof CONTRACT_TYPES)[number];
-
 export const ContractAnalysis = z.object({
   risk_score: z.number().int().min(0).max(100),
   analysis: z.object({
@@ -43,7 +40,7 @@ export const DocumentAnalysis = z.object({
 export type DocumentAnalysis = z.infer<typeof DocumentAnalysis>;
 
 export interface DraftRequest {
-  /** One of CONTRACT_TYPES; other types are drafted as a service agreement. */
+  /** The contract's type (models/contract.ts CONTRACT_TYPES). */
   type: string;
   title: string;
   partyName: string;
@@ -81,10 +78,14 @@ export interface StoredVectors {
 export interface AiPort {
   readonly provider: 'local' | 'gemini';
   readonly models: { primary: string; mini: string; premium: string; fallback: string; embedding: string };
-  draftContract(req: DraftRequest): Promise<string>;
-  analyzeContract(input: { type: string; title: string; content: string }): Promise<ContractAnalysis>;
-  assessVendor(input: VendorFacts): Promise<VendorAssessment>;
-  analyzeDocument(input: { filename: string; text: string; pageCount: number }): Promise<DocumentAnalysis>;
+  /*
+   * Drafting and analysis by a generative model; null where the provider has none (the local
+   * provider): the features' own rules answer then (services/contracts/clause-rules.ts and its kin).
+   */
+  draftContract(req: DraftRequest): Promise<string | null>;
+  analyzeContract(input: { type: string; title: string; content: string }): Promise<ContractAnalysis | null>;
+  assessVendor(input: VendorFacts): Promise<VendorAssessment | null>;
+  analyzeDocument(input: { filename: string; text: string; pageCount: number }): Promise<DocumentAnalysis | null>;
   /** Streams the answer text in pieces; stops early when `signal` aborts. */
   generateAnswer(input: {
     question: string;

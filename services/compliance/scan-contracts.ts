@@ -11,6 +11,7 @@ import { recordEvent } from '../../platform/outbox/record-event';
 import { redisKey } from '../../platform/redis';
 import { withLock } from '../../platform/lock';
 import { aiFindings, evaluateContract, type Finding } from './evaluate';
+import { analyzeText } from '../contracts/contract-ai';
 import { orgFilter } from '../../models/base';
 import { Contract, type ContractDoc } from '../../models/contract';
 import { ComplianceScan, type ComplianceScanDoc } from '../../models/compliance-scan';
@@ -124,7 +125,7 @@ export async function scanContracts(
   const contracts = await Contract.find(filter).sort({ _id: 1 }).limit(limit);
   for (const contract of contracts) {
     const text = `${contract.title}\n${contract.content ?? ''}`;
-    const analysis = await s.ai.analyzeContract({ type: contract.type, title: contract.title, content: contract.content ?? '' });
+    const analysis = await analyzeText(s, { type: contract.type, title: contract.title, content: contract.content ?? '' });
     const findings = [
       ...evaluateContract(text, scan.jurisdictions),
       ...aiFindings(text, analysis.analysis.compliance_flags, scan.jurisdictions),

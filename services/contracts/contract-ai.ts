@@ -4,8 +4,20 @@ import type { Services } from '../../platform/services';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';
 import { requiredText } from '../../platform/input';
+import type { ContractAnalysis, DraftRequest } from '../../platform/ai/port';
 import type { ContractDoc } from '../../models/contract';
 import { emitContractEvent } from './contract-events';
+import { analyzeByClauses, draftByLibrary } from './clause-rules';
+
+/** A contract's text drafted by the provider's model, else from the clause library. */
+export async function draftText(s: Services, req: DraftRequest): Promise<string> {
+  return (await s.ai.draftContract(req)) ?? draftByLibrary(req);
+}
+
+/** A contract's risk analysed by the provider's model, else by its clauses. */
+export async function analyzeText(s: Services, input: { type: string; title: string; content: string }): Promise<ContractAnalysis> {
+  return (await s.ai.analyzeContract(input)) ?? analyzeByClauses(input);
+}
 
 export const draftBody = z.object({
   prompt: z.string().max(4000, 'must be at most 4000 characters').optional(),
@@ -20,7 +32,7 @@ export async function draftContractText(
 ): Promise<ContractDoc> {
   const partyName = body.party_name ?? contract.party_name;
   if (!partyName) throw badRequest('party_name: required, since the contract has none');
-  contract.content = await s.ai.draftContract({
+  contract.content = await draftText(s, {
     type: contract.type,
     title: contract.title,
     partyName,
@@ -37,7 +49,7 @@ export async function draftContractText(
 
 export async function analyzeContract(s: Services, p: Principal, contract: ContractDoc) {
   if (!contract.content.trim()) throw badRequest('content: the contract has no text to analyze; add or draft it first');
-  const result = await s.ai.analyzeContract({ type: contract.type, title: contract.title, content: contract.content });
+  const result = await analyzeText(s, { type: contract.type, title: contract.title, content: contract.content });
   contract.set({ risk_score: result.risk_score, analysis: result.analysis, analyzed_at: new Date() });
   await contract.save();
   await emitContractEvent(p, 'contract.analyzed', contract, `Contract "${contract.title}" analyzed: risk ${result.risk_score}/100`, {

@@ -6,6 +6,7 @@
  * auto-renewing contracts), which the renewal workflow reminds about.
  */
 import { trusted, Types } from 'mongoose';
+import { isDuplicateKey } from '../../platform/mongo';
 import type { Services } from '../../platform/services';
 import type { Page } from '../documents/chunking';
 import type { SupportedMime } from '../documents/extraction';
@@ -22,13 +23,26 @@ export interface TermsView {
   contract_id: string;
   extracted_at: string | null;
   terms: KeyTerms;
+  /** The last extraction did not read every key, or not the whole text. */
+  partial: boolean;
+  /** Keys the last extraction did not get to within its time budget (each keeps its earlier term, if any). */
+  unread_keys: KeyTermName[];
+  /** The text of record was longer than the rules read (KEY_TERMS_MAX_TEXT_CHARS). */
+  text_truncated: boolean;
 }
 
-export const termsView = (contractId: string, doc: ContractTermsDoc | null): TermsView => ({
-  contract_id: contractId,
-  extracted_at: doc?.extracted_at?.toISOString() ?? null,
-  terms: { ...emptyTerms(), ...((doc?.terms as Partial<KeyTerms> | undefined) ?? {}) },
-});
+export const termsView = (contractId: string, doc: ContractTermsDoc | null): TermsView => {
+  const unread = (doc?.unread_keys ?? []) as KeyTermName[];
+  const truncated = doc?.text_truncated ?? false;
+  return {
+    contract_id: contractId,
+    extracted_at: doc?.extracted_at?.toISOString() ?? null,
+    terms: { ...emptyTerms(), ...((doc?.terms as Partial<KeyTerms> | undefined) ?? {}) },
+    partial: unread.length > 0 || truncated,
+    unread_keys: unread,
+    text_truncated: truncated,
+  };
+};
 
 /** The text extraction reads: the attached contract document's pages, or the contract's content as page 1. */
 async function textOfRecord(s: Services, contract: ContractDoc): Promise<{ pages: Page[]; source: string }> {
@@ -73,12 +87,12 @@ export function optOutDeadline(terms: KeyTerms, contract: Pick<ContractDoc, 'end
   return new Date(Date.parse(`${end}T00:00:00Z`) - notice * DAY_MS).toISOString().slice(0, 10);
 }
 
-/** Confirmed terms of `stored` win over `fresh` ones. */
-function merge(stored: Partial<KeyTerms> | undefined, fresh: KeyTerms): KeyTerms {
+/** Confirmed terms of `stored` win over `fresh` ones; a key left unread keeps its stored term. */
+function merge(stored: Partial<KeyTerms> | undefined, fresh: KeyTerms, unread: readonly KeyTermName[]): KeyTerms {
   const out = emptyTerms();
   for (const k of KEY_TERMS) {
     const kept = stored?.[k];
-    out[k] = kept?.confirmed ? kept : fresh[k];
+    out[k] = kept?.confirmed || unread.includes(k) ? (kept ?? null) : fresh[k];
   }
   return out;
 }
@@ -88,14 +102,22 @@ async function save(
   organizationId: Types.ObjectId,
   contract: ContractDoc,
   terms: KeyTerms,
-  extra: { extracted_at?: Date; source?: string },
+  extra: { extracted_at?: Date; source?: string; unread_keys?: KeyTermName[]; text_truncated?: boolean },
 ): Promise<ContractTermsDoc> {
-  const doc = await ContractTerms.findOneAndUpdate(
-    { organization_id: organizationId, contract_id: contract._id },
-    { $set: { terms, opt_out_deadline: optOutDeadline(terms, contract), ...extra } },
-    { upsert: true, returnDocument: 'after' },
-  );
-  return doc;
+  const write = () =>
+    ContractTerms.findOneAndUpdate(
+      { organization_id: organizationId, contract_id: contract._id },
+      { $set: { terms, opt_out_deadline: optOutDeadline(terms, contract), ...extra } },
+      { upsert: true, returnDocument: 'after' },
+    );
+  try {
+    return await write();
+  } catch (err) {
+    // Two first extractions racing both insert; the loser's retry updates the winner's record.
+    // (With the rules off the event loop, concurrent extractions really do overlap now.)
+    if (!isDuplicateKey(err)) throw err;
+    return await write();
+  }
 }
 
 /** Extracts the contract's key terms again (the provider's way) and stores them, keeping confirmed ones. */
@@ -105,9 +127,12 @@ export async function extractContractTerms(s: Services, organizationId: string, 
   const { pages, source } = await textOfRecord(s, contract);
   const fresh = await findKeyTerms(s, pages);
   const stored = await ContractTerms.findOne({ organization_id: contract.organization_id, contract_id: contract._id });
-  const doc = await save(contract.organization_id, contract, merge(stored?.terms as Partial<KeyTerms> | undefined, fresh), {
+  const terms = merge(stored?.terms as Partial<KeyTerms> | undefined, fresh.terms, fresh.unread);
+  const doc = await save(contract.organization_id, contract, terms, {
     extracted_at: new Date(),
     source,
+    unread_keys: fresh.unread,
+    text_truncated: fresh.truncated,
   });
   return termsView(contract.id, doc);
 }
@@ -137,7 +162,9 @@ export async function correctContractTerms(
       confirmed: change.confirmed ?? true,
     };
   }
-  return termsView(contract.id, await save(contract.organization_id, contract, terms, {}));
+  // A key a member has set or cleared is no longer unread.
+  const unread = ((stored?.unread_keys ?? []) as KeyTermName[]).filter((k) => changes[k] === undefined);
+  return termsView(contract.id, await save(contract.organization_id, contract, terms, { unread_keys: unread }));
 }
 
 export async function contractTerms(contract: ContractDoc): Promise<TermsView> {

@@ -5,6 +5,7 @@
  * unselected (an unticked "[  ]" or "(  )" option) and bracketed drafting notes are not the
  * contract's terms and are skipped. A term the text does not state is null.
  */
+import { offloadTask } from '../../platform/offload';
 import type { Page } from '../documents/chunking';
 import { emptyTerms, type KeyTerm, type KeyTermName, type KeyTerms } from './key-terms.shared';
 
@@ -17,11 +18,13 @@ interface Line {
   at: number;
   /** Unselected or a drafting note: not a term of the contract. */
   ignored: boolean;
+  /** Where its sentences end, found once on first use (sentenceStops). */
+  stops?: SentenceStops;
 }
 
 const UNTICKED = /^(\[\s+\]|\(\s+\))/;
-/** A bracketed note or example ("[Drafting note: …]"), but not a ticked box "[ x ]". */
-const BRACKETED = /\[(?!\s*[xX✓]\s*\])[^\]]*\]/g;
+/** A ticked box, "[ x ]": a selected option, not a note. */
+const TICKED = /^\[\s*[xX✓]\s*\]$/;
 
 /** Stands in for a full stop that ends no sentence, so that sentence bounds and `[^.]` runs pass over it. */
 const MASK = '\u2024';
@@ -36,18 +39,73 @@ const NOT_A_STOP =
 const maskAbbreviations = (text: string) => text.replace(NOT_A_STOP, (m) => m.replaceAll('.', MASK));
 const unmask = (text: string) => text.replaceAll(MASK, '.');
 
+/**
+ * The bracketed notes or examples of a page ("[Drafting note: …]", but not a ticked box) as
+ * [start, end) ranges, in order, found in one pass: a regex (`\[[^\]]*\]`) would rescan to
+ * the end of the text from every "[" that no "]" follows.
+ */
+function bracketedNotes(text: string): Array<[number, number]> {
+  const notes: Array<[number, number]> = [];
+  let close = -1;
+  for (let i = text.indexOf('['); i !== -1;) {
+    if (close < i) close = text.indexOf(']', i + 1);
+    if (close === -1) break; // no "]" after this "[": none after any later one either
+    if (TICKED.test(text.slice(i, close + 1))) {
+      i = text.indexOf('[', i + 1);
+      continue;
+    }
+    notes.push([i, close + 1]);
+    i = text.indexOf('[', close + 1);
+  }
+  return notes;
+}
+/**
+ * A line longer than `maxChars` read in pieces of at most that many characters, each cut after
+ * the last sentence end (or else white space) within it: the rules' work on one line stays
+ * bounded, and every piece is still verbatim text of its page.
+ */
+function piecesOf(text: string, maxChars: number): Array<{ text: string; offset: number }> {
+  const out: Array<{ text: string; offset: number }> = [];
+  let from = 0;
+  while (text.length - from > maxChars) {
+    const window = text.slice(from, from + maxChars);
+    const sentenceEnd = Math.max(window.lastIndexOf('. '), window.lastIndexOf('; '), window.lastIndexOf('? '), window.lastIndexOf('! '));
+    const space = window.search(/\s\S*$/);
+    const cut = sentenceEnd > 0 ? sentenceEnd + 1 : space > 0 ? space : maxChars;
+    out.push({ text: window.slice(0, cut), offset: from });
+    from += cut;
+    while (from < text.length && /\s/.test(text[from]!)) from++;
+  }
+  if (from < text.length) out.push({ text: text.slice(from), offset: from });
+  return out;
+}
+
 /** The page's lines, each marked ignored when it is an unselected option or inside a bracketed note. */
-function linesOf(pages: readonly Page[]): Line[] {
+function linesOf(pages: readonly Page[], maxLineChars: number): Line[] {
   const out: Line[] = [];
   for (const { page, text } of pages) {
-    const notes: Array<[number, number]> = [...text.matchAll(BRACKETED)].map((m) => [m.index, m.index + m[0].length]);
+    const notes = bracketedNotes(text);
+    // Lines come in order of their start: the only note that can hold a line is the last one starting at or before it.
+    let note = 0;
     let at = 0;
     for (const raw of text.split('\n')) {
       const lead = raw.length - raw.trimStart().length;
       const t = raw.trim();
-      const start = at + lead;
-      const inNote = notes.some(([a, b]) => start >= a && start + t.length <= b);
-      if (t) out.push({ text: t, plain: maskAbbreviations(t), page, at: start, ignored: UNTICKED.test(t) || inNote });
+      if (t) {
+        for (const piece of piecesOf(t, maxLineChars)) {
+          const start = at + lead + piece.offset;
+          while (note + 1 < notes.length && notes[note + 1]![0] <= start) note++;
+          const [a, b] = notes[note] ?? [Infinity, -Infinity];
+          const inNote = start >= a && start + piece.text.length <= b;
+          out.push({
+            text: piece.text,
+            plain: maskAbbreviations(piece.text),
+            page,
+            at: start,
+            ignored: UNTICKED.test(piece.text) || inNote,
+          });
+        }
+      }
       at += raw.length + 1;
     }
   }
@@ -98,12 +156,60 @@ function durationDays(m: RegExpExecArray): number {
   return Math.round(n * (unit === 'day' ? 1 : unit === 'week' ? 7 : unit === 'month' ? 365 / 12 : 365));
 }
 
-/** Where the sentence of `line` around `index` starts and ends (a sentence ends at . ! ? before white space). */
+/**
+ * The full stops of a line (. ! ? before white space or the end), in order, each with the end of
+ * the white space after it: found in one pass, so that finding a sentence is a binary search
+ * (finding them again for each sentence made long lines quadratic).
+ */
+interface SentenceStops {
+  at: number[];
+  /** Where the white space after each stop ends. */
+  spaceEnd: number[];
+}
+
+const isSpace = (c: string | undefined) => c !== undefined && /\s/.test(c);
+
+function sentenceStops(line: Line): SentenceStops {
+  if (line.stops) return line.stops;
+  const stops: SentenceStops = { at: [], spaceEnd: [] };
+  const p = line.plain;
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i];
+    if ((c !== '.' && c !== '!' && c !== '?') || (i + 1 < p.length && !isSpace(p[i + 1]))) continue;
+    let end = i + 1;
+    while (isSpace(p[end])) end++;
+    stops.at.push(i);
+    stops.spaceEnd.push(end);
+    i = end - 1;
+  }
+  line.stops = stops;
+  return stops;
+}
+
+/** The number of stops in `at` below `limit`. */
+function countBelow(at: readonly number[], limit: number): number {
+  let lo = 0;
+  let hi = at.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (at[mid]! < limit) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Where the sentence of `line` around `index` starts and ends (a sentence ends at . ! ? before
+ * white space): it starts after the white space that follows the last stop before `index`
+ * (counting only the white space before `index`), and ends after the first stop from `index`.
+ */
 function sentenceBounds(line: Line, index: number): [number, number] {
-  const before = line.plain.slice(0, index);
-  const start = Math.max(...[...before.matchAll(/[.!?]\s+/g)].map((m) => m.index + m[0].length), 0);
-  const end = /[.!?](\s|$)/.exec(line.plain.slice(index));
-  return [start, end ? index + end.index + 1 : line.plain.length];
+  const { at, spaceEnd } = sentenceStops(line);
+  // A stop counts for the start when at least one white-space character after it lies before index.
+  const before = countBelow(at, index - 1) - 1;
+  const start = before >= 0 ? Math.min(spaceEnd[before]!, index) : 0;
+  const after = countBelow(at, index);
+  return [start, after < at.length ? at[after]! + 1 : line.plain.length];
 }
 
 /** The sentence of `line` around `index`, verbatim. */
@@ -119,7 +225,9 @@ function sentencesOf(line: Line): Array<{ text: string; plain: string }> {
     const [start, end] = sentenceBounds(line, at);
     out.push({ text: line.text.slice(start, end), plain: line.plain.slice(start, end) });
     // The next sentence starts after the white space that ends this one.
-    at = Math.max(end + (/^\s*/.exec(line.plain.slice(end))?.[0].length ?? 0), at + 1);
+    let next = end;
+    while (isSpace(line.plain[next])) next++;
+    at = Math.max(next, at + 1);
   }
   return out;
 }
@@ -151,9 +259,13 @@ function firstMatch(lines: readonly Line[], re: RegExp): { line: Line; m: RegExp
  * each item, not of the agreement, and is passed over.
  */
 function labelled(lines: readonly Line[], label: RegExp, value: RegExp, unique = false): { line: Line; m: RegExpExecArray } | null {
-  const times = (text: string) => lines.filter((l) => l.plain === text).length;
+  let times: Map<string, number> | undefined;
+  const repeated = (text: string) => {
+    times ??= lines.reduce((m, l) => m.set(l.plain, (m.get(l.plain) ?? 0) + 1), new Map<string, number>());
+    return times.get(text)! > 1;
+  };
   for (let i = 0; i < lines.length; i++) {
-    if (!label.test(lines[i]!.plain) || (unique && times(lines[i]!.plain) > 1)) continue;
+    if (!label.test(lines[i]!.plain) || (unique && repeated(lines[i]!.plain))) continue;
     for (const next of lines.slice(i + 1, i + 5)) {
       if (next.ignored) continue;
       const m = value.exec(next.plain);
@@ -163,7 +275,11 @@ function labelled(lines: readonly Line[], label: RegExp, value: RegExp, unique =
   return null;
 }
 
-const ENTITY = String.raw`[A-Z][\w&'.\u2024-]*(?:\s+(?:[A-Z][\w&'.\u2024-]*|of|and|&))*?(?:,?\s+(?:Inc|LLC|L\.L\.C|Ltd|Limited|Corp|Corporation|Co|GmbH|plc|LLP|LP|AG|BV|SA|SAS)[.\u2024]?)?`;
+/**
+ * A party's name: up to a dozen words. Unbounded, "between A and A and A … x" made the two names'
+ * lazy runs try every split of the line, for each "between" (cubic in the line).
+ */
+const ENTITY = String.raw`[A-Z][\w&'.\u2024-]*(?:\s+(?:[A-Z][\w&'.\u2024-]*|of|and|&)){0,12}?(?:,?\s+(?:Inc|LLC|L\.L\.C|Ltd|Limited|Corp|Corporation|Co|GmbH|plc|LLP|LP|AG|BV|SA|SAS)[.\u2024]?)?`;
 /** What may follow a party's name before "and": its description and defined role (", a Delaware corporation (the "Company")"). */
 const DESCRIBED = String.raw`(?:,\s+an?\s+[^,()\n]{1,80})?(?:\s*\([^)\n]{1,60}\))?,?`;
 /** Where a party's name in a sentence ends: a stop, a bracket, the end, or the agreement's date. */
@@ -381,8 +497,11 @@ const NOT_A_PLACE =
 /** A place followed by a number is a reference ("Section 22.5"). */
 const NUMBERED = /^\s*\d/;
 
-/** A cover page's governing-law row: a place, or "The laws of the State of …". */
-const LAW_ROW = /^(?:the laws of\s+)?(?:the\s+)?(?:(?:State|Commonwealth|Province)\s+of\s+)?([A-Z][a-z]+(?:\s+(?:[A-Z][a-z]+|and))*)\.?$/i;
+/**
+ * A cover page's governing-law row: a place, or "The laws of the State of …". Case-insensitive,
+ * so a word already covers "and" (an alternative for it made a failing row exponential).
+ */
+const LAW_ROW = /^(?:the laws of\s+)?(?:the\s+)?(?:(?:State|Commonwealth|Province)\s+of\s+)?([A-Z][a-z]+(?:\s+[A-Z][a-z]+)*)\.?$/i;
 
 function governingLaw(lines: readonly Line[]): KeyTerm | null {
   const row = labelled(lines, /^(?:#+\s*)?Governing Law$/i, LAW_ROW);
@@ -434,7 +553,8 @@ function paymentTerms(lines: readonly Line[]): KeyTerm | null {
   return term(hit.line, quote.replace(/\.$/, ''), n, 0.85, quote);
 }
 
-const CAP_VALUE = /(?:(\d+(?:\.\d+)?)x the fees\b[^.]*?\b(\d+)[- ]month|\$\s?(\d[\d,]*(?:\.\d+)?)|\b(USD|EUR|GBP)\s?(\d[\d,]*(?:\.\d+)?))/i;
+const CAP_VALUE =
+  /(?:(\d+(?:\.\d+)?)x the fees\b[^.]{0,200}?\b(\d+)[- ]month|\$\s?(\d[\d,]*(?:\.\d+)?)|\b(USD|EUR|GBP)\s?(\d[\d,]*(?:\.\d+)?))/i;
 /** A sentence that caps liability: "… liability … will not exceed", "in no event will … liability … exceed", "… is limited to". */
 const CAP_SENTENCE = /\bliab\w*\b[^.]{0,200}?\b(?:exceed|be more than|limited to|capped at)\b/i;
 /** A cap measured in fees: "the fees Customer paid … in the 12 months preceding the claim", "amounts paid or payable". */
@@ -467,9 +587,12 @@ const moneyOf = (m: RegExpExecArray) =>
     ? { fees_multiple: Number(m[1]), months: Number(m[2]) }
     : { amount: Number(unmask(m[3] ?? m[5]!).replace(/,/g, '')), currency: m[4]?.toUpperCase() ?? 'USD' };
 
-/** The definition of a defined term: ""General Cap" means …" on a line of its own. */
+/**
+ * The definition of a defined term: ""General Cap" means …" on a line of its own. (`\W*\s`
+ * matches what `\W*\s+` would, without trying every split of a long run of spaces.)
+ */
 function definitionOf(lines: readonly Line[], name: string): { line: Line; body: string } | null {
-  const re = new RegExp(String.raw`^\W*${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\W*\s+(?:means|shall mean|is)\s+`);
+  const re = new RegExp(String.raw`^\W*${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\W*\s(?:means|shall mean|is)\s+`);
   for (const line of lines) {
     const m = !line.ignored && re.exec(line.plain);
     if (m) return { line, body: line.plain.slice(m[0].length) };
@@ -477,12 +600,21 @@ function definitionOf(lines: readonly Line[], name: string): { line: Line; body:
   return null;
 }
 
+/** Names of defined caps ("the General Cap") looked up at most. */
+const MAX_DEFINED_CAPS = 8;
+
 const capText = (quote: string) => quote.replace(/^[[(]\s*[xX]\s*[\])]\s*/, '').replace(/\.(\**)$/, '$1');
 
 /** The cap on the agreement's liability: a cover page's row, else the first cap sentence that is not a special cap. */
 function liabilityCap(lines: readonly Line[]): KeyTerm | null {
   const row = labelled(lines, /^(?:General Cap Amount|Liability Cap|Cap on Liability|Limitation of Liability)$/i, CAP_VALUE);
   if (row) return term(row.line, capText(row.line.text), moneyOf(row.m), 0.85);
+  // Each lookup reads every line: once per name, and for a few names only (a contract defines one or two caps).
+  const definitions = new Map<string, ReturnType<typeof definitionOf>>();
+  const lookUp = (name: string) => {
+    if (!definitions.has(name) && definitions.size < MAX_DEFINED_CAPS) definitions.set(name, definitionOf(lines, name));
+    return definitions.get(name) ?? null;
+  };
   for (const line of lines) {
     if (line.ignored) continue;
     for (const s of sentencesOf(line)) {
@@ -492,7 +624,7 @@ function liabilityCap(lines: readonly Line[]): KeyTerm | null {
       const amount = capAmount(after);
       if (amount) return term(line, capText(s.text.trim()), amount.normalized, 0.75, s.text.trim());
       const ref = DEFINED_CAP.exec(after);
-      const defined = ref && definitionOf(lines, ref[1]!);
+      const defined = ref && lookUp(ref[1]!);
       const value = defined && capAmount(defined.body);
       if (defined && value) {
         const quote = sentenceAround(defined.line, 0);
@@ -503,38 +635,83 @@ function liabilityCap(lines: readonly Line[]): KeyTerm | null {
   return null;
 }
 
-/** The key terms the pages state; null where they are silent. */
-export function extractKeyTermsByRules(pages: readonly Page[]): KeyTerms {
-  const lines = linesOf(pages);
-  const out = emptyTerms();
-  const set = (k: KeyTermName, t: KeyTerm | null) => (out[k] = t);
-  set('parties', parties(lines));
-  set(
-    'effective_date',
-    dateTerm(lines, /^(?:#+\s*)?(?:[\w ]*Effective Date|Order Date|Start Date|Commencement Date)$/i, [
-      /\bEffective Date (?:of|is)\b/i,
-      /\beffective as of\b/i,
-      /\b(?:made|entered into)\s+(?:and entered into\s+)?as of\b/i,
-      /\bthis (?:agreement|contract)\b[^.]{0,30}?\bdated\b/i,
-    ]),
-  );
-  set('term_length', termLength(lines));
-  set(
-    'end_date',
-    dateTerm(lines, /^(?:#+\s*)?(?:End Date|Expiration Date|Expiry Date|Termination Date)$/i, [
-      /\b(?:expires? on|terminates? on|end(?:s)? on|until)\s+/i,
-    ]),
-  );
-  set('auto_renewal', autoRenewal(lines));
-  set('renewal_term', out.auto_renewal?.normalized === true ? renewalTerm(lines, out.term_length) : null);
-  set('non_renewal_notice_days', noticeDays(lines));
-  set('termination_for_convenience', terminationForConvenience(lines));
-  set('governing_law', governingLaw(lines));
-  set('dispute_venue', disputeVenue(lines));
-  set('payment_terms', paymentTerms(lines));
-  set('liability_cap', liabilityCap(lines));
-  return out;
+/** What the rules read at most, and how long they may take (platform/config.ts: KEY_TERMS_*). */
+export interface RuleLimits {
+  /** Characters of the text, pages in order; the rest is not read. */
+  maxTextChars: number;
+  /** Characters of one line read at a time: a longer line is read in pieces (piecesOf). */
+  maxLineChars: number;
+  /** Once spent, the keys not yet read are left unread: a partial answer rather than a long wait. */
+  budgetMs: number;
 }
+
+export interface RulesAnswer {
+  terms: KeyTerms;
+  /** Keys whose rules did not run within the budget (null in `terms`). */
+  unread: KeyTermName[];
+  /** The text was longer than `maxTextChars`; only its beginning was read. */
+  truncated: boolean;
+}
+
+/** The pages up to `maxChars` characters in all. */
+function firstChars(pages: readonly Page[], maxChars: number): { pages: Page[]; truncated: boolean } {
+  const out: Page[] = [];
+  let left = maxChars;
+  for (const p of pages) {
+    if (p.text.length > left) return { pages: [...out, { page: p.page, text: p.text.slice(0, left) }], truncated: true };
+    out.push(p);
+    left -= p.text.length;
+  }
+  return { pages: out, truncated: false };
+}
+
+/**
+ * The key terms the pages state, null where they are silent; each rule takes time linear in the
+ * text. Runs in an offload thread (keyTermRulesTask), never on an event loop that serves requests.
+ */
+export function readKeyTermsByRules({ pages, limits }: { pages: readonly Page[]; limits: RuleLimits }): RulesAnswer {
+  const deadline = Date.now() + limits.budgetMs;
+  const text = firstChars(pages, limits.maxTextChars);
+  const lines = linesOf(text.pages, limits.maxLineChars);
+  const out = emptyTerms();
+  const rules: Array<[KeyTermName, () => KeyTerm | null]> = [
+    ['parties', () => parties(lines)],
+    [
+      'effective_date',
+      () =>
+        dateTerm(lines, /^(?:#+\s*)?(?:[\w ]*Effective Date|Order Date|Start Date|Commencement Date)$/i, [
+          /\bEffective Date (?:of|is)\b/i,
+          /\beffective as of\b/i,
+          /\b(?:made|entered into)\s+(?:and entered into\s+)?as of\b/i,
+          /\bthis (?:agreement|contract)\b[^.]{0,30}?\bdated\b/i,
+        ]),
+    ],
+    ['term_length', () => termLength(lines)],
+    [
+      'end_date',
+      () =>
+        dateTerm(lines, /^(?:#+\s*)?(?:End Date|Expiration Date|Expiry Date|Termination Date)$/i, [
+          /\b(?:expires? on|terminates? on|end(?:s)? on|until)\s+/i,
+        ]),
+    ],
+    ['auto_renewal', () => autoRenewal(lines)],
+    ['renewal_term', () => (out.auto_renewal?.normalized === true ? renewalTerm(lines, out.term_length) : null)],
+    ['non_renewal_notice_days', () => noticeDays(lines)],
+    ['termination_for_convenience', () => terminationForConvenience(lines)],
+    ['governing_law', () => governingLaw(lines)],
+    ['dispute_venue', () => disputeVenue(lines)],
+    ['payment_terms', () => paymentTerms(lines)],
+    ['liability_cap', () => liabilityCap(lines)],
+  ];
+  const unread: KeyTermName[] = [];
+  for (const [key, rule] of rules) {
+    if (Date.now() > deadline) unread.push(key);
+    else out[key] = rule();
+  }
+  return { terms: out, unread, truncated: text.truncated };
+}
+
+export const keyTermRulesTask = offloadTask<typeof readKeyTermsByRules>(__filename, 'readKeyTermsByRules');
 
 /** Every quote must be text of the pages: a term whose quote is not found there is dropped. */
 export function keepVerbatim(terms: KeyTerms, pages: readonly Page[]): KeyTerms {

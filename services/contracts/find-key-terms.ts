@@ -2,21 +2,52 @@
  * Finding a contract's key terms with the provider at hand. The local provider has no
  * generative model, so the rules of extract-key-terms.ts answer. With Gemini the model reads
  * the pages and answers in a schema-shaped JSON (validated with zod by the adapter); a term
- * is kept only when its quote stands verbatim on the page it names, and every key the model
- * leaves out, gets wrong or cannot quote falls back to the rules' answer for that key. A
- * model that fails outright (HTTP error, timeout, JSON off the schema) leaves the rules'
- * answer whole.
+ * is kept only when its quote is at least a phrase, states the value and stands verbatim on
+ * the page it names, and every key the model leaves out, gets wrong or cannot quote falls
+ * back to the rules' answer for that key. A model that fails outright (HTTP error, timeout,
+ * JSON off the schema) leaves the rules' answer whole.
  */
 import { z } from 'zod';
+import { OffloadTimeoutError } from '../../platform/offload';
 import type { Services } from '../../platform/services';
 import type { Page } from '../documents/chunking';
-import { extractKeyTermsByRules, keepVerbatim } from './extract-key-terms';
-import { emptyTerms, KEY_TERMS, NORMALIZED, type KeyTermName, type KeyTerms } from './key-terms.shared';
+import { keepVerbatim, keyTermRulesTask, type RulesAnswer } from './extract-key-terms';
+import { emptyTerms, KEY_TERMS, NORMALIZED, type KeyTermName } from './key-terms.shared';
 
 /** The model's answers carry no calibrated confidence; a verified quote earns this much. */
 const MODEL_CONFIDENCE = 0.8;
 /** What the model reads at most (the adapter's other tasks send the same). */
 const MAX_TEXT = 100_000;
+/** A quote shorter than a phrase ("New York", "30 days") could stand anywhere: it proves nothing about where the term is stated. */
+const MIN_QUOTE_CHARS = 12;
+
+/**
+ * Text compared loosely, as a model copies it: the same characters in another Unicode form,
+ * case, curly or straight quotes, any dash, any run of white space; a value's own leading or
+ * trailing punctuation ("New York.") does not count. Words must still match, in order.
+ */
+const loose = (text: string) =>
+  text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\u2018\u2019\u201a\u2032]/g, "'")
+    .replace(/[\u201c\u201d\u201e\u2033]/g, '"')
+    .replace(/[\u2010-\u2015\u2212]/g, '-')
+    .replace(/\s+/g, ' ')
+    .trim();
+const looseValue = (value: string) => loose(value).replace(/^[\s.,;:'"()]+|[\s.,;:'"()]+$/g, '');
+
+/**
+ * A model's term stands on its quote: the quote is at least a phrase and states the value (for
+ * the parties, whose value joins names the quote may part, "A (…) and B", each name).
+ */
+function quoteStatesValue(key: KeyTermName, term: { value: string; normalized: unknown; quote: string }): boolean {
+  const quote = loose(term.quote);
+  if (quote.length < MIN_QUOTE_CHARS) return false;
+  const stated = (v: string) => looseValue(v) !== '' && quote.includes(looseValue(v));
+  if (stated(term.value)) return true;
+  return key === 'parties' && Array.isArray(term.normalized) && term.normalized.every((name) => typeof name === 'string' && stated(name));
+}
 
 const modelTerm = (key: KeyTermName) =>
   z
@@ -44,8 +75,31 @@ const pagesBlock = (pages: readonly Page[]) =>
     .join('\n\n')
     .slice(0, MAX_TEXT);
 
-export async function findKeyTerms(s: Services, pages: readonly Page[]): Promise<KeyTerms> {
-  const rules = keepVerbatim(extractKeyTermsByRules(pages), pages);
+/**
+ * The rules' answer, computed in an offload thread within KEY_TERMS_BUDGET_MS (keys left when it
+ * is spent are unread); a rule still running at twice the budget is stopped, and every key is
+ * then unread.
+ */
+async function readByRules(s: Services, pages: readonly Page[]): Promise<RulesAnswer> {
+  const limits = {
+    maxTextChars: s.config.KEY_TERMS_MAX_TEXT_CHARS,
+    maxLineChars: s.config.KEY_TERMS_MAX_LINE_CHARS,
+    budgetMs: s.config.KEY_TERMS_BUDGET_MS,
+  };
+  try {
+    const answer = await s.offload.run(keyTermRulesTask, { pages, limits }, { timeoutMs: 2 * limits.budgetMs });
+    return { ...answer, terms: keepVerbatim(answer.terms, pages) };
+  } catch (err) {
+    if (!(err instanceof OffloadTimeoutError)) throw err;
+    s.logger.warn({ err: err.message }, 'the key-term rules ran out of time; every key is unread');
+    const chars = pages.reduce((n, p) => n + p.text.length, 0);
+    return { terms: emptyTerms(), unread: [...KEY_TERMS], truncated: chars > limits.maxTextChars };
+  }
+}
+
+/** The key terms, the keys left unread for lack of time, and whether the text was longer than the rules read. */
+export async function findKeyTerms(s: Services, pages: readonly Page[]): Promise<RulesAnswer> {
+  const rules = await readByRules(s, pages);
   let answer: z.infer<typeof ModelTerms> | null;
   try {
     answer = await s.ai.extractStructured({
@@ -61,12 +115,17 @@ export async function findKeyTerms(s: Services, pages: readonly Page[]): Promise
   const proposed = emptyTerms();
   for (const k of KEY_TERMS) {
     const t = answer[k];
-    proposed[k] = t ? { ...t, confidence: MODEL_CONFIDENCE, confirmed: false } : null;
+    proposed[k] = t && quoteStatesValue(k, t) ? { ...t, confidence: MODEL_CONFIDENCE, confirmed: false } : null;
   }
   const verified = keepVerbatim(proposed, pages);
-  const rejected = KEY_TERMS.filter((k) => proposed[k] && !verified[k]);
-  if (rejected.length) s.logger.warn({ keys: rejected }, 'the model quoted text the contract does not have; the rules answer those keys');
+  const rejected = KEY_TERMS.filter((k) => answer[k] && !verified[k]);
+  if (rejected.length)
+    s.logger.warn(
+      { keys: rejected },
+      'the model quoted text the contract does not have, or a quote that does not state the value; the rules answer those keys',
+    );
   const terms = emptyTerms();
-  for (const k of KEY_TERMS) terms[k] = verified[k] ?? rules[k];
-  return terms;
+  for (const k of KEY_TERMS) terms[k] = verified[k] ?? rules.terms[k];
+  // A key the model answered is read, whether or not the rules got to it.
+  return { terms, unread: rules.unread.filter((k) => !verified[k]), truncated: rules.truncated };
 }

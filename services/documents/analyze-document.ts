@@ -4,6 +4,7 @@ import { badRequest } from '../../platform/errors';
 import { documentErrors } from './errors';
 import type { DocumentDoc } from '../../models/document';
 import { fullText, type Page } from './chunking';
+import { analyzeDocumentByRules } from './document-analysis-rules';
 import { extractTextInChild } from './extract-text-in-child';
 import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from './extraction';
 
@@ -27,5 +28,6 @@ export async function analyzeDocument(s: Services, doc: DocumentDoc) {
     if (err instanceof ExtractionLimitError) throw documentErrors.document_over_extraction_limit(`document: ${err.message}`);
     throw err;
   }
-  return s.ai.analyzeDocument({ filename: doc.filename, text: fullText(pages), pageCount: pages.length });
+  const input = { filename: doc.filename, text: fullText(pages), pageCount: pages.length };
+  return (await s.ai.analyzeDocument(input)) ?? analyzeDocumentByRules(input);
 }

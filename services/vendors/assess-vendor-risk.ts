@@ -5,6 +5,7 @@ import { orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import type { VendorDoc } from '../../models/vendor';
 import { emitVendorEvent } from './vendor-events';
+import { assessVendorByRules } from './vendor-risk-rules';
 
 /** How many of the vendor's contracts, newest first, the assessment reads. */
 const CONTRACTS_READ = 20;
@@ -13,13 +14,14 @@ export async function assessVendorRisk(s: Services, p: Principal, vendor: Vendor
   const contracts = await Contract.find({ ...orgFilter(p.organizationId), vendor_id: vendor._id })
     .sort({ created_at: -1 })
     .limit(CONTRACTS_READ);
-  const result = await s.ai.assessVendor({
+  const facts = {
     name: vendor.name,
     category: vendor.category,
     website: vendor.website,
     notes: vendor.notes,
     contracts: contracts.map((c) => ({ title: c.title, type: c.type, status: c.status, content: c.content })),
-  });
+  };
+  const result = (await s.ai.assessVendor(facts)) ?? assessVendorByRules(facts);
   vendor.set({ risk_score: result.risk_score, risk_level: result.risk_level, assessment: result.assessment, assessed_at: new Date() });
   await vendor.save();
   await emitVendorEvent(

@@ -7,6 +7,7 @@ import { requiredText } from '../../platform/input';
 import { Contract, type ContractDoc } from '../../models/contract';
 import type { VendorDoc } from '../../models/vendor';
 import { emitContractEvent } from '../contracts/contract-events';
+import { draftText } from '../contracts/contract-ai';
 
 export const ndaBody = z.object({
   party_name: requiredText(300),
@@ -21,7 +22,7 @@ export const ndaBody = z.object({
 export async function generateNda(s: Services, p: Principal, vendor: VendorDoc, body: z.infer<typeof ndaBody>): Promise<ContractDoc> {
   const term = `${body.duration_years} year${body.duration_years === 1 ? '' : 's'}`;
   const title = `Mutual NDA with ${vendor.name}`;
-  const content = await s.ai.draftContract({ type: 'nda', title, partyName: body.party_name, counterparty: vendor.name, term });
+  const content = await draftText(s, { type: 'nda', title, partyName: body.party_name, counterparty: vendor.name, term });
   const contract = await Contract.create({
     organization_id: new Types.ObjectId(p.organizationId),
     title,

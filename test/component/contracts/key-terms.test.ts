@@ -132,6 +132,18 @@ describe('contract key terms', function () {
     expect((await api('GET', `/contracts/${contractId}/terms`, { token: viewer.token })).status).to.equal(200);
   });
 
+  it('refuses an unknown term key with 400 naming it, and changes nothing', async () => {
+    const before = await api<TermsBody>('GET', `/contracts/${contractId}/terms`, { token: owner.token });
+    const res = await api<{ detail: string }>('PUT', `/contracts/${contractId}/terms`, {
+      token: owner.token,
+      body: { terms: { governing_law: { value: 'the State of Ohio' }, governing_lwa: { value: 'the State of Ohio' } } },
+    });
+    expect(res.status, res.text).to.equal(400);
+    expect(res.body.detail).to.match(/^terms: unknown key term "governing_lwa"; the keys are parties, /);
+    const after = await api<TermsBody>('GET', `/contracts/${contractId}/terms`, { token: owner.token });
+    expect(after.body.terms).to.deep.equal(before.body.terms);
+  });
+
   it('answers 200 to extractions racing to create the first terms record, and keeps one record', async () => {
     // Created without text, so nothing extracts in the background: the racers are these requests alone.
     const id = await contract(owner);
@@ -298,6 +310,28 @@ describe('contract key terms with Gemini (a local server speaking its API)', fun
     expect(terms.governing_law?.quote).not.to.equal(invented);
     expect(terms.governing_law?.normalized).to.equal('New York');
     expect(CONTENT).to.contain(terms.governing_law!.quote);
+  });
+
+  it('keeps a term only when its quote is at least a phrase and states the value, compared loosely', async () => {
+    const terms = await extractWithGemini(() =>
+      json({
+        // Verbatim on the page, but two words prove nothing about where the law is chosen.
+        governing_law: { value: 'New York', normalized: 'New York', quote: 'New York', page: 1 },
+        // A real sentence of the contract, but it does not say 45 days.
+        payment_terms: { value: 'within 45 days', normalized: 45, quote: PAY, page: 1 },
+        // Case, curly quotes and a trailing stop aside, the quote says it.
+        termination_for_convenience: {
+          value: 'Either Party may terminate this Agreement for any or no reason.',
+          normalized: true,
+          quote: 'Either party may terminate this Agreement for any or no reason upon 60 days notice',
+          page: 1,
+        },
+      }),
+    );
+    expect(terms.governing_law).to.include({ normalized: 'New York', quote: `${LAW}.` }); // the rules' own, whole sentence
+    expect(terms.governing_law!.confidence).to.not.equal(0.8);
+    expect(terms.payment_terms).to.include({ normalized: 30 }); // the rules' answer
+    expect(terms.termination_for_convenience).to.include({ normalized: true, confidence: 0.8 }); // the model's
   });
 
   it('falls back to the rules on JSON off the schema and on a 5xx, never a 500', async () => {

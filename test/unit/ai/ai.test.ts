@@ -6,11 +6,28 @@ import { createAi } from '../../../platform/ai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { cosine, hashEmbedding } from '../../../platform/ai/embeddings';
-import { ContractAnalysis, EMBEDDING_DIM, type AiPort, type ContextPassage } from '../../../platform/ai/port';
+import {
+  ContractAnalysis,
+  EMBEDDING_DIM,
+  type AiPort,
+  type ContextPassage,
+  type DraftRequest,
+  type VendorFacts,
+} from '../../../platform/ai/port';
+import { analyzeByClauses, draftByLibrary } from '../../../services/contracts/clause-rules';
+import { assessVendorByRules } from '../../../services/vendors/vendor-risk-rules';
+import { analyzeDocumentByRules } from '../../../services/documents/document-analysis-rules';
 import { openSentenceEncoder } from '../../../platform/ai/sentence-encoder';
 import { startFakeGemini, textResponse, type GeminiAnswer, type GeminiCall } from '../../support/gemini';
 
 const ai = createLocalAi();
+/** Drafting and analysis without a model: the features' rules, which answer where the local provider answers null. */
+const rules = {
+  analyzeContract: (input: { type: string; title: string; content: string }) => Promise.resolve(analyzeByClauses(input)),
+  draftContract: (req: DraftRequest) => Promise.resolve(draftByLibrary(req)),
+  assessVendor: (facts: VendorFacts) => Promise.resolve(assessVendorByRules(facts)),
+  analyzeDocument: (input: { filename: string; text: string; pageCount: number }) => Promise.resolve(analyzeDocumentByRules(input)),
+};
 
 const collect = async (it: AsyncIterable<string>) => {
   let out = '';
@@ -33,12 +50,20 @@ const CAP = "In no event shall either party's aggregate liability exceed the fee
 const LAW = 'This Agreement shall be governed by the laws of the State of New York.';
 
 describe('local AI provider', () => {
-  describe('contract analysis', () => {
+  it('leaves drafting and analysis to the features: it knows no contract vocabulary', async () => {
+    const req = { type: 'nda', title: 'NDA', partyName: 'Acme', counterparty: 'Solid Cloud' };
+    expect(await ai.draftContract(req)).to.equal(null);
+    expect(await ai.analyzeContract({ type: 'nda', title: 'NDA', content: LAW })).to.equal(null);
+    expect(await ai.assessVendor({ name: 'Solid Cloud', contracts: [] })).to.equal(null);
+    expect(await ai.analyzeDocument({ filename: 'a.txt', text: LAW, pageCount: 1 })).to.equal(null);
+  });
+
+  describe('contract analysis (services/contracts/clause-rules.ts)', () => {
     it('reports a missing liability cap and governing law, and scores lower once they are added', async () => {
-      const before = await ai.analyzeContract({ type: 'service_agreement', title: 'MSA', content: WITHOUT_CAP_AND_LAW });
+      const before = await rules.analyzeContract({ type: 'service_agreement', title: 'MSA', content: WITHOUT_CAP_AND_LAW });
       expect(ContractAnalysis.parse(before)).to.deep.equal(before);
       expect(before.analysis.missing_clauses).to.have.members(['Cap on liability', 'Governing law']);
-      const after = await ai.analyzeContract({
+      const after = await rules.analyzeContract({
         type: 'service_agreement',
         title: 'MSA',
         content: `${WITHOUT_CAP_AND_LAW}\n${CAP}\n${LAW}`,
@@ -51,7 +76,7 @@ describe('local AI provider', () => {
 
     it('quotes risky clauses with a recommendation and flags regulated data without safeguards', async () => {
       const text = `${WITHOUT_CAP_AND_LAW}\n${LAW}\nThe liability of Acme Corp under this Agreement shall be unlimited.\nThis Agreement renews automatically for successive one-year terms.\nAcme Corp will process personal data of Globex customers.`;
-      const res = await ai.analyzeContract({ type: 'service_agreement', title: 'MSA', content: text });
+      const res = await rules.analyzeContract({ type: 'service_agreement', title: 'MSA', content: text });
       const clauses = res.analysis.key_risks.map((r) => r.clause);
       expect(clauses).to.include('The liability of Acme Corp under this Agreement shall be unlimited.');
       expect(clauses).to.include('This Agreement renews automatically for successive one-year terms.');
@@ -64,10 +89,10 @@ describe('local AI provider', () => {
     });
 
     it('holds each contract type to its own expected clauses', async () => {
-      const nda = await ai.analyzeContract({ type: 'nda', title: 'NDA', content: 'The parties will talk.' });
+      const nda = await rules.analyzeContract({ type: 'nda', title: 'NDA', content: 'The parties will talk.' });
       expect(nda.analysis.missing_clauses).to.include.members(['Confidentiality', 'Governing law', 'Term and expiration']);
       expect(nda.analysis.missing_clauses).not.to.include('Insurance');
-      const lease = await ai.analyzeContract({ type: 'lease', title: 'Lease', content: 'The parties will talk.' });
+      const lease = await rules.analyzeContract({ type: 'lease', title: 'Lease', content: 'The parties will talk.' });
       expect(lease.analysis.missing_clauses).to.include('Insurance');
     });
   });
@@ -75,7 +100,7 @@ describe('local AI provider', () => {
   describe('drafting', () => {
     for (const type of ['nda', 'service_agreement', 'employment', 'consulting', 'lease']) {
       it(`drafts a ${type} with the parties, the requested term and governing law, which the analyzer finds complete`, async () => {
-        const content = await ai.draftContract({
+        const content = await rules.draftContract({
           type,
           title: 'Draft',
           partyName: 'Acme Corp',
@@ -85,14 +110,14 @@ describe('local AI provider', () => {
         expect(content).to.include('Acme Corp').and.include('Globex Inc');
         expect(content).to.include('3 years');
         expect(content).to.include('the State of Texas');
-        const analysis = await ai.analyzeContract({ type, title: 'Draft', content });
+        const analysis = await rules.analyzeContract({ type, title: 'Draft', content });
         expect(analysis.analysis.missing_clauses).to.deep.equal([]);
         expect(analysis.analysis.risk_level).to.equal('low');
       });
     }
 
     it('uses the purpose from the prompt and defaults the term and law when none is given', async () => {
-      const content = await ai.draftContract({
+      const content = await rules.draftContract({
         type: 'nda',
         title: 'NDA',
         partyName: 'Acme Corp',
@@ -107,16 +132,16 @@ describe('local AI provider', () => {
 
   describe('vendor assessment', () => {
     it('rates a vendor with no contracts and adverse notes above a certified one with a sound contract', async () => {
-      const risky = await ai.assessVendor({
+      const risky = await rules.assessVendor({
         name: 'Shady Cloud',
         category: 'cloud hosting',
         website: null,
         notes: 'Data breach in 2023, invoices often late',
         contracts: [],
       });
-      const draft = await ai.draftContract({ type: 'service_agreement', title: 'MSA', partyName: 'Acme', counterparty: 'Solid Cloud' });
-      const nda = await ai.draftContract({ type: 'nda', title: 'NDA', partyName: 'Acme', counterparty: 'Solid Cloud' });
-      const sound = await ai.assessVendor({
+      const draft = await rules.draftContract({ type: 'service_agreement', title: 'MSA', partyName: 'Acme', counterparty: 'Solid Cloud' });
+      const nda = await rules.draftContract({ type: 'nda', title: 'NDA', partyName: 'Acme', counterparty: 'Solid Cloud' });
+      const sound = await rules.assessVendor({
         name: 'Solid Cloud',
         category: 'cloud hosting',
         website: 'https://solid.example',
@@ -138,7 +163,7 @@ describe('local AI provider', () => {
 
   describe('document analysis and answers', () => {
     it('summarizes a document, names its type and keeps the page count', async () => {
-      const res = await ai.analyzeDocument({
+      const res = await rules.analyzeDocument({
         filename: 'lease.txt',
         text: `The Landlord leases the premises to the Tenant. ${LAW} Rent is due monthly.`,
         pageCount: 2,
@@ -315,7 +340,7 @@ describe('Gemini provider (against a local server speaking the Gemini REST API)'
 
   it('asks for schema-shaped JSON and validates it; the level follows the score', async () => {
     script = () => ({ status: 200, json: textResponse(JSON.stringify(analysisJson)) });
-    const res = await port.analyzeContract({ type: 'nda', title: 'NDA', content: 'Liability is unlimited.' });
+    const res = (await port.analyzeContract({ type: 'nda', title: 'NDA', content: 'Liability is unlimited.' }))!;
     expect(res.risk_score).to.equal(62);
     expect(res.analysis.risk_level).to.equal('high');
     expect(gemini.calls).to.have.length(1);
@@ -333,7 +358,7 @@ describe('Gemini provider (against a local server speaking the Gemini REST API)'
       call.model === 'primary-model'
         ? { status: 503, json: errorJson(503) }
         : { status: 200, json: textResponse(JSON.stringify(analysisJson)) };
-    const res = await port.analyzeContract({ type: 'nda', title: 'NDA', content: 'x' });
+    const res = (await port.analyzeContract({ type: 'nda', title: 'NDA', content: 'x' }))!;
     expect(res.risk_score).to.equal(62);
     expect(gemini.calls.map((c) => c.model)).to.deep.equal(['primary-model', 'fallback-model']);
   });
@@ -343,7 +368,7 @@ describe('Gemini provider (against a local server speaking the Gemini REST API)'
       status: 200,
       json: textResponse(JSON.stringify(call.model === 'primary-model' ? { ...analysisJson, risk_score: 250 } : analysisJson)),
     });
-    const res = await port.analyzeContract({ type: 'nda', title: 'NDA', content: 'x' });
+    const res = (await port.analyzeContract({ type: 'nda', title: 'NDA', content: 'x' }))!;
     expect(res.risk_score).to.equal(62);
     expect(gemini.calls.map((c) => c.model)).to.deep.equal(['primary-model', 'fallback-model']);
   });
@@ -352,7 +377,7 @@ describe('Gemini provider (against a local server speaking the Gemini REST API)'
     script = (call) =>
       call.model === 'primary-model' ? { hang: true } : { status: 200, json: textResponse(JSON.stringify(analysisJson)) };
     const started = Date.now();
-    const res = await port.analyzeContract({ type: 'nda', title: 'NDA', content: 'x' });
+    const res = (await port.analyzeContract({ type: 'nda', title: 'NDA', content: 'x' }))!;
     expect(res.risk_score).to.equal(62);
     expect(Date.now() - started).to.be.within(350, 5000);
   });

@@ -1,7 +1,16 @@
 import { expect } from 'chai';
-import { extractKeyTermsByRules } from '../../../services/contracts/extract-key-terms';
+import { loadConfig } from '../../../platform/config';
+import { readKeyTermsByRules } from '../../../services/contracts/extract-key-terms';
+import { KEY_TERMS } from '../../../services/contracts/key-terms.shared';
 
-const termsOf = (text: string) => extractKeyTermsByRules([{ page: 1, text }]);
+const config = loadConfig({ NODE_ENV: 'test' });
+const limits = {
+  maxTextChars: config.KEY_TERMS_MAX_TEXT_CHARS,
+  maxLineChars: config.KEY_TERMS_MAX_LINE_CHARS,
+  // Generous: these tests check what the rules read, not how fast.
+  budgetMs: 60_000,
+};
+const termsOf = (text: string) => readKeyTermsByRules({ pages: [{ page: 1, text }], limits }).terms;
 
 /** Forms of wording the rules read beyond the cover-page tables they started from. */
 describe('key-term rules', () => {
@@ -146,5 +155,45 @@ describe('key-term rules', () => {
       termsOf('Client may terminate Vendor’s access to Beta Features at any time for any reason.').termination_for_convenience,
     ).to.equal(null);
     expect(termsOf('Sections 4 and 5 survive termination of this Agreement for any reason.').termination_for_convenience).to.equal(null);
+  });
+});
+
+describe('key-term rules on long and hostile text', () => {
+  const LAW = 'This Agreement is governed by the laws of the State of Texas.';
+
+  it('reads a line longer than the line limit in pieces, its quotes still verbatim', () => {
+    const text = `${'Recitals follow here. '.repeat(1000)}${LAW} ${'More recitals follow. '.repeat(1000)}`;
+    const t = readKeyTermsByRules({ pages: [{ page: 1, text }], limits: { ...limits, maxLineChars: 500 } }).terms;
+    expect(t.governing_law).to.include({ normalized: 'Texas', quote: LAW });
+    expect(text).to.contain(t.governing_law!.quote);
+  });
+
+  it('reads only the first maxTextChars characters, and says so', () => {
+    const text = `${'Recitals follow here. '.repeat(100)}${LAW}`;
+    const cut = readKeyTermsByRules({ pages: [{ page: 1, text }], limits: { ...limits, maxTextChars: 1000 } });
+    expect(cut.truncated).to.equal(true);
+    expect(cut.terms.governing_law).to.equal(null);
+    const whole = readKeyTermsByRules({ pages: [{ page: 1, text }], limits });
+    expect(whole.truncated).to.equal(false);
+    expect(whole.terms.governing_law?.normalized).to.equal('Texas');
+  });
+
+  it('leaves the keys it has no time for unread, in order, rather than running on', () => {
+    const text = `${'a. '.repeat(100_000)}${LAW}`;
+    const answer = readKeyTermsByRules({ pages: [{ page: 1, text }], limits: { ...limits, budgetMs: 1 } });
+    expect(answer.unread).to.not.be.empty;
+    expect(answer.unread).to.deep.equal(KEY_TERMS.slice(KEY_TERMS.length - answer.unread.length));
+    for (const key of answer.unread) expect(answer.terms[key]).to.equal(null);
+  });
+
+  it('skips bracketed notes and keeps ticked boxes, with a "[" that nothing closes', () => {
+    const text = [
+      '[Drafting note: This Agreement is governed by the laws of the State of Ohio.]',
+      '[ x ] Option A',
+      LAW,
+      '[ unclosed',
+    ].join('\n');
+    const t = readKeyTermsByRules({ pages: [{ page: 1, text }], limits }).terms;
+    expect(t.governing_law?.normalized).to.equal('Texas');
   });
 });

@@ -1,10 +1,10 @@
 /**
- * The local provider's legal knowledge: clause categories (after CUAD, the Contract
+ * The service's contract vocabulary: clause categories (after CUAD, the Contract
  * Understanding Atticus Dataset, plus confidentiality, indemnification, termination and
  * data protection, which CUAD leaves out), the patterns that find them, which ones each
  * contract type is expected to have, and the clause library drafts are built from.
  */
-import type { ContractType } from './port';
+import type { ContractType } from '../../models/contract';
 
 export type ClauseId =
   | 'governing_law'
