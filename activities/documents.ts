@@ -13,6 +13,7 @@ import { chunkRecords, deleteSource, embedChunks, indexChunks, refreshCollection
 import { chunkBatches, Chunker } from '../services/documents/chunking';
 import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from '../services/documents/extraction';
 import { extractTextInChild } from '../services/documents/extract-text-in-child';
+import { recordChunksDone, recordChunkTotal } from '../services/documents/ingestion-progress';
 import { Document, DocumentChunkBatch, stagedBatchId, stagedChunks, type DocumentCategory, type DocumentDoc } from '../models/document';
 import { INGEST_BATCH } from '../workflows/document-ingestion.shared';
 
@@ -105,6 +106,7 @@ export function createDocumentActivities(s: Services) {
         () => progress,
         () => prepare(doc, documentId, progress),
       );
+      await recordChunkTotal(documentId, prepared.chunkCount);
       // Per-step timings at debug level: what bench/ingestion.ts splits the ingestion time by.
       s.logger.debug({ documentId, ...prepared, ms: performance.now() - t0 }, 'ingestion extracted');
       return prepared;
@@ -137,6 +139,8 @@ export function createDocumentActivities(s: Services) {
           const timings = { readMs: 0, embedMs: 0, indexMs: 0 };
           const bulks = new BulkPipeline(BULKS_IN_FLIGHT, (ms) => (timings.indexMs += ms));
           let indexed = 0;
+          /** Chunks whose bulk request has completed: the progress shown. */
+          let written = 0;
           let next = read(0);
           for (let batch = 0; batch < batches; batch++) {
             stage.batch = batch;
@@ -150,8 +154,8 @@ export function createDocumentActivities(s: Services) {
             );
             timings.readMs += t1 - t0;
             timings.embedMs += performance.now() - t1;
-            await bulks.add(() =>
-              indexChunks(
+            await bulks.add(async () => {
+              await indexChunks(
                 s,
                 collectionForCategory(doc.category),
                 chunkRecords(
@@ -159,8 +163,10 @@ export function createDocumentActivities(s: Services) {
                   chunks,
                   vectors,
                 ),
-              ),
-            );
+              );
+              written += chunks.length;
+              await recordChunksDone(documentId, from + written);
+            });
             indexed += chunks.length;
           }
           const t0 = performance.now();
@@ -190,7 +196,16 @@ export function createDocumentActivities(s: Services) {
       s.logger.debug({ documentId, cleanupMs: t1 - t0, refreshMs: performance.now() - t1 }, 'ingestion refreshed');
       await Document.updateOne(
         { _id: doc._id },
-        { $set: { status: 'ready', chunk_count: chunkCount, page_count: pageCount, error: null, processed_at: new Date() } },
+        {
+          $set: {
+            status: 'ready',
+            chunk_count: chunkCount,
+            page_count: pageCount,
+            error: null,
+            processed_at: new Date(),
+            progress: { chunks_done: chunkCount, chunks_total: chunkCount },
+          },
+        },
       );
     },
 

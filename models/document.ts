@@ -8,6 +8,18 @@ export type DocumentCategory = (typeof DOCUMENT_CATEGORIES)[number];
 export const DOCUMENT_STATUSES = ['processing', 'ready', 'failed'] as const;
 
 /**
+ * How far ingestion has come: chunks embedded and indexed of the document's total, which is
+ * null until extraction has counted them. Ready documents show all of them done.
+ */
+const progressSchema = new Schema(
+  {
+    chunks_done: { type: Number, default: 0 },
+    chunks_total: { type: Number, default: null },
+  },
+  { _id: false },
+);
+
+/**
  * An uploaded file and its indexing state. The file lives on disk under UPLOAD_DIR
  * (`storage_path`, never serialized); its chunks live in the vector store.
  */
@@ -27,10 +39,12 @@ const schema = new Schema({
   processed_at: { type: Date, default: null },
   /** The contract the document belongs to (its text of record when category is contract). */
   contract_id: { type: Schema.Types.ObjectId, default: null },
+  progress: { type: progressSchema, default: () => ({}) },
 });
 schema.plugin(basePlugin, { hidden: ['storage_path'] });
-// The list index (platform/lists/list-index.ts) follows every write.
-announceWrites(schema);
+// The list index (platform/lists/list-index.ts) follows every write but progress updates
+// (one per indexed batch): GET /documents/:id reads the record itself.
+announceWrites(schema, { ignored: ['progress'] });
 // The list (documentList): newest first, optionally by category, status or contract.
 schema.index({ organization_id: 1, created_at: -1, _id: -1 });
 schema.index({ organization_id: 1, category: 1, created_at: -1, _id: -1 });
@@ -55,14 +69,20 @@ export const documentList = defineList({
  * embed-and-index batches read their chunks by `_id` (a lookup every FerretDB backend pushes
  * down) instead of carrying text through workflow history. A retried extraction
  * overwrites its batches by `_id` rather than adding. The chunks are one JSON string
- * (`chunks_json`, `StagedChunk[]`): FerretDB stores and reads a string for a third of the
+ * (`chunks_json`, `Chunk[]`): FerretDB stores and reads a string for a third of the
  * CPU of a hundred subdocuments (bench/README.md, ingestion). `chunks`, the subdocuments, is
  * what workers before that staged: an ingestion in flight across the upgrade reads them.
  */
-export interface StagedChunk {
+/**
+ * A retrieval chunk of a document's text (services/documents/chunking.ts makes them), as
+ * staged here and indexed: its chunk id is `<documentId>:<index>`, its citation names `page`,
+ * and `section` is the heading it falls under.
+ */
+export interface Chunk {
   index: number;
   page: number;
   section: string;
+  /** Offsets into the pages' joined text (chunking.ts `fullText`): `text === fullText(pages).slice(start, end)`. */
   start: number;
   end: number;
   text: string;
@@ -94,5 +114,5 @@ export const DocumentChunkBatch = model('DocumentChunkBatch', chunkBatchSchema, 
 export const stagedBatchId = (documentId: string, batch: number) => `${documentId}:${batch}`;
 
 /** A staged record's chunks, in either form (see the schema). */
-export const stagedChunks = (batch: { chunks_json?: string | null; chunks?: StagedChunk[] | null } | null): StagedChunk[] =>
-  batch?.chunks_json ? (JSON.parse(batch.chunks_json) as StagedChunk[]) : (batch?.chunks ?? []);
+export const stagedChunks = (batch: { chunks_json?: string | null; chunks?: Chunk[] | null } | null): Chunk[] =>
+  batch?.chunks_json ? (JSON.parse(batch.chunks_json) as Chunk[]) : (batch?.chunks ?? []);

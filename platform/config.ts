@@ -8,6 +8,7 @@
  * `test` (set by `npm start` and the tests) falls back to the development values below.
  */
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { version } from '../package.json';
 
@@ -174,8 +175,10 @@ const schema = z
 
     /** The local embedding model's folder (scripts/stack.sh provisions it); without its files the local provider falls back to feature hashing. */
     EMBEDDING_MODEL_DIR: z.string().default('.stack/models/all-MiniLM-L6-v2'),
-    /** ONNX Runtime intra-op threads per process for the local embedding model. */
-    EMBEDDING_THREADS: positiveInt.max(64).default(1),
+    /** ONNX Runtime intra-op threads per process for the local embedding model: by default the cores this process may use. */
+    EMBEDDING_THREADS: positiveInt.max(64).default(availableParallelism()),
+    /** Texts per forward pass of the local embedding model (each pass is padded to its longest text). */
+    EMBEDDING_BATCH_SIZE: positiveInt.max(256).default(8),
 
     GEMINI_API_KEY: z.string().default(''),
     GEMINI_BASE_URL: z.string().default(''),

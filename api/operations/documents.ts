@@ -29,6 +29,15 @@ const documentSchema = registry.register(
     page_count: z.number().int().nullable(),
     workflow_id: z.string().nullable(),
     contract_id: idSchema.nullable().meta({ description: 'The contract the document belongs to' }),
+    progress: z
+      .object({
+        chunks_done: z.number().int().meta({ description: 'Chunks embedded and indexed so far' }),
+        chunks_total: z.number().int().nullable().meta({ description: "The document's chunks; null until extraction has counted them" }),
+      })
+      .meta({
+        description:
+          'How far ingestion has come while `processing` (GET /documents/{id} reads it as it moves; lists may show an earlier value). A ready document shows every chunk done.',
+      }),
     uploaded_by: z.string(),
     processed_at: timestamp.nullable(),
     created_at: timestamp,

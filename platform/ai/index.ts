@@ -12,7 +12,10 @@ import { openSentenceEncoder } from './sentence-encoder';
  */
 export function createAi(config: Config, logger: Logger): AiPort {
   if (config.aiProvider === 'gemini') return createGeminiAi(config, logger);
-  const encoder = openSentenceEncoder(config.EMBEDDING_MODEL_DIR, { threads: config.EMBEDDING_THREADS });
+  const encoder = openSentenceEncoder(config.EMBEDDING_MODEL_DIR, {
+    threads: config.EMBEDDING_THREADS,
+    batchSize: config.EMBEDDING_BATCH_SIZE,
+  });
   if (!encoder)
     logger.warn(
       { dir: config.EMBEDDING_MODEL_DIR },

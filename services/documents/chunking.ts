@@ -8,19 +8,11 @@
  * chunk's look-ahead, not by the file; `chunkPages` feeds it whole pages.
  */
 
+import type { Chunk } from '../../models/document';
+
 export interface Page {
   /** 1-based page number. */
   page: number;
-  text: string;
-}
-
-export interface Chunk {
-  index: number;
-  page: number;
-  section: string;
-  /** Offsets into `fullText(pages)`; `text === fullText(pages).slice(start, end)`. */
-  start: number;
-  end: number;
   text: string;
 }
 

@@ -65,7 +65,8 @@ async function startProcess(
   logFile?: string,
 ): Promise<EngineProcess> {
   const child: ChildProcess = spawn(cmd, args, { stdio: outputTo(logFile), env: env ?? process.env });
-  await waitFor(() => portOpen(port), 30000, `${cmd} on :${port}`);
+  // Minutes on a loaded machine (a shared one at load 30 took over 30 s to start the API).
+  await waitFor(() => portOpen(port), 120000, `${cmd} on :${port}`);
   return {
     pid: child.pid!,
     port,

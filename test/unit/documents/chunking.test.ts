@@ -2,16 +2,8 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  chunkBatches,
-  Chunker,
-  chunkPages,
-  fullText,
-  headingOf,
-  type Chunk,
-  type ChunkOptions,
-  type Page,
-} from '../../../services/documents/chunking';
+import { chunkBatches, Chunker, chunkPages, fullText, headingOf, type ChunkOptions, type Page } from '../../../services/documents/chunking';
+import type { Chunk } from '../../../models/document';
 import { txtPieces } from '../../../services/documents/extraction';
 
 const sentence = (i: number) => `Sentence number ${i} says something about the agreement between the parties. `;
