@@ -22,6 +22,8 @@ export const EVENT_TYPES = [
   'team.mfa_recovery_code_used',
   'team.mfa_reset',
   'mail.failed',
+  'import.completed',
+  'import.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

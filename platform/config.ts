@@ -133,6 +133,17 @@ const schema = z
     UPLOAD_DIR: z.string().default('.stack/uploads'),
     UPLOAD_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
     /**
+     * Bounds on a bulk import (POST /imports): the records file's bytes and data rows, the ZIP's
+     * bytes and entries (413 when over). Each ZIP entry is also held to UPLOAD_MAX_BYTES and
+     * EXTRACT_MAX_EXPANDED_BYTES like an upload; an entry over them fails its row only.
+     */
+    IMPORT_RECORDS_MAX_BYTES: positiveInt.default(100 * 1024 * 1024),
+    IMPORT_MAX_ROWS: positiveInt.default(100_000),
+    IMPORT_ZIP_MAX_BYTES: positiveInt.default(2 * 1024 * 1024 * 1024),
+    IMPORT_ZIP_MAX_ENTRIES: positiveInt.default(100_000),
+    /** Rows per batch activity of an import: a few seconds of work, so a restarted worker repeats little. */
+    IMPORT_BATCH_ROWS: positiveInt.max(10_000).default(500),
+    /**
      * Bounds on reading an uploaded file (services/documents/extract-text-in-child.ts): what
      * its zip entries or PDF streams may inflate to, its text, its pages, the heap and the
      * wall-clock time of the child process that parses it, and how many such children one

@@ -122,6 +122,8 @@ export const contractTermsConsumer: EventConsumer = {
     if (event.type !== 'contract.updated' && event.type !== 'contract.created') return;
     const changed = (event.data as { changed_fields?: unknown }).changed_fields;
     if (event.type === 'contract.updated' && !(Array.isArray(changed) && changed.some((f) => TERM_FIELDS.has(String(f))))) return;
+    // A bulk import extracts its contracts' terms itself, many per activity (services/imports/import-phases.ts).
+    if (event.type === 'contract.created' && (event.data as { import_id?: unknown }).import_id) return;
     // Created without text, a contract has no terms to find (a document attached later starts
     // its own extraction when it is ready): a read instead of a workflow per contract in a burst.
     if (

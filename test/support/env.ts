@@ -65,6 +65,17 @@ export async function startTestEnv(): Promise<TestEnv> {
   return env;
 }
 
+/** Stops the run's worker (it finishes the activities it runs) and starts a new one on the same task queue: a worker restart. */
+export async function restartWorker(): Promise<void> {
+  const { services } = testEnv();
+  if (worker?.getState() === 'RUNNING') worker.shutdown();
+  await workerRun;
+  worker = await createWorker(services, workerConnection!);
+  workerRun = worker.run().catch((err: unknown) => {
+    console.error('test worker stopped:', err);
+  });
+}
+
 /** Deletes the run's indices by name: Elasticsearch 8 refuses wildcard deletes (action.destructive_requires_name). */
 async function deleteIndices(services: Services, prefix: string): Promise<void> {
   const indices = await services.es.cat
