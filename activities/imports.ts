@@ -8,10 +8,15 @@ import { extractImportTerms, finishImport, importFileProgress, startImportPhase 
 export function createImportActivities(s: Services) {
   return {
     /** One batch of rows; heartbeats so a dead worker's batch is retried within seconds. */
-    importBatch: (input: BatchInput) => whileBeating(() => input.batch, () => importBatch(s, input)),
+    importBatch: (input: BatchInput) =>
+      whileBeating(
+        () => input.batch,
+        () => importBatch(s, input),
+      ),
     startImportPhase: ({ importId, phase, termsTotal }: { importId: string; phase: (typeof IMPORT_PHASES)[number]; termsTotal?: number }) =>
       startImportPhase(importId, phase, termsTotal),
-    importFileProgress: ({ importId, filesRejected }: { importId: string; filesRejected: number }) => importFileProgress(importId, filesRejected),
+    importFileProgress: ({ importId, filesRejected }: { importId: string; filesRejected: number }) =>
+      importFileProgress(importId, filesRejected),
     extractImportTerms: (input: { importId: string; batch: number; before: number }) => {
       let contracts = 0;
       return whileBeating(

@@ -38,7 +38,11 @@ export interface DocumentIngestionInput extends DocumentIngestionStart {
 
 const reason = (err: ActivityFailure) => err.cause?.message ?? err.message;
 
-export async function documentIngestionWorkflow({ documentId, termsLater, resume }: DocumentIngestionInput): Promise<'ready' | 'failed' | 'deleted'> {
+export async function documentIngestionWorkflow({
+  documentId,
+  termsLater,
+  resume,
+}: DocumentIngestionInput): Promise<'ready' | 'failed' | 'deleted'> {
   try {
     const prepared = resume ?? (await extractDocument({ documentId }));
     if (!prepared) return 'deleted';

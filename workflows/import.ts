@@ -49,7 +49,7 @@ export async function importWorkflow({ importId, progress }: ImportInput): Promi
     if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof importWorkflow>({ importId, progress: p });
   };
   try {
-    for (let more = true; more; ) {
+    for (let more = true; more;) {
       await carryOn();
       const { done, failed, files, filesRejected } = p;
       const r = await importBatch({ importId, batch: p.batch, before: { done, failed, files, filesRejected } });

@@ -36,7 +36,13 @@ export function importsRouter(s: Services): Router {
 
   router.get('/', authorize('contracts:read'), async (req, res) => {
     const q = importListQuery.parse(req.query);
-    const { items, total } = await listPage(s, importList, principalOf(req).organizationId, { equal: q.status ? { status: q.status } : {} }, q);
+    const { items, total } = await listPage(
+      s,
+      importList,
+      principalOf(req).organizationId,
+      { equal: q.status ? { status: q.status } : {} },
+      q,
+    );
     res.json({ imports: items, total, page: q.page, page_size: q.page_size });
   });
 

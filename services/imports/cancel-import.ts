@@ -13,7 +13,8 @@ import { importErrors } from './errors';
 import { finishImport } from './import-phases';
 
 export async function cancelImport(s: Services, imported: ImportDoc): Promise<void> {
-  if (imported.status !== 'running') throw importErrors.import_not_running(`Import is ${imported.status}; only a running import can be cancelled`);
+  if (imported.status !== 'running')
+    throw importErrors.import_not_running(`Import is ${imported.status}; only a running import can be cancelled`);
   try {
     await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
       s.temporal.workflow.getHandle(importWorkflowId(imported.id)).cancel(),

@@ -97,7 +97,5 @@ export async function finishImport(importId: string, status: 'completed' | 'fail
           : `Import of "${ended.records_name}" failed after ${rows.done} contracts: ${error ?? 'unknown error'}`,
     });
   }
-  await Promise.all(
-    [imported.records_path, imported.files_path].flatMap((p) => (p ? [rm(p, { force: true })] : [])),
-  );
+  await Promise.all([imported.records_path, imported.files_path].flatMap((p) => (p ? [rm(p, { force: true })] : [])));
 }

@@ -175,7 +175,8 @@ export function toRow(record: RawRecord, format: ImportFormat, columns: readonly
   if (typeof cells === 'string') return { line, error: cells };
   if (cells.length > columns.length)
     return { line, error: `unknown column: the row has ${cells.length} fields, the header names ${columns.length}` };
-  if (cells.length < columns.length) return { line, error: `malformed CSV: the row has ${cells.length} fields, the header names ${columns.length}` };
+  if (cells.length < columns.length)
+    return { line, error: `malformed CSV: the row has ${cells.length} fields, the header names ${columns.length}` };
   return { line, fields: Object.fromEntries(columns.flatMap((c, i) => (cells[i] === '' ? [] : [[c, cells[i]]]))) };
 }
 

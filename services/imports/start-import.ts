@@ -30,7 +30,10 @@ async function sniffFormat(path: string): Promise<ImportFormat> {
   const file = await open(path);
   try {
     const { buffer, bytesRead } = await file.read(Buffer.alloc(4096), 0, 4096, 0);
-    const head = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
+    const head = buffer
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '');
     return head.trimStart().startsWith('{') ? 'jsonl' : 'csv';
   } finally {
     await file.close();
@@ -49,7 +52,8 @@ function checkHeader(bytes: Buffer | undefined): string[] {
   const twice = columns.find((c, i) => columns.indexOf(c) !== i);
   if (twice) throw badRequest(`records: the column "${twice}" appears twice in the header`);
   const missing = REQUIRED_COLUMNS.filter((c) => !columns.includes(c));
-  if (missing.length) throw badRequest(`records: the header lacks the required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
+  if (missing.length)
+    throw badRequest(`records: the header lacks the required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
   return columns;
 }
 
