@@ -59,7 +59,7 @@ async function errorsOf(token: string, id: string): Promise<Map<number, string>>
   const res = await api('GET', `/imports/${id}/errors`, { token });
   expect(res.status).to.equal(200);
   expect(res.headers.get('content-type')).to.match(/^text\/csv/);
-  const [header, ...rows] = parseCsv(res.text) as string[][];
+  const [header, ...rows]: string[][] = parseCsv(res.text);
   expect(header).to.deep.equal(['line', 'reason']);
   return new Map(rows.map(([line, reason]) => [Number(line), reason!]));
 }
