@@ -31,6 +31,7 @@ import {
   openBench,
   percentile,
   registerUser,
+  runQueuesQuery,
   runBench,
   waitForWorker,
   type Bench,
@@ -282,7 +283,7 @@ async function temporalPerEvent(b: Bench, from: number, to: number, events: numb
   };
   const totals: Record<string, number> = { history_events: 0, ...Object.fromEntries(Object.keys(counted).map((k) => [k, 0])) };
   const byKind: Record<string, number> = {};
-  for await (const wf of b.services.temporal.workflow.list({ query: `TaskQueue = "${b.config.TEMPORAL_TASK_QUEUE}"` })) {
+  for await (const wf of b.services.temporal.workflow.list({ query: runQueuesQuery(b.config) })) {
     const history = await b.services.temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
     for (const e of history.events ?? []) {
       const at = Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6);
@@ -302,7 +303,7 @@ async function temporalPerEvent(b: Bench, from: number, to: number, events: numb
 
 /** Waits until no workflow runs on the run's task queue (the re-index of the burst's contracts ends after their deliveries). */
 async function waitForIdle(b: Bench, timeoutMs: number): Promise<number> {
-  const query = `TaskQueue = "${b.config.TEMPORAL_TASK_QUEUE}" AND ExecutionStatus = "Running"`;
+  const query = `${runQueuesQuery(b.config)} AND ExecutionStatus = "Running"`;
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {
     const { count } = await b.services.temporal.workflowService.countWorkflowExecutions({ namespace: b.config.TEMPORAL_NAMESPACE, query });
     if (Number(count) === 0) return Date.now();

@@ -25,6 +25,6 @@ export interface RenewalPlan {
 /** Contract terms to extract again: from a document that became ready, or a contract that changed. */
 export type RefreshTermsInput = { documentId: string } | { organizationId: string; contractId: string };
 
-export const renewalDeadline = workflowRef<[RenewalDeadlineInput]>(RENEWAL_DEADLINE_WORKFLOW, 'renewal-deadline');
+export const renewalDeadline = workflowRef<[RenewalDeadlineInput]>(RENEWAL_DEADLINE_WORKFLOW, 'renewal-deadline', 'bulk');
 /** Extracts a contract's key terms again (from its document of record, or the contract). */
-export const contractTerms = workflowRef<[RefreshTermsInput]>('contractTermsWorkflow', 'contract-terms');
+export const contractTerms = workflowRef<[RefreshTermsInput]>('contractTermsWorkflow', 'contract-terms', 'bulk');

@@ -135,7 +135,6 @@ export const contractTermsConsumer: EventConsumer = {
       args: [{ organizationId, contractId: event.resource_id }],
       organizationId,
       recordId: event.resource_id,
-      priorityKey: 5,
     });
   },
 };
