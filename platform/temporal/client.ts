@@ -1,6 +1,11 @@
 import { Client, Connection } from '@temporalio/client';
 import { grpc } from '@temporalio/proto';
-import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError, type SignalDefinition } from '@temporalio/common';
+import {
+  TypedSearchAttributes,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type SignalDefinition,
+} from '@temporalio/common';
 import type { Config } from '../config';
 import { unavailable } from '../errors';
 import type { Logger } from '../logger';
@@ -87,6 +92,24 @@ export async function startWorkflow<Args extends unknown[]>(
     return true;
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw err;
+  }
+}
+
+/** Signals the running workflow `workflowId`; false when none runs under that id. */
+export async function signalWorkflow<Args extends unknown[]>(
+  s: TemporalDeps,
+  workflowId: string,
+  signal: SignalDefinition<Args>,
+  ...args: Args
+): Promise<boolean> {
+  try {
+    await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+      s.temporal.workflow.getHandle(workflowId).signal(signal, ...args),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
     throw err;
   }
 }
