@@ -43,7 +43,7 @@ const IN_FLIGHT = 10;
 const DRAIN_TIMEOUT_MS = 15 * 60_000;
 
 /** Runs `count` jobs, `inFlight` at a time. */
-async function pool(count: number, inFlight: number, job: (i: number) => Promise<void>): Promise<void> {
+export async function pool(count: number, inFlight: number, job: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
   const lane = async () => {
     while (next < count) await job(next++);
@@ -52,7 +52,7 @@ async function pool(count: number, inFlight: number, job: (i: number) => Promise
 }
 
 /** Creates a contract; null when the API answered 5xx (counted and reported, not retried). */
-async function createContract(apiUrl: string, token: string, i: number): Promise<string | null> {
+export async function createContract(apiUrl: string, token: string, i: number): Promise<string | null> {
   const res = await fetch(`${apiUrl}/contracts`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -65,7 +65,7 @@ async function createContract(apiUrl: string, token: string, i: number): Promise
 }
 
 /** The bare baseline: the same bodies POSTed straight to a receiver; milliseconds to arrival, and for all. */
-async function directPosts(bodies: readonly string[]): Promise<{ each: number[]; allMs: number }> {
+export async function directPosts(bodies: readonly string[]): Promise<{ each: number[]; allMs: number }> {
   const receiver = await startReceiver(() => 200);
   const sentAt: number[] = [];
   const t0 = Date.now();
@@ -85,7 +85,7 @@ async function directPosts(bodies: readonly string[]): Promise<{ each: number[];
 }
 
 /** Milliseconds from each event's occurred_at to its delivery's arrival, and the relay's share. */
-async function eventLatencies(received: readonly Received[]) {
+export async function eventLatencies(received: readonly Received[]) {
   const arrived = new Map(received.map((r) => [(JSON.parse(r.body) as { data: { id: string } }).data.id, r.at]));
   const events = await Event.find({ type: 'contract.created', resource_id: trusted({ $in: [...arrived.keys()] }) }).lean();
   const relayedAt = new Map(
@@ -468,4 +468,4 @@ async function main() {
   }
 }
 
-runBench(main);
+if (require.main === module) runBench(main);
