@@ -93,12 +93,15 @@ async function queueBacklog(b: Bench, organizationId: string): Promise<{ ids: st
   });
   await pool(ids.length, STARTS_IN_FLIGHT, async (i) => {
     const contractId = ids[i]!;
-    await startWorkflow(b.services, contractTerms, {
-      workflowId: `bench-terms-${contractId}`,
-      args: [{ organizationId, contractId }],
-      organizationId,
-      recordId: contractId,
-    });
+    const start = () =>
+      startWorkflow(b.services, contractTerms, {
+        workflowId: `bench-terms-${contractId}`,
+        args: [{ organizationId, contractId }],
+        organizationId,
+        recordId: contractId,
+      });
+    // A loaded server may miss the start's deadline; a second start of the id starts nothing twice.
+    await start().catch(start);
   });
   return { ids, startSeconds: (Date.now() - t0) / 1000 };
 }
@@ -224,7 +227,14 @@ async function runMode(mode: 'split' | 'merged'): Promise<BenchRow[]> {
       `${label}; backlog ${ids.length.toLocaleString('en-US')} contracts (terms workflows started in ${startSeconds.toFixed(0)} s), ` +
       `${before} waiting at the start, ${left} still waiting after ${((Date.now() - t0) / 1000).toFixed(0)} s (${digested} digested, ` +
       `${renewals} renewal workflows); load ${loadAtStart} → ${loadAtEnd}`;
-    console.log({ mode, context, burst: { p95, afterLast: burst.afterLast, created: burst.created }, sealSeconds, uploadSeconds });
+    console.log({
+      mode,
+      context,
+      burst: { latency: latencies(burst.total), afterLast: burst.afterLast, created: burst.created },
+      bare: { each: latencies(burst.bare.each), allMs: burst.bare.allMs },
+      sealSeconds,
+      uploadSeconds,
+    });
     return [
       {
         name: `${label}: completed signature → sealed`,
@@ -268,8 +278,10 @@ async function runMode(mode: 'split' | 'merged'): Promise<BenchRow[]> {
 
 async function main() {
   const rows: BenchRow[] = [];
-  for (const mode of MODES) rows.push(...(await runMode(mode)));
-  writeResult('backlog', rows);
+  for (const mode of MODES) {
+    rows.push(...(await runMode(mode)));
+    writeResult('backlog', rows);
+  }
 }
 
 runBench(main);
