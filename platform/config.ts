@@ -97,7 +97,20 @@ const schema = z
       .default(''),
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().default('default'),
+    /** Interactive work's task queue (a person waits: signatures, mail, deliveries, an upload, chat). */
     TEMPORAL_TASK_QUEUE: z.string().default('contract-service'),
+    /** Bulk work's task queue (imports, re-extraction, re-indexing, renewal planning); unset, TEMPORAL_TASK_QUEUE + `-bulk`. */
+    TEMPORAL_BULK_TASK_QUEUE: z.string().min(1).optional(),
+    /** The classes of work this worker process serves: `interactive,bulk` (default), `interactive` or `bulk`. */
+    WORKER_QUEUES: z
+      .string()
+      .transform((v) => [...new Set(v.split(',').map((c) => c.trim()))])
+      .pipe(z.array(z.enum(['interactive', 'bulk'])).min(1))
+      .default(['interactive', 'bulk']),
+    /** Bulk activities (and local activities) one worker process runs at once: the rest of the CPU stays with interactive work. */
+    WORKER_BULK_ACTIVITY_SLOTS: positiveInt.default(2),
+    /** Bulk workflow tasks one worker process runs at once. */
+    WORKER_BULK_WORKFLOW_TASK_SLOTS: positiveInt.default(4),
     TEMPORAL_UI_URL: z.url().default('http://localhost:8233'),
 
     JWT_SECRET: z.string().min(32).optional(),

@@ -1,4 +1,4 @@
 /** What starters of the compliance scan workflow share with it. */
 import { workflowRef } from '../platform/temporal/workflow-ref';
 
-export const complianceScan = workflowRef<[{ scanId: string }]>('complianceScanWorkflow', 'compliance-scan');
+export const complianceScan = workflowRef<[{ scanId: string }]>('complianceScanWorkflow', 'compliance-scan', 'bulk');

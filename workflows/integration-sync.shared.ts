@@ -8,4 +8,4 @@ export interface IntegrationSyncStart {
   contractIds?: string[];
 }
 
-export const integrationSync = workflowRef<[IntegrationSyncStart]>('integrationSyncWorkflow', 'integration-sync');
+export const integrationSync = workflowRef<[IntegrationSyncStart]>('integrationSyncWorkflow', 'integration-sync', 'bulk');
