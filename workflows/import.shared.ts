@@ -25,4 +25,4 @@ export interface ImportInput {
   progress?: ImportProgress;
 }
 
-export const bulkImport = workflowRef<[ImportInput]>('importWorkflow', 'import');
+export const bulkImport = workflowRef<[ImportInput]>('importWorkflow', 'import', 'bulk');

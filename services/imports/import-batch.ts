@@ -245,6 +245,8 @@ export async function writeBatch(s: Services, imported: ImportDoc, batch: number
       args: [{ documentId, termsLater: true }],
       organizationId: organizationId.toHexString(),
       recordId: documentId,
+      // Nobody waits for an import's files one by one: bulk work, behind single uploads.
+      workClass: 'bulk',
     });
   }
   return {

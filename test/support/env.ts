@@ -55,27 +55,27 @@ export async function startTestEnv(): Promise<TestEnv> {
   await new Promise<void>((resolve) => server!.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
   workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  workers = await createWorkers(services, workerConnection);
+  await runWorkers(services);
+  relayLoop = startRelayLoop(services);
+  env = { config, services, hostUrl: `http://127.0.0.1:${port}`, baseUrl: `http://127.0.0.1:${port}/api/v1` };
+  return env;
+}
+
+async function runWorkers(services: Services): Promise<void> {
+  workers = await createWorkers(services, workerConnection!);
   // A worker that stops on its own fails every later test with a timeout; say why at once.
   workerRun = Promise.all(workers.map((w) => w.run()))
     .then(() => undefined)
     .catch((err: unknown) => {
       console.error('test worker stopped:', err);
     });
-  relayLoop = startRelayLoop(services);
-  env = { config, services, hostUrl: `http://127.0.0.1:${port}`, baseUrl: `http://127.0.0.1:${port}/api/v1` };
-  return env;
 }
 
-/** Stops the run's worker (it finishes the activities it runs) and starts a new one on the same task queue: a worker restart. */
+/** Stops the run's workers (they finish the activities they run) and starts new ones on the same task queues: a worker restart. */
 export async function restartWorker(): Promise<void> {
-  const { services } = testEnv();
-  if (worker?.getState() === 'RUNNING') worker.shutdown();
+  for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
   await workerRun;
-  worker = await createWorker(services, workerConnection!);
-  workerRun = worker.run().catch((err: unknown) => {
-    console.error('test worker stopped:', err);
-  });
+  await runWorkers(testEnv().services);
 }
 
 /** Deletes the run's indices by name: Elasticsearch 8 refuses wildcard deletes (action.destructive_requires_name). */
