@@ -16,6 +16,7 @@ export const BENCHMARKS = [
   'webhook-latency',
   'mail',
   'key-terms',
+  'import',
 ];
 
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : BENCHMARKS;

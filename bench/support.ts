@@ -17,6 +17,7 @@ import { loadConfig, type Config } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { closeServices, createServices, type Services } from '../platform/services';
 import { createApp } from '../api/app';
+import { WORK_CLASSES, taskQueueOf } from '../platform/temporal/task-queues';
 import { repoRoot } from '../test/support/processes';
 import { User } from '../models/user';
 
@@ -55,11 +56,14 @@ export async function openBench(name: string, overrides: Record<string, string> 
   return { config, env, services: await createServices(config, createLogger(config, 'bench')) };
 }
 
+/** Visibility's filter for the workflows of the run's task queues (interactive and bulk). */
+export const runQueuesQuery = (config: Config) => `TaskQueue IN (${WORK_CLASSES.map((c) => `"${taskQueueOf(config, c)}"`).join(', ')})`;
+
 /** gRPC status code 8: the server runs only a few batch operations at once. */
 const GRPC_RESOURCE_EXHAUSTED = 8;
 
 /**
- * Removes what the run made: workflows still running on its task queue (terminated in the
+ * Removes what the run made: workflows still running on its task queues (terminated in the
  * background), its database, its indices (by name: Elasticsearch 8 refuses wildcard
  * deletes) and its upload directory.
  */
@@ -68,7 +72,7 @@ export async function closeBench({ config, services: s }: Bench): Promise<void> 
   // server runs only a few at once (RESOURCE_EXHAUSTED) and the previous benchmark's may
   // still be terminating thousands, so a run with workflows to end waits its turn.
   const namespace = config.TEMPORAL_NAMESPACE;
-  const visibilityQuery = `TaskQueue = "${config.TEMPORAL_TASK_QUEUE}" AND ExecutionStatus = "Running"`;
+  const visibilityQuery = `${runQueuesQuery(config)} AND ExecutionStatus = "Running"`;
   const { count } = await s.temporal.workflowService.countWorkflowExecutions({ namespace, query: visibilityQuery });
   const request = { namespace, visibilityQuery, reason: 'benchmark finished', terminationOperation: {} };
   for (const deadline = Date.now() + 600_000; Number(count) > 0;) {

@@ -31,6 +31,7 @@ import {
   openBench,
   percentile,
   registerUser,
+  runQueuesQuery,
   runBench,
   waitForWorker,
   type Bench,
@@ -42,7 +43,7 @@ const IN_FLIGHT = 10;
 const DRAIN_TIMEOUT_MS = 15 * 60_000;
 
 /** Runs `count` jobs, `inFlight` at a time. */
-async function pool(count: number, inFlight: number, job: (i: number) => Promise<void>): Promise<void> {
+export async function pool(count: number, inFlight: number, job: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
   const lane = async () => {
     while (next < count) await job(next++);
@@ -51,7 +52,7 @@ async function pool(count: number, inFlight: number, job: (i: number) => Promise
 }
 
 /** Creates a contract; null when the API answered 5xx (counted and reported, not retried). */
-async function createContract(apiUrl: string, token: string, i: number): Promise<string | null> {
+export async function createContract(apiUrl: string, token: string, i: number): Promise<string | null> {
   const res = await fetch(`${apiUrl}/contracts`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -64,7 +65,7 @@ async function createContract(apiUrl: string, token: string, i: number): Promise
 }
 
 /** The bare baseline: the same bodies POSTed straight to a receiver; milliseconds to arrival, and for all. */
-async function directPosts(bodies: readonly string[]): Promise<{ each: number[]; allMs: number }> {
+export async function directPosts(bodies: readonly string[]): Promise<{ each: number[]; allMs: number }> {
   const receiver = await startReceiver(() => 200);
   const sentAt: number[] = [];
   const t0 = Date.now();
@@ -84,7 +85,7 @@ async function directPosts(bodies: readonly string[]): Promise<{ each: number[];
 }
 
 /** Milliseconds from each event's occurred_at to its delivery's arrival, and the relay's share. */
-async function eventLatencies(received: readonly Received[]) {
+export async function eventLatencies(received: readonly Received[]) {
   const arrived = new Map(received.map((r) => [(JSON.parse(r.body) as { data: { id: string } }).data.id, r.at]));
   const events = await Event.find({ type: 'contract.created', resource_id: trusted({ $in: [...arrived.keys()] }) }).lean();
   const relayedAt = new Map(
@@ -282,7 +283,7 @@ async function temporalPerEvent(b: Bench, from: number, to: number, events: numb
   };
   const totals: Record<string, number> = { history_events: 0, ...Object.fromEntries(Object.keys(counted).map((k) => [k, 0])) };
   const byKind: Record<string, number> = {};
-  for await (const wf of b.services.temporal.workflow.list({ query: `TaskQueue = "${b.config.TEMPORAL_TASK_QUEUE}"` })) {
+  for await (const wf of b.services.temporal.workflow.list({ query: runQueuesQuery(b.config) })) {
     const history = await b.services.temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
     for (const e of history.events ?? []) {
       const at = Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6);
@@ -302,7 +303,7 @@ async function temporalPerEvent(b: Bench, from: number, to: number, events: numb
 
 /** Waits until no workflow runs on the run's task queue (the re-index of the burst's contracts ends after their deliveries). */
 async function waitForIdle(b: Bench, timeoutMs: number): Promise<number> {
-  const query = `TaskQueue = "${b.config.TEMPORAL_TASK_QUEUE}" AND ExecutionStatus = "Running"`;
+  const query = `${runQueuesQuery(b.config)} AND ExecutionStatus = "Running"`;
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {
     const { count } = await b.services.temporal.workflowService.countWorkflowExecutions({ namespace: b.config.TEMPORAL_NAMESPACE, query });
     if (Number(count) === 0) return Date.now();
@@ -467,4 +468,4 @@ async function main() {
   }
 }
 
-runBench(main);
+if (require.main === module) runBench(main);

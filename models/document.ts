@@ -40,6 +40,8 @@ const schema = new Schema({
   /** The contract the document belongs to (its text of record when category is contract). */
   contract_id: { type: Schema.Types.ObjectId, default: null },
   progress: { type: progressSchema, default: () => ({}) },
+  /** The bulk import that brought the file in (its ZIP), if one did. */
+  import_id: { type: Schema.Types.ObjectId, default: null },
 });
 schema.plugin(basePlugin, { hidden: ['storage_path'] });
 // The list index (platform/lists/list-index.ts) follows every write but progress updates
@@ -50,6 +52,8 @@ schema.index({ organization_id: 1, created_at: -1, _id: -1 });
 schema.index({ organization_id: 1, category: 1, created_at: -1, _id: -1 });
 schema.index({ organization_id: 1, status: 1, created_at: -1, _id: -1 });
 schema.index({ organization_id: 1, contract_id: 1, created_at: -1, _id: -1 });
+// An import's files by state (services/imports/import-files.ts).
+schema.index({ organization_id: 1, import_id: 1, status: 1 });
 
 export type DocumentRecord = InferSchemaType<typeof schema>;
 export type DocumentDoc = HydratedDocument<DocumentRecord>;

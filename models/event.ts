@@ -26,6 +26,8 @@ export const EVENT_TYPES = [
   'team.api_key_created',
   'team.api_key_revoked',
   'mail.failed',
+  'import.completed',
+  'import.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

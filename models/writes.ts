@@ -4,7 +4,7 @@
  * (the auth cache, platform/security/auth-user.ts; the list index, platform/lists/list-index.ts) can follow before
  * the write's caller carries on. Listeners must not throw: the write has happened.
  */
-import { Document, Types, type Model, type MongooseQueryMiddleware, type Query, type Schema } from 'mongoose';
+import { Document, Types, type CallbackError, type Model, type MongooseQueryMiddleware, type Query, type Schema } from 'mongoose';
 
 export interface Written {
   id: Types.ObjectId;
@@ -112,6 +112,14 @@ export function announceWrites(schema: Schema, options: AnnounceOptions = {}): v
   });
   schema.post('insertMany', async function (docs: unknown) {
     await announce((docs as Identified[]).map((d) => ({ ...writtenOf(d), stored: d })));
+  });
+  // An unordered insertMany that met duplicate keys (a re-run bulk import) inserted the rest: announce those.
+  schema.post('insertMany', function (err: CallbackError, _docs: unknown, next: (err?: CallbackError) => void) {
+    const inserted = (err as { insertedDocs?: Identified[] }).insertedDocs ?? [];
+    announce(inserted.map((d) => ({ ...writtenOf(d), stored: d }))).then(
+      () => next(err),
+      () => next(err),
+    );
   });
 }
 

@@ -98,7 +98,20 @@ const schema = z
       .default(''),
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().default('default'),
+    /** Interactive work's task queue (a person waits: signatures, mail, deliveries, an upload, chat). */
     TEMPORAL_TASK_QUEUE: z.string().default('contract-service'),
+    /** Bulk work's task queue (imports, re-extraction, re-indexing, renewal planning); unset, TEMPORAL_TASK_QUEUE + `-bulk`. */
+    TEMPORAL_BULK_TASK_QUEUE: z.string().min(1).optional(),
+    /** The classes of work this worker process serves: `interactive,bulk` (default), `interactive` or `bulk`. */
+    WORKER_QUEUES: z
+      .string()
+      .transform((v) => [...new Set(v.split(',').map((c) => c.trim()))])
+      .pipe(z.array(z.enum(['interactive', 'bulk'])).min(1))
+      .default(['interactive', 'bulk']),
+    /** Bulk activities (and local activities) one worker process runs at once: the rest of the CPU stays with interactive work. */
+    WORKER_BULK_ACTIVITY_SLOTS: positiveInt.default(2),
+    /** Bulk workflow tasks one worker process runs at once. */
+    WORKER_BULK_WORKFLOW_TASK_SLOTS: positiveInt.default(4),
     TEMPORAL_UI_URL: z.url().default('http://localhost:8233'),
 
     JWT_SECRET: z.string().min(32).optional(),
@@ -141,6 +154,17 @@ const schema = z
     INTEGRATION_TIMEOUT_MS: positiveInt.default(15000),
     UPLOAD_DIR: z.string().default('.stack/uploads'),
     UPLOAD_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
+    /**
+     * Bounds on a bulk import (POST /imports): the records file's bytes and data rows, the ZIP's
+     * bytes and entries (413 when over). Each ZIP entry is also held to UPLOAD_MAX_BYTES and
+     * EXTRACT_MAX_EXPANDED_BYTES like an upload; an entry over them fails its row only.
+     */
+    IMPORT_RECORDS_MAX_BYTES: positiveInt.default(100 * 1024 * 1024),
+    IMPORT_MAX_ROWS: positiveInt.default(100_000),
+    IMPORT_ZIP_MAX_BYTES: positiveInt.default(2 * 1024 * 1024 * 1024),
+    IMPORT_ZIP_MAX_ENTRIES: positiveInt.default(100_000),
+    /** Rows per batch activity of an import: a few seconds of work, so a restarted worker repeats little. */
+    IMPORT_BATCH_ROWS: positiveInt.max(10_000).default(500),
     /**
      * Bounds on reading an uploaded file (services/documents/extract-text-in-child.ts): what
      * its zip entries or PDF streams may inflate to, its text, its pages, the heap and the

@@ -1,9 +1,11 @@
 /**
- * Worker entry point: one Temporal worker on the configured task queue running every
- * workflow in workflows/ and every activity in activities/. SIGTERM/SIGINT drain it.
+ * Worker entry point: a Temporal worker per class of work this process serves
+ * (`WORKER_QUEUES`, both by default), each on its class's task queue running every workflow
+ * in workflows/ and every activity in activities/. The bulk worker takes only a few tasks at
+ * a time, so the interactive one always has CPU and slots. SIGTERM/SIGINT drain them.
  */
 import { setFlagsFromString } from 'node:v8';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
 import type { Services } from '../platform/services';
 import { getConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
@@ -14,15 +16,45 @@ import { ensureSchedules } from '../services/contracts/schedules';
 import { startEmbeddingMigration } from '../services/search/embedding-migration';
 import { upgradeCollections } from '../services/search/vector-store';
 import { startHeartbeat } from './heartbeat';
+import { taskQueueOf } from '../platform/temporal/task-queues';
+import type { WorkClass } from '../platform/temporal/workflow-ref';
 
-export async function createWorker(s: Services, connection: NativeConnection, taskQueue = s.config.TEMPORAL_TASK_QUEUE) {
-  return Worker.create({
-    connection,
-    namespace: s.config.TEMPORAL_NAMESPACE,
-    taskQueue,
-    workflowsPath: require.resolve('../workflows'),
-    activities: createActivities(s),
-  });
+/** What a class's worker may run at once: interactive work the SDK's defaults, bulk work a few slots. */
+function limits(s: Services, workClass: WorkClass): Partial<WorkerOptions> {
+  if (workClass === 'interactive') return {};
+  const { WORKER_BULK_ACTIVITY_SLOTS: activities, WORKER_BULK_WORKFLOW_TASK_SLOTS: workflowTasks } = s.config;
+  return {
+    maxConcurrentActivityTaskExecutions: activities,
+    maxConcurrentLocalActivityExecutions: activities,
+    maxConcurrentWorkflowTaskExecutions: workflowTasks,
+  };
+}
+
+/**
+ * The workers of the classes `s.config.WORKER_QUEUES` names, sharing one workflow bundle. When
+ * both classes have one queue (TEMPORAL_BULK_TASK_QUEUE = TEMPORAL_TASK_QUEUE), one worker
+ * with the interactive limits serves it.
+ */
+export async function createWorkers(s: Services, connection: NativeConnection): Promise<Worker[]> {
+  const queues = new Map<string, WorkClass>();
+  for (const workClass of s.config.WORKER_QUEUES) {
+    const queue = taskQueueOf(s.config, workClass);
+    if (queues.get(queue) !== 'interactive') queues.set(queue, workClass);
+  }
+  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: Runtime.instance().logger });
+  const activities = createActivities(s);
+  return Promise.all(
+    [...queues].map(([taskQueue, workClass]) =>
+      Worker.create({
+        connection,
+        namespace: s.config.TEMPORAL_NAMESPACE,
+        taskQueue,
+        workflowBundle,
+        activities,
+        ...limits(s, workClass),
+      }),
+    ),
+  );
 }
 
 async function main() {
@@ -37,8 +69,8 @@ async function main() {
   const logger = createLogger(config, 'worker');
   const services = await createServices(config, logger);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const worker = await createWorker(services, connection);
-  const schedules = await ensureSchedules(services.temporal, config.TEMPORAL_TASK_QUEUE);
+  const workers = await createWorkers(services, connection);
+  const schedules = await ensureSchedules(services.temporal, config);
   // Before polling: the activities would find the collections being moved refusing writes. If
   // Elasticsearch is down, the old indices keep serving and the next start moves them.
   const upgraded = await upgradeCollections(services).catch((err: unknown) => {
@@ -52,10 +84,10 @@ async function main() {
   relayOnRecord(services);
   const relay = startRelayLoop(services);
   logger.info(
-    { taskQueue: config.TEMPORAL_TASK_QUEUE, temporalUi: config.TEMPORAL_UI_URL, schedules, migration, upgraded },
+    { taskQueues: workers.map((w) => w.options.taskQueue), temporalUi: config.TEMPORAL_UI_URL, schedules, migration, upgraded },
     'worker running',
   );
-  await worker.run();
+  await Promise.all(workers.map((w) => w.run()));
   await relay.stop();
   await connection.close();
   await closeServices(services);

@@ -3,7 +3,7 @@ import { defineSignal } from '@temporalio/workflow';
 import { workflowRef } from '../platform/temporal/workflow-ref';
 
 /** `POST /chat/sync-contracts`: every contract of an organization. */
-export const syncContracts = workflowRef<[{ organizationId: string }]>('syncContractsWorkflow', 'sync-contracts');
+export const syncContracts = workflowRef<[{ organizationId: string }]>('syncContractsWorkflow', 'sync-contracts', 'bulk');
 
 export interface ContractIndexInput {
   organizationId: string;
@@ -13,7 +13,7 @@ export interface ContractIndexInput {
 /** Contracts of one organization after their events (`index-contracts-<organizationId>`). */
 /** One per organization: the changed contracts of events that come together. */
 export const contractIndexWorkflowId = (organizationId: string) => `index-contracts-${organizationId}`;
-export const contractIndex = workflowRef<[ContractIndexInput]>('contractIndexWorkflow', 'contract-index');
+export const contractIndex = workflowRef<[ContractIndexInput]>('contractIndexWorkflow', 'contract-index', 'bulk');
 
 /**
  * Contracts changed: its organization's re-index workflow takes them into its next batch. The

@@ -15,5 +15,11 @@ export const INGEST_BATCH = 100;
 export const INGEST_SPAN = 10;
 
 /** A start passes the document; continuations add where they were (the workflow's own input). */
-export const documentIngestion = workflowRef<[{ documentId: string }]>('documentIngestionWorkflow', 'document-ingestion');
+export const documentIngestion = workflowRef<[DocumentIngestionStart]>('documentIngestionWorkflow', 'document-ingestion');
+
+export interface DocumentIngestionStart {
+  documentId: string;
+  /** The contract's key terms are extracted by whoever ingests it (a bulk import, in batches), not at the end of the ingestion. */
+  termsLater?: boolean;
+}
 export const ingestionWorkflowId = (documentId: string) => `ingest-${documentId}`;

@@ -5,7 +5,7 @@
  */
 import { ActivityFailure, continueAsNew, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { DocumentActivities, PreparedDocument } from '../activities/documents';
-import { INGEST_BATCH, INGEST_SPAN } from './document-ingestion.shared';
+import { INGEST_BATCH, INGEST_SPAN, type DocumentIngestionStart } from './document-ingestion.shared';
 import type { ContractTermsActivities } from '../activities/contract-terms';
 
 // The activities heartbeat every 5 s while they run: a worker that dies is noticed after
@@ -31,15 +31,18 @@ const { refreshContractTerms } = proxyActivities<ContractTermsActivities>({
   retry: { maximumAttempts: 5, initialInterval: '5 seconds' },
 });
 
-export interface DocumentIngestionInput {
-  documentId: string;
+export interface DocumentIngestionInput extends DocumentIngestionStart {
   /** Set when continuing as new: extraction is done and batches before `from` are indexed. */
   resume?: PreparedDocument & { from: number };
 }
 
 const reason = (err: ActivityFailure) => err.cause?.message ?? err.message;
 
-export async function documentIngestionWorkflow({ documentId, resume }: DocumentIngestionInput): Promise<'ready' | 'failed' | 'deleted'> {
+export async function documentIngestionWorkflow({
+  documentId,
+  termsLater,
+  resume,
+}: DocumentIngestionInput): Promise<'ready' | 'failed' | 'deleted'> {
   try {
     const prepared = resume ?? (await extractDocument({ documentId }));
     if (!prepared) return 'deleted';
@@ -48,7 +51,7 @@ export async function documentIngestionWorkflow({ documentId, resume }: Document
     const step = spans ? INGEST_BATCH * INGEST_SPAN : INGEST_BATCH;
     for (let from = resume?.from ?? 0; from < prepared.chunkCount; from += step) {
       if (workflowInfo().continueAsNewSuggested) {
-        await continueAsNew<typeof documentIngestionWorkflow>({ documentId, resume: { ...prepared, from } });
+        await continueAsNew<typeof documentIngestionWorkflow>({ documentId, termsLater, resume: { ...prepared, from } });
       }
       if (spans)
         await indexDocumentChunks({
@@ -67,7 +70,7 @@ export async function documentIngestionWorkflow({ documentId, resume }: Document
   // A contract document's terms are its contract's: extract them again. The document is
   // ready either way; a failure here is the terms' (the contract keeps its earlier ones).
   // patched: ingestions in flight when this step was added complete as they started.
-  if (patched('contract-terms-after-ingestion')) {
+  if (patched('contract-terms-after-ingestion') && !termsLater) {
     try {
       await refreshContractTerms({ documentId });
     } catch (err) {

@@ -8,5 +8,5 @@ export interface IntegrationSyncStart {
   contractIds?: string[];
 }
 
-export const integrationSync = workflowRef<[IntegrationSyncStart]>('integrationSyncWorkflow', 'integration-sync');
+export const integrationSync = workflowRef<[IntegrationSyncStart]>('integrationSyncWorkflow', 'integration-sync', 'bulk');
 export const integrationSyncWorkflowId = (eventId: string, integrationId: string) => `integration-sync-${eventId}-${integrationId}`;

@@ -22,9 +22,26 @@ export interface RenewalPlan {
   sent: number[];
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * The reminders still to come: [days before, due time], soonest first. A contract with none
+ * (no deadline, or every reminder day past or sent) needs no workflow. Pure: the workflow
+ * plans with it, and its starter decides with it whether to start one.
+ */
+export function upcomingReminders(plan: RenewalPlan, now: number): Array<[number, number]> {
+  if (!plan.deadline) return [];
+  const deadline = Date.parse(`${plan.deadline}T00:00:00Z`);
+  return plan.days
+    .filter((d) => !plan.sent.includes(d))
+    .map((d): [number, number] => [d, deadline - d * DAY_MS])
+    .filter(([, at]) => at >= now)
+    .sort((a, b) => a[1] - b[1]);
+}
+
 /** Contract terms to extract again: from a document that became ready, or a contract that changed. */
 export type RefreshTermsInput = { documentId: string } | { organizationId: string; contractId: string };
 
-export const renewalDeadline = workflowRef<[RenewalDeadlineInput]>(RENEWAL_DEADLINE_WORKFLOW, 'renewal-deadline');
+export const renewalDeadline = workflowRef<[RenewalDeadlineInput]>(RENEWAL_DEADLINE_WORKFLOW, 'renewal-deadline', 'bulk');
 /** Extracts a contract's key terms again (from its document of record, or the contract). */
-export const contractTerms = workflowRef<[RefreshTermsInput]>('contractTermsWorkflow', 'contract-terms');
+export const contractTerms = workflowRef<[RefreshTermsInput]>('contractTermsWorkflow', 'contract-terms', 'bulk');

@@ -1,32 +1,20 @@
 /**
- * One workflow per contract (`renewal-<contractId>`) reminding its owner before the opt-out
- * deadline: a durable timer per reminder day (90, 60, 30 and 7 days before, per organization),
- * each reminder sent once (the activity records it and skips one already recorded). A
- * `renewalReschedule` signal (the terms or dates changed) plans again: the timers move to
- * the new deadline. Reminder days already past when planned are not sent late. It ends
- * when the contract is gone.
+ * One workflow per contract with a renewal deadline ahead (`renewal-<contractId>`) reminding
+ * its owner before the opt-out deadline: a durable timer per reminder day (90, 60, 30 and 7
+ * days before, per organization), each reminder sent once (the activity records it and skips
+ * one already recorded). A `renewalReschedule` signal (the terms or dates changed) plans
+ * again: the timers move to the new deadline. Reminder days already past when planned are not
+ * sent late. It ends when nothing is left to remind of: the contract is gone or closed, it no
+ * longer has a deadline, or the last reminder went out (a new deadline starts it again).
  */
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ContractTermsActivities } from '../activities/contract-terms';
-import { rescheduleSignal, type RenewalDeadlineInput, type RenewalPlan } from './renewal-deadline.shared';
+import { rescheduleSignal, upcomingReminders, type RenewalDeadlineInput } from './renewal-deadline.shared';
 
 const { planRenewalReminders, sendRenewalReminder } = proxyActivities<ContractTermsActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 20, initialInterval: '5 seconds', maximumInterval: '10 minutes' },
 });
-
-const DAY_MS = 86_400_000;
-
-/** The reminders still to come: [days before, due time], soonest first. */
-function upcoming(plan: RenewalPlan, now: number): Array<[number, number]> {
-  if (!plan.deadline) return [];
-  const deadline = Date.parse(`${plan.deadline}T00:00:00Z`);
-  return plan.days
-    .filter((d) => !plan.sent.includes(d))
-    .map((d): [number, number] => [d, deadline - d * DAY_MS])
-    .filter(([, at]) => at >= now)
-    .sort((a, b) => a[1] - b[1]);
-}
 
 export async function renewalDeadlineWorkflow(input: RenewalDeadlineInput): Promise<void> {
   let replan = true;
@@ -41,10 +29,14 @@ export async function renewalDeadlineWorkflow(input: RenewalDeadlineInput): Prom
       const plan = await planRenewalReminders(input);
       if (!plan) return;
       deadline = plan.deadline;
-      queue = upcoming(plan, Date.now());
+      queue = upcomingReminders(plan, Date.now());
     }
     const next = queue[0];
     if (!next || !deadline) {
+      // Runs started before 0.6.0 waited here for a signal that may never come; they end too
+      // once a signal wakes them (replayed, their history keeps the old path).
+      if (replan) continue;
+      if (patched('renewal-ends-without-reminders')) return;
       await condition(() => replan);
       continue;
     }

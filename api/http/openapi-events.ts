@@ -44,9 +44,24 @@ const vendorData = z.looseObject({
   risk_score: z.number().nullable(),
 });
 
+/** finishImport (services/imports/import-phases.ts): the import's outcome and counts. */
+const importData = z.looseObject({
+  id: idSchema,
+  status: z.enum(['completed', 'failed']),
+  rows: z.object({ total: z.int(), done: z.int(), failed: z.int() }),
+  files: z.object({ total: z.int(), ingested: z.int(), failed: z.int() }),
+  terms_extracted: z.int(),
+  started_at: timestamp,
+  finished_at: timestamp,
+  error: z.string().nullable().meta({ description: 'Why a failed import stopped' }),
+});
+
 /** The `data` of each event, as its emitter records it. */
 export const EVENT_DATA = {
-  'contract.created': contractData.extend({ vendor_id: idSchema.optional().meta({ description: 'When generated as a vendor NDA' }) }),
+  'contract.created': contractData.extend({
+    vendor_id: idSchema.optional().meta({ description: 'When generated as a vendor NDA' }),
+    import_id: idSchema.optional().meta({ description: 'When created by a bulk import (POST /imports)' }),
+  }),
   'contract.updated': contractData.extend({
     changed_fields: z.array(z.string()).optional().meta({
       description: 'Fields that changed: by an API update, an AI draft, the signature completion (status, signed_at) or an expiry (status)',
@@ -108,6 +123,8 @@ export const EVENT_DATA = {
       .nullable()
       .meta({ description: "The SMTP server's refusal, or the last transient error when the retry window ran out" }),
   }),
+  'import.completed': importData,
+  'import.failed': importData,
 } satisfies Record<EventType, z.ZodObject>;
 
 const headers = z.object({

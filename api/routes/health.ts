@@ -5,27 +5,33 @@ import { pingMongo, withTimeout } from '../../platform/mongo';
 import { pingElasticsearch } from '../../platform/elasticsearch';
 import { pingTemporal } from '../../platform/temporal/client';
 import { POLLED_WITHIN_MS, workerPollers } from '../../platform/temporal/worker-pollers';
+import { taskQueueOf } from '../../platform/temporal/task-queues';
+import type { WorkClass } from '../../platform/temporal/workflow-ref';
 import { operation, registry } from '../http/openapi';
 
 const CHECK_TIMEOUT_MS = 1500;
 const state = (ok: boolean) => (ok ? 'connected' : 'disconnected');
 
 const engineState = z.enum(['connected', 'disconnected']);
+const pollers = z
+  .object({
+    workflow_pollers: z.number().int().min(0),
+    activity_pollers: z.number().int().min(0),
+  })
+  .nullable();
 const healthSchema = registry.register(
   'Health',
   z.object({
     status: z.enum(['healthy', 'degraded', 'unhealthy']),
     version: z.string(),
     services: z.object({ database: engineState, cache: engineState, vector_store: engineState, workflow_engine: engineState }),
-    workers: z
-      .object({
-        workflow_pollers: z.number().int().min(0),
-        activity_pollers: z.number().int().min(0),
-      })
-      .nullable()
-      .meta({
-        description: `Workers that polled the task queue (workflow and activity tasks) in the last ${POLLED_WITHIN_MS / 60000} minutes; none of either kind makes the service degraded. Null when the workflow engine did not answer.`,
-      }),
+    workers: pollers.meta({
+      description: `Workers that polled the interactive task queue (workflow and activity tasks) in the last ${POLLED_WITHIN_MS / 60000} minutes; none of either kind makes the service degraded. Null when the workflow engine did not answer.`,
+    }),
+    bulk_workers: pollers.meta({
+      description:
+        'The same for the bulk task queue (imports, re-extraction, re-indexing): without them bulk work waits, and the service is degraded.',
+    }),
   }),
 );
 operation({
@@ -44,13 +50,15 @@ operation({
 /**
  * `GET /health` (public): real checks of every engine, run in parallel with short
  * timeouts. The database is essential (503 without it); the others degrade the service,
- * and so does a task queue no worker polls (uploads and events would pile up unprocessed):
+ * and so does a task queue (interactive or bulk) no worker polls (uploads and events would pile up unprocessed):
  * still 200, so load balancers keep serving the API.
  */
 export function healthRouter(s: Services): Router {
   const router = Router();
   router.get('/health', async (_req, res) => {
-    const [database, cache, vectorStore, workflowEngine, workers] = await Promise.all([
+    const pollersOf = (workClass: WorkClass) =>
+      workerPollers(s.temporalConnection, s.config.TEMPORAL_NAMESPACE, taskQueueOf(s.config, workClass), CHECK_TIMEOUT_MS);
+    const [database, cache, vectorStore, workflowEngine, workers, bulkWorkers] = await Promise.all([
       pingMongo(CHECK_TIMEOUT_MS),
       withTimeout(
         s.redis.ping().then((r) => r === 'PONG'),
@@ -58,9 +66,10 @@ export function healthRouter(s: Services): Router {
       ),
       pingElasticsearch(s.es, CHECK_TIMEOUT_MS),
       pingTemporal(s.temporalConnection, CHECK_TIMEOUT_MS),
-      workerPollers(s.temporalConnection, s.config.TEMPORAL_NAMESPACE, s.config.TEMPORAL_TASK_QUEUE, CHECK_TIMEOUT_MS),
+      pollersOf('interactive'),
+      pollersOf('bulk'),
     ]);
-    const polled = !!workers && workers.workflow_pollers > 0 && workers.activity_pollers > 0;
+    const polled = [workers, bulkWorkers].every((w) => !!w && w.workflow_pollers > 0 && w.activity_pollers > 0);
     const allUp = database && cache && vectorStore && workflowEngine && polled;
     res.status(database ? 200 : 503).json({
       status: allUp ? 'healthy' : database ? 'degraded' : 'unhealthy',
@@ -72,6 +81,7 @@ export function healthRouter(s: Services): Router {
         workflow_engine: state(workflowEngine),
       },
       workers,
+      bulk_workers: bulkWorkers,
     });
   });
   return router;

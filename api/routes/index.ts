@@ -19,6 +19,7 @@ import { signaturesPublicRouter, signaturesRouter } from './signatures';
 import { openApiRouter } from './openapi';
 import { complianceRouter } from './compliance';
 import { mailRouter } from './mail';
+import { importsRouter } from './imports';
 
 /** Every resource's router, mounted under /api/v1. */
 export function apiRouter(s: Services): Router {
@@ -48,5 +49,6 @@ export function apiRouter(s: Services): Router {
   router.use('/integrations', integrationsRouter(s));
   router.use('/signatures', signaturesRouter(s));
   router.use('/compliance', complianceRouter(s));
+  router.use('/imports', importsRouter(s));
   return router;
 }

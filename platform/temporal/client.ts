@@ -1,11 +1,17 @@
 import { Client, Connection, ScheduleAlreadyRunning, type ScheduleDescription, type ScheduleOptions } from '@temporalio/client';
 import { grpc } from '@temporalio/proto';
-import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError, type SignalDefinition } from '@temporalio/common';
+import {
+  TypedSearchAttributes,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type SignalDefinition,
+} from '@temporalio/common';
 import type { Config } from '../config';
 import { unavailable } from '../errors';
 import type { Logger } from '../logger';
 import { RecordKind, recordSearchAttributes } from './search-attributes';
-import type { WorkflowRef } from './workflow-ref';
+import { priorityOf, taskQueueOf, type TaskQueueConfig } from './task-queues';
+import type { WorkClass, WorkflowRef } from './workflow-ref';
 
 /**
  * The Temporal client. The connection is lazy so the API starts (and reports
@@ -29,7 +35,7 @@ export async function pingTemporal(connection: Connection, timeoutMs: number): P
 export interface TemporalDeps {
   temporal: Client;
   temporalConnection: Connection;
-  config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>;
+  config: TaskQueueConfig;
 }
 
 /** How long a start may wait for Temporal before the caller gives up (a relay step leaves the event for the loop; a route answers 503). */
@@ -42,8 +48,8 @@ export interface StartOptions<Args extends unknown[]> {
   /** For the search attributes (`OrganizationId`, `RecordId`); the ref gives `RecordKind`. */
   organizationId: string;
   recordId: string;
-  /** Temporal task priority, 1 (first) to 5 (last), default 3: background work yields to deliveries in a backlog. */
-  priorityKey?: number;
+  /** The class of work, when this start differs from the workflow's own (e.g. an import's ingestion of a file is bulk). */
+  workClass?: WorkClass;
   /**
    * When the id was used before: `reject` (default) starts nothing, also after the first run
    * completed (REJECT_DUPLICATE), and answers false; `join` joins a running one or starts a new run.
@@ -63,12 +69,14 @@ export async function startWorkflow<Args extends unknown[]>(
     opts.ifExists === 'join'
       ? ({ workflowIdReusePolicy: 'ALLOW_DUPLICATE', workflowIdConflictPolicy: 'USE_EXISTING' } as const)
       : ({ workflowIdReusePolicy: 'REJECT_DUPLICATE' } as const);
+  const workClass = opts.workClass ?? ref.workClass;
+  const priority = priorityOf(workClass, opts.organizationId);
   const common = {
-    taskQueue: s.config.TEMPORAL_TASK_QUEUE,
+    taskQueue: taskQueueOf(s.config, workClass),
     workflowId: opts.workflowId,
     args: opts.args,
     typedSearchAttributes: recordSearchAttributes(ref.kind, opts.organizationId, opts.recordId),
-    ...(opts.priorityKey ? { priority: { priorityKey: opts.priorityKey } } : {}),
+    ...(priority ? { priority } : {}),
   };
   const { signal } = opts;
   if (signal) {
@@ -88,7 +96,29 @@ export async function startWorkflow<Args extends unknown[]>(
   }
 }
 
-/** The start a Temporal Schedule makes, typed by the same ref (its runs carry only `RecordKind`). */
+/**
+ * The one way to signal a running workflow, typed by the signal its `*.shared.ts` declares,
+ * within the Temporal deadline: false when none runs under that id. Throws when Temporal
+ * cannot take it: the caller decides whether the stored state lets the workflow catch up
+ * (log) or the request fails (503).
+ */
+export async function signalWorkflow<Args extends unknown[]>(
+  s: TemporalDeps,
+  workflowId: string,
+  signal: SignalDefinition<Args>,
+  ...args: Args
+): Promise<boolean> {
+  try {
+    await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+      s.temporal.workflow.getHandle(workflowId).signal(signal, ...args),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
 /**
  * Starts the workflow that carries a record just saved. Without its workflow the record would
  * stay pending for ever, so when Temporal cannot take the start, `discard` removes the record
@@ -109,34 +139,20 @@ export async function startWorkflowOrDiscard<Args extends unknown[]>(
   }
 }
 
+/** The start a Temporal Schedule makes, typed by the same ref, on its class's queue (its runs carry only `RecordKind`). */
 export function scheduledStart<Args extends unknown[]>(
+  config: TaskQueueConfig,
   ref: WorkflowRef<Args>,
-  opts: { workflowId: string; taskQueue: string; args: Args },
+  opts: { workflowId: string; args: Args },
 ) {
   return {
     type: 'startWorkflow' as const,
     workflowType: ref.type,
     workflowId: opts.workflowId,
-    taskQueue: opts.taskQueue,
+    taskQueue: taskQueueOf(config, ref.workClass),
     args: opts.args,
     typedSearchAttributes: new TypedSearchAttributes([{ key: RecordKind, value: ref.kind }]),
   };
-}
-
-/**
- * The one way to signal a running workflow, typed by the signal its `*.shared.ts` declares,
- * within the Temporal deadline. Throws when Temporal cannot take it: the caller decides
- * whether the stored state lets the workflow catch up (log) or the request fails (503).
- */
-export async function signalWorkflow<Args extends unknown[]>(
-  s: TemporalDeps,
-  workflowId: string,
-  signal: SignalDefinition<Args>,
-  ...args: Args
-): Promise<void> {
-  await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
-    s.temporal.workflow.getHandle(workflowId).signal(signal, ...args),
-  );
 }
 
 /** Ends a workflow at once (its record is gone, so nothing it would still write is wanted); a finished or unknown one is left as it is. */

@@ -49,7 +49,7 @@ export const updateContractBody = z
   })
   .partial();
 
-function checkDates(c: { start_date?: Date | null; end_date?: Date | null }) {
+export function checkDates(c: { start_date?: Date | null; end_date?: Date | null }) {
   if (c.start_date && c.end_date && c.end_date < c.start_date) throw badRequest('end_date: must not be before start_date');
 }
 

@@ -1,7 +1,7 @@
 /**
- * Renewal deadlines: each contract with terms has a workflow (`renewal-<contractId>`,
- * workflows/renewal-deadline.ts) that reminds the contract's owner before its opt-out
- * deadline, as `contract.renewal_due` events (`days_left`, `deadline`) and mail. Here: starting
+ * Renewal deadlines: each contract with a renewal deadline ahead has a workflow
+ * (`renewal-<contractId>`, workflows/renewal-deadline.ts) that reminds the contract's owner
+ * before its opt-out deadline, as `contract.renewal_due` events (`days_left`, `deadline`) and mail. Here: starting
  * or re-planning it, the plan it follows, the reminder itself (once per contract, deadline
  * and day), and the relay consumer that extracts terms again when a contract's text or dates
  * change.
@@ -9,7 +9,7 @@
 import { Types, trusted } from 'mongoose';
 import type { Services } from '../../platform/services';
 import { recordEvent } from '../../platform/outbox/record-event';
-import { startWorkflow } from '../../platform/temporal/client';
+import { signalWorkflow, startWorkflow } from '../../platform/temporal/client';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { queueMail } from '../mail/queue';
 import { renewalDueMail } from '../mail/messages';
@@ -23,6 +23,7 @@ import {
   renewalDeadline,
   renewalWorkflowId,
   rescheduleSignal,
+  upcomingReminders,
   type RenewalDeadlineInput,
   type RenewalPlan,
 } from '../../workflows/renewal-deadline.shared';
@@ -32,10 +33,20 @@ export const DEFAULT_REMINDER_DAYS = [90, 60, 30, 7];
 /** Contracts in these states are past renewing. */
 const CLOSED = new Set(['expired', 'completed']);
 
-/** Starts the contract's reminder workflow, or tells the running one to plan again. */
+/**
+ * After the contract's terms or dates changed: with reminders to come, starts its reminder
+ * workflow or tells the running one to plan again; without, only tells a running one, which
+ * then ends. Most contracts have no renewal deadline and so no workflow waiting for ever.
+ */
 export async function scheduleRenewalReminders(s: Services, organizationId: string, contractId: string): Promise<void> {
+  const plan = await planRenewalReminders({ organizationId, contractId });
+  const workflowId = renewalWorkflowId(contractId);
+  if (!plan || !upcomingReminders(plan, Date.now()).length) {
+    await signalWorkflow(s, workflowId, rescheduleSignal);
+    return;
+  }
   await startWorkflow(s, renewalDeadline, {
-    workflowId: renewalWorkflowId(contractId),
+    workflowId,
     args: [{ organizationId, contractId }],
     signal: { signal: rescheduleSignal, args: [] },
     organizationId,
@@ -122,6 +133,8 @@ export const contractTermsConsumer: EventConsumer = {
     if (event.type !== 'contract.updated' && event.type !== 'contract.created') return;
     const changed = (event.data as { changed_fields?: unknown }).changed_fields;
     if (event.type === 'contract.updated' && !(Array.isArray(changed) && changed.some((f) => TERM_FIELDS.has(String(f))))) return;
+    // A bulk import extracts its contracts' terms itself, many per activity (services/imports/import-phases.ts).
+    if (event.type === 'contract.created' && (event.data as { import_id?: unknown }).import_id) return;
     // Created without text, a contract has no terms to find (a document attached later starts
     // its own extraction when it is ready): a read instead of a workflow per contract in a burst.
     if (
@@ -135,7 +148,6 @@ export const contractTermsConsumer: EventConsumer = {
       args: [{ organizationId, contractId: event.resource_id }],
       organizationId,
       recordId: event.resource_id,
-      priorityKey: 5,
     });
   },
 };

@@ -1,10 +1,12 @@
 /**
  * The Temporal Schedules of the daily contract sweeps, created or brought up to date by
- * every worker at start (so a changed definition ships with the code). One pair per task
- * queue: a schedule starts its workflows on the queue of the deployment that made it.
+ * every worker at start (so a changed definition ships with the code). One pair per
+ * deployment (named by its interactive task queue): a schedule starts its workflows on the
+ * deployment's bulk queue.
  */
 import { ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
 import { scheduledStart, upsertSchedule } from '../../platform/temporal/client';
+import type { TaskQueueConfig } from '../../platform/temporal/task-queues';
 import { contractExpirySweep, renewalReminders } from '../../workflows/contract-schedules.shared';
 
 export const SCHEDULES = [
@@ -19,11 +21,11 @@ export const scheduleId = (name: ScheduleName, taskQueue: string) => `${name}@${
 
 type Definition = Omit<ScheduleOptions, 'scheduleId'>;
 
-function definition(s: (typeof SCHEDULES)[number], taskQueue: string): Definition {
+function definition(s: (typeof SCHEDULES)[number], config: TaskQueueConfig): Definition {
   return {
     spec: { calendars: [{ hour: s.at.hour, minute: s.at.minute, comment: 'daily, UTC' }] },
     // Temporal appends the scheduled time to the id, so each day's run has an id of its own.
-    action: scheduledStart(s.workflow, { workflowId: scheduleId(s.name, taskQueue), taskQueue, args: [{}] }),
+    action: scheduledStart(config, s.workflow, { workflowId: scheduleId(s.name, config.TEMPORAL_TASK_QUEUE), args: [{}] }),
     policies: {
       // A run still going (or waiting for a worker) is not joined by a second one...
       overlap: ScheduleOverlapPolicy.SKIP,
@@ -36,12 +38,12 @@ function definition(s: (typeof SCHEDULES)[number], taskQueue: string): Definitio
 }
 
 /** Creates the schedules, or updates them to this code's definition when they exist. Returns their ids. */
-export async function ensureSchedules(client: Client, taskQueue: string): Promise<string[]> {
+export async function ensureSchedules(client: Client, config: TaskQueueConfig): Promise<string[]> {
   const ids: string[] = [];
   for (const s of SCHEDULES) {
-    const id = scheduleId(s.name, taskQueue);
+    const id = scheduleId(s.name, config.TEMPORAL_TASK_QUEUE);
     // Keep a pause an operator set; everything else follows the code.
-    await upsertSchedule(client, id, definition(s, taskQueue), (prev) => ({ paused: prev.state.paused, note: prev.state.note }));
+    await upsertSchedule(client, id, definition(s, config), (prev) => ({ paused: prev.state.paused, note: prev.state.note }));
     ids.push(id);
   }
   return ids;

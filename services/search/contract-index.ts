@@ -92,9 +92,6 @@ function signalChanged(s: Services) {
       signal: { signal: contractChangedSignal, args: [{ contractIds: [...new Set(contractIds)] }] },
       organizationId,
       recordId: organizationId,
-      // Lowest priority: in a burst of contract events, webhook deliveries go first
-      // (bench/README.md, webhook latency).
-      priorityKey: 5,
     }).then(() => undefined);
 }
 

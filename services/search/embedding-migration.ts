@@ -17,8 +17,6 @@ export async function startEmbeddingMigration(s: Services): Promise<string> {
     ifExists: 'join',
     organizationId: 'all',
     recordId: s.ai.models.embedding,
-    // Background work: deliveries and ingestion go first in a backlog.
-    priorityKey: 5,
   });
   return workflowId;
 }

@@ -12,7 +12,7 @@ import { loadConfig, type Config } from '../../platform/config';
 import { createLogger } from '../../platform/logger';
 import { closeServices, createServices, type Services } from '../../platform/services';
 import { createApp } from '../../api/app';
-import { createWorker } from '../../workers/worker';
+import { createWorkers } from '../../workers/worker';
 import { relayOnRecord, startRelayLoop } from '../../services/wiring';
 
 export interface TestEnv {
@@ -43,7 +43,7 @@ export function testEnvironment(): Record<string, string | undefined> {
 
 let env: TestEnv | undefined;
 let server: Server | undefined;
-let worker: Worker | undefined;
+let workers: Worker[] = [];
 let workerRun: Promise<void> | undefined;
 let workerConnection: NativeConnection | undefined;
 let relayLoop: ReturnType<typeof startRelayLoop> | undefined;
@@ -55,14 +55,27 @@ export async function startTestEnv(): Promise<TestEnv> {
   await new Promise<void>((resolve) => server!.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
   workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  worker = await createWorker(services, workerConnection);
-  // A worker that stops on its own fails every later test with a timeout; say why at once.
-  workerRun = worker.run().catch((err: unknown) => {
-    console.error('test worker stopped:', err);
-  });
+  await runWorkers(services);
   relayLoop = startRelayLoop(services);
   env = { config, services, hostUrl: `http://127.0.0.1:${port}`, baseUrl: `http://127.0.0.1:${port}/api/v1` };
   return env;
+}
+
+async function runWorkers(services: Services): Promise<void> {
+  workers = await createWorkers(services, workerConnection!);
+  // A worker that stops on its own fails every later test with a timeout; say why at once.
+  workerRun = Promise.all(workers.map((w) => w.run()))
+    .then(() => undefined)
+    .catch((err: unknown) => {
+      console.error('test worker stopped:', err);
+    });
+}
+
+/** Stops the run's workers (they finish the activities they run) and starts new ones on the same task queues: a worker restart. */
+export async function restartWorker(): Promise<void> {
+  for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+  await workerRun;
+  await runWorkers(testEnv().services);
 }
 
 /** Deletes the run's indices by name: Elasticsearch 8 refuses wildcard deletes (action.destructive_requires_name). */
@@ -77,7 +90,7 @@ async function deleteIndices(services: Services, prefix: string): Promise<void> 
 export async function stopTestEnv(): Promise<void> {
   if (!env) return;
   await relayLoop?.stop();
-  if (worker?.getState() === 'RUNNING') worker.shutdown();
+  for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
   await workerRun;
   await workerConnection?.close();
   await new Promise((resolve) => server?.close(resolve));

@@ -1,42 +1,64 @@
-/** The multipart upload of one file, streamed to disk and removed again unless kept. */
+/** Multipart uploads streamed to disk and removed again unless kept. */
 import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import multer from 'multer';
 import type { Services } from '../../../platform/services';
 import { AppError, badRequest } from '../../../platform/errors';
 
-const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
+export const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
+
+/** A file part and the most bytes it may have. */
+export interface FilePart {
+  name: string;
+  maxBytes: number;
+}
+
+const storedFiles = (req: Request): Express.Multer.File[] =>
+  req.file ? [req.file] : Array.isArray(req.files) ? req.files : Object.values(req.files ?? {}).flat();
 
 /**
- * multer writing the single `file` part to UPLOAD_DIR under a random name, its errors as
- * 400/413. The file is removed when the response ends unless the handler kept it
+ * multer writing the named file parts (at most one each) to UPLOAD_DIR under random names, its
+ * errors as 400/413. The files are removed when the response ends unless the handler kept them
  * (`res.locals.keepUpload`), so refusals, failures and idempotent replays leave nothing.
  */
-export function receiveFile(s: Services): RequestHandler {
+function receive(s: Services, parts: readonly FilePart[], single: boolean): RequestHandler {
   const dir = path.resolve(s.config.UPLOAD_DIR);
   mkdirSync(dir, { recursive: true });
-  const upload = multer({
+  const largest = Math.max(...parts.map((p) => p.maxBytes));
+  const options = multer({
     storage: multer.diskStorage({ destination: dir, filename: (_req, _file, cb) => cb(null, randomUUID()) }),
-    limits: { fileSize: s.config.UPLOAD_MAX_BYTES, files: 1, fields: 10, fieldSize: 1024 },
+    limits: { fileSize: largest, files: parts.length, fields: 10, fieldSize: 1024 },
     defParamCharset: 'utf8',
-  }).single('file');
+  });
+  const upload = single ? options.single(parts[0]!.name) : options.fields(parts.map((p) => ({ name: p.name, maxCount: 1 })));
   return (req, res, next) => {
     upload(req, res, (err: unknown) => {
       if (!err) {
         res.on('close', () => {
-          if (req.file && res.locals.keepUpload !== true) rm(req.file.path, { force: true }).catch(() => undefined);
+          if (res.locals.keepUpload !== true) for (const f of storedFiles(req)) rm(f.path, { force: true }).catch(() => undefined);
         });
+        // multer's limit is the largest part's; each part is held to its own.
+        const over = parts.find((p) => storedFiles(req).some((f) => f.fieldname === p.name && f.size > p.maxBytes));
+        if (over) return next(new AppError(413, `${over.name}: larger than the ${megabytes(over.maxBytes)} limit`));
         return next();
       }
       if (err instanceof multer.MulterError) {
-        if (err.code === 'LIMIT_FILE_SIZE')
-          return next(new AppError(413, `file: larger than the ${megabytes(s.config.UPLOAD_MAX_BYTES)} upload limit`));
-        return next(badRequest(`${err.field ?? 'file'}: ${err.message.toLowerCase()}`));
+        if (err.code === 'LIMIT_FILE_SIZE') {
+          const part = parts.find((p) => p.name === err.field) ?? parts[0]!;
+          return next(new AppError(413, `${part.name}: larger than the ${megabytes(largest)} ${single ? 'upload ' : ''}limit`));
+        }
+        return next(badRequest(`${err.field ?? parts[0]!.name}: ${err.message.toLowerCase()}`));
       }
-      next(badRequest(`file: could not read the multipart body (${(err as Error).message})`));
+      next(badRequest(`${parts[0]!.name}: could not read the multipart body (${(err as Error).message})`));
     });
   };
 }
+
+/** The single `file` part of an upload (`req.file`), within UPLOAD_MAX_BYTES. */
+export const receiveFile = (s: Services): RequestHandler => receive(s, [{ name: 'file', maxBytes: s.config.UPLOAD_MAX_BYTES }], true);
+
+/** Several named file parts (`req.files[name][0]`), each within its own limit. */
+export const receiveFiles = (s: Services, parts: readonly FilePart[]): RequestHandler => receive(s, parts, false);

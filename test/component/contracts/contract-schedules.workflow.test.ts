@@ -8,6 +8,7 @@ import { signUp, type TestUser } from '../../support/auth';
 import { testEnv } from '../../support/env';
 import { Event, type EventType } from '../../../models/event';
 import { ensureSchedules, scheduleId } from '../../../services/contracts/schedules';
+import { taskQueueOf } from '../../../platform/temporal/task-queues';
 import { contractExpirySweepWorkflow, renewalRemindersWorkflow } from '../../../workflows/contract-schedules';
 
 const DAY_MS = 86400000;
@@ -126,13 +127,14 @@ describe('contract schedules (dev server)', function () {
 
     it('are created at worker start, idempotently, daily with overlap SKIP and a catch-up window, and run the sweep', async () => {
       const { services, config } = testEnv();
-      expect(await ensureSchedules(services.temporal, config.TEMPORAL_TASK_QUEUE)).to.deep.equal(ids());
-      expect(await ensureSchedules(services.temporal, config.TEMPORAL_TASK_QUEUE)).to.deep.equal(ids());
+      expect(await ensureSchedules(services.temporal, config)).to.deep.equal(ids());
+      expect(await ensureSchedules(services.temporal, config)).to.deep.equal(ids());
 
       const described = await Promise.all(ids().map((id) => services.temporal.schedule.getHandle(id).describe()));
       expect(described.map((d) => d.action.workflowType)).to.deep.equal(['contractExpirySweepWorkflow', 'renewalRemindersWorkflow']);
       for (const d of described) {
-        expect(d.action.taskQueue).to.equal(config.TEMPORAL_TASK_QUEUE);
+        // Background sweeps: on the bulk queue, which the test worker serves too.
+        expect(d.action.taskQueue).to.equal(taskQueueOf(config, 'bulk'));
         expect(d.policies.overlap).to.equal('SKIP');
         expect(d.policies.catchupWindow).to.equal(DAY_MS);
         expect(d.state.paused).to.equal(false);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startTimeSkippingWorker } from '../../support/time-skipping';
 import { createContractTermsActivities } from '../../../activities/contract-terms';
@@ -8,7 +9,8 @@ import { testEnv } from '../../support/env';
 import { Event } from '../../../models/event';
 import { OutgoingMail } from '../../../models/outgoing-mail';
 import { renewalDeadlineWorkflow } from '../../../workflows/renewal-deadline';
-import { rescheduleSignal } from '../../../workflows/renewal-deadline.shared';
+import { renewalWorkflowId, rescheduleSignal } from '../../../workflows/renewal-deadline.shared';
+import { taskQueueOf } from '../../../platform/temporal/task-queues';
 import { sendRenewalReminder } from '../../../services/contracts/renewal-deadlines';
 
 const DAY_MS = 86_400_000;
@@ -87,9 +89,8 @@ describe('renewal deadline reminders (time-skipping)', function () {
       expect(sent[i]!.data).to.include({ id: contractId, deadline: isoDay(deadline), days_left: d, end_date: isoDay(end) });
     }
 
-    // Planning again, or a retried activity, sends none twice.
-    await handle.signal(rescheduleSignal);
-    await env.sleep(2 * DAY_MS);
+    // Nothing left to remind of: the workflow ends, and a retried activity sends none twice.
+    await handle.result();
     expect(
       await sendRenewalReminder(testEnv().services, {
         organizationId: owner.organizationId,
@@ -101,5 +102,88 @@ describe('renewal deadline reminders (time-skipping)', function () {
     expect((await reminders()).map((e) => (e.data as { days_left: number }).days_left)).to.deep.equal(days);
     const mail = await OutgoingMail.find({ kind: 'renewal_due', to: owner.email }).lean();
     expect(mail.map((m) => m.subject).sort()).to.deep.equal(days.map((d) => `Renewal notice due in ${d} days: Hosting`).sort());
+  });
+
+  it('ends when an edit takes the deadline away, and at once for a contract without one', async () => {
+    const owner = await signUp();
+    const end = longDate(Date.parse(`${isoDay(Number(await env.currentTimeMs()) + 200 * DAY_MS)}T00:00:00Z`));
+    const contract = async (content: string) => {
+      const created = await api<{ id: string }>('POST', '/contracts', {
+        token: owner.token,
+        body: { title: 'Licence', type: 'service_agreement', counterparty: 'Contoso', content },
+      });
+      expect((await api('POST', `/contracts/${created.body.id}/extract`, { token: owner.token })).status).to.equal(200);
+      const handle = await env.client.workflow.start(renewalDeadlineWorkflow, {
+        taskQueue,
+        workflowId: `renewal-test-${created.body.id}`,
+        args: [{ organizationId: owner.organizationId, contractId: created.body.id }],
+      });
+      return { contractId: created.body.id, handle };
+    };
+
+    const renewing = await contract(
+      `This Agreement ends on ${end}. It renews automatically for one-year terms unless either party gives notice of non-renewal at least 30 days before the end of the then-current term.`,
+    );
+    await env.sleep(HOUR_MS);
+    expect((await renewing.handle.describe()).status.name).to.equal('RUNNING');
+    const edited = await api('PUT', `/contracts/${renewing.contractId}/terms`, {
+      token: owner.token,
+      body: { terms: { auto_renewal: { value: 'does not renew', normalized: false } } },
+    });
+    expect(edited.status, edited.text).to.equal(200);
+    await renewing.handle.signal(rescheduleSignal);
+    await renewing.handle.result();
+    expect(await Event.countDocuments({ resource_id: renewing.contractId, type: 'contract.renewal_due' })).to.equal(0);
+
+    const fixedTerm = await contract(`This Agreement ends on ${end}.`);
+    await env.sleep(HOUR_MS);
+    expect((await fixedTerm.handle.describe()).status.name).to.equal('COMPLETED');
+  });
+});
+
+/** On the dev server, through the API: which contracts get a `renewal-<id>` workflow at all. */
+describe('renewal deadline workflows (dev server)', function () {
+  this.timeout(120000);
+  const describeRenewal = (contractId: string) =>
+    testEnv()
+      .services.temporal.workflow.getHandle(renewalWorkflowId(contractId))
+      .describe()
+      .catch((err: unknown) => {
+        if (err instanceof WorkflowNotFoundError) return null;
+        throw err;
+      });
+
+  it('start only for a contract with a deadline ahead, on the bulk queue, and end when it loses the deadline', async () => {
+    const owner = await signUp();
+    const end = longDate(Date.now() + 200 * DAY_MS);
+    const create = async (content: string) =>
+      (
+        await api<{ id: string }>('POST', '/contracts', {
+          token: owner.token,
+          body: { title: 'Support', type: 'service_agreement', counterparty: 'Fabrikam', content },
+        })
+      ).body.id;
+    const extract = async (id: string) =>
+      expect((await api('POST', `/contracts/${id}/extract`, { token: owner.token })).status).to.equal(200);
+
+    const fixedTerm = await create(`This Agreement ends on ${end}.`);
+    await extract(fixedTerm);
+    expect(await describeRenewal(fixedTerm)).to.equal(null);
+
+    const renewing = await create(
+      `This Agreement ends on ${end}. It renews automatically for one-year terms unless either party gives notice of non-renewal at least 60 days before the end of the then-current term.`,
+    );
+    await extract(renewing);
+    const running = await describeRenewal(renewing);
+    expect(running?.status.name).to.equal('RUNNING');
+    expect(running?.taskQueue).to.equal(taskQueueOf(testEnv().config, 'bulk'));
+
+    const edited = await api('PUT', `/contracts/${renewing}/terms`, {
+      token: owner.token,
+      body: { terms: { auto_renewal: { value: 'does not renew', normalized: false } } },
+    });
+    expect(edited.status, edited.text).to.equal(200);
+    await testEnv().services.temporal.workflow.getHandle(renewalWorkflowId(renewing)).result();
+    expect((await describeRenewal(renewing))?.status.name).to.equal('COMPLETED');
   });
 });

@@ -8,6 +8,7 @@ interface Health {
   version: string;
   services: Record<string, string>;
   workers: { workflow_pollers: number; activity_pollers: number } | null;
+  bulk_workers: { workflow_pollers: number; activity_pollers: number } | null;
 }
 
 const health = (base: string) => api<Health>('GET', '/health', { base });
@@ -16,7 +17,7 @@ describe('GET /health', () => {
   it('reports every engine connected and the polling workers, without credentials', async () => {
     const res = await health(testEnv().hostUrl);
     expect(res.status).to.equal(200);
-    const { workers, ...rest } = res.body;
+    const { workers, bulk_workers: bulk, ...rest } = res.body;
     expect(rest).to.deep.equal({
       status: 'healthy',
       version: testEnv().config.version,
@@ -25,6 +26,8 @@ describe('GET /health', () => {
     // The run's worker (and any a test started on the same queue in the last 2 minutes).
     expect(workers?.workflow_pollers).to.be.at.least(1);
     expect(workers?.activity_pollers).to.be.at.least(1);
+    expect(bulk?.workflow_pollers).to.be.at.least(1);
+    expect(bulk?.activity_pollers).to.be.at.least(1);
   });
 
   it('is degraded, still 200, when no worker polls the task queue', async () => {
@@ -37,7 +40,18 @@ describe('GET /health', () => {
         version: testEnv().config.version,
         services: { database: 'connected', cache: 'connected', vector_store: 'connected', workflow_engine: 'connected' },
         workers: { workflow_pollers: 0, activity_pollers: 0 },
+        bulk_workers: { workflow_pollers: 0, activity_pollers: 0 },
       });
+    });
+  });
+
+  it('is degraded when no worker polls the bulk task queue, though interactive work is served', async () => {
+    await withSecondApi({ TEMPORAL_BULK_TASK_QUEUE: `unpolled-bulk-${Date.now()}` }, async (base) => {
+      const res = await health(base.replace(/\/api\/v1$/, ''));
+      expect(res.status).to.equal(200);
+      expect(res.body.status).to.equal('degraded');
+      expect(res.body.workers?.activity_pollers).to.be.at.least(1);
+      expect(res.body.bulk_workers).to.deep.equal({ workflow_pollers: 0, activity_pollers: 0 });
     });
   });
 

@@ -1,0 +1,67 @@
+/**
+ * Bulk imports: start one (records file and optional ZIP, streamed to disk), follow its
+ * progress, read its rejected rows as CSV, cancel it (services/imports/). The workflow
+ * `import-<id>` does the work.
+ */
+import { Router, type Request } from 'express';
+import type { Services } from '../../platform/services';
+import { badRequest } from '../../platform/errors';
+import { findOwned } from '../../platform/find-owned';
+import { listPage } from '../../platform/lists/list-index';
+import { Import, importList, importView } from '../../models/import';
+import { cancelImport } from '../../services/imports/cancel-import';
+import { importListQuery, writeImportErrors } from '../../services/imports/list-imports';
+import { importBody, startImport } from '../../services/imports/start-import';
+import { authorize, principalOf } from '../http/middleware/auth';
+import { receiveFiles } from '../http/middleware/receive-file';
+import '../operations/imports';
+
+export function importsRouter(s: Services): Router {
+  const router = Router();
+  const owned = (req: Request) => findOwned(Import, principalOf(req), req.params.id, 'Import');
+  const parts = [
+    { name: 'records', maxBytes: s.config.IMPORT_RECORDS_MAX_BYTES },
+    { name: 'files', maxBytes: s.config.IMPORT_ZIP_MAX_BYTES },
+  ];
+
+  router.post('/', authorize('contracts:write'), receiveFiles(s, parts), async (req, res) => {
+    const files = (req.files ?? {}) as Record<string, Express.Multer.File[] | undefined>;
+    const records = files.records?.[0];
+    if (!records) throw badRequest('records: is required (multipart/form-data field "records", a CSV or JSON Lines file)');
+    const imported = await startImport(s, principalOf(req), { records, files: files.files?.[0] }, importBody.parse(req.body ?? {}));
+    // The workflow reads the files and removes them when the import ends.
+    res.locals.keepUpload = true;
+    res.status(202).location(`${req.baseUrl}/${imported.id}`).json(importView(imported));
+  });
+
+  router.get('/', authorize('contracts:read'), async (req, res) => {
+    const q = importListQuery.parse(req.query);
+    const { items, total } = await listPage(
+      s,
+      importList,
+      principalOf(req).organizationId,
+      { equal: q.status ? { status: q.status } : {} },
+      q,
+    );
+    res.json({ imports: items, total, page: q.page, page_size: q.page_size });
+  });
+
+  router.get('/:id', authorize('contracts:read'), async (req, res) => {
+    res.json(importView(await owned(req)));
+  });
+
+  router.get('/:id/errors', authorize('contracts:read'), async (req, res) => {
+    const imported = await owned(req);
+    res.type('text/csv').attachment(`import-${imported.id}-errors.csv`);
+    await writeImportErrors(imported, res);
+    res.end();
+  });
+
+  router.post('/:id/cancel', authorize('contracts:write'), async (req, res) => {
+    const imported = await owned(req);
+    await cancelImport(s, imported);
+    res.json(importView(await owned(req)));
+  });
+
+  return router;
+}

@@ -1,0 +1,121 @@
+import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
+import { basePlugin, tenantFields } from './base';
+import { defineList } from '../platform/lists/lists';
+
+export const IMPORT_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
+export type ImportStatus = (typeof IMPORT_STATUSES)[number];
+export const IMPORT_FORMATS = ['csv', 'jsonl'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+/** What the import's workflow is doing: creating contracts, waiting for their files' ingestion, extracting key terms. */
+export const IMPORT_PHASES = ['rows', 'files', 'terms'] as const;
+
+const count = { type: Number, default: 0, required: true } as const;
+const subdocument = <T extends Schema>(schema: T) => ({ type: schema, default: () => ({}), required: true }) as const;
+const rowCounts = new Schema({ total: count, done: count, failed: count }, { _id: false });
+const fileCounts = new Schema({ total: count, ingested: count, failed: count }, { _id: false });
+
+/**
+ * One bulk import (`POST /imports`) and its progress, worked through by the workflow
+ * `import-<id>`. The records file and the ZIP stay under UPLOAD_DIR until it ends. `batches`
+ * is where each batch of rows starts in the records file (line and byte offset), found when
+ * the import was accepted, so every batch reads only its own part.
+ */
+const schema = new Schema(
+  {
+    ...tenantFields,
+    status: { type: String, enum: IMPORT_STATUSES, default: 'running' },
+    phase: { type: String, enum: IMPORT_PHASES, default: 'rows' },
+    phase_started_at: { type: Date, default: () => new Date() },
+    format: { type: String, enum: IMPORT_FORMATS, required: true },
+    /** The CSV header's columns (JSON Lines rows name their own). */
+    columns: { type: [String], default: undefined },
+    records_name: { type: String, required: true },
+    records_path: { type: String, required: true },
+    files_name: { type: String, default: null },
+    files_path: { type: String, default: null },
+    batches: { type: [{ _id: false, line: Number, offset: Number, rows: Number }], default: [] },
+    rows: subdocument(rowCounts),
+    files: subdocument(fileCounts),
+    terms_extracted: { type: Number, default: 0 },
+    /** Contracts with text to extract terms from (content or a file): the terms phase's total. */
+    terms_total: { type: Number, default: 0 },
+    /** Who imported: the actor of every event the import records. */
+    actor: {
+      type: { type: String, required: true },
+      id: { type: String, default: null },
+      name: { type: String, default: null },
+    },
+    created_by: { type: Schema.Types.ObjectId, default: null, immutable: true },
+    workflow_id: { type: String, default: null },
+    error: { type: String, default: null },
+    started_at: { type: Date, default: () => new Date() },
+    finished_at: { type: Date, default: null },
+  },
+  { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const },
+);
+schema.plugin(basePlugin, { hidden: ['records_path', 'files_path', 'batches', 'columns', 'actor', 'terms_total'] });
+schema.index({ organization_id: 1, created_at: -1, _id: -1 });
+
+export type ImportDoc = HydratedDocument<InferSchemaType<typeof schema>>;
+export const Import = model('Import', schema, 'imports');
+
+/** A row the import rejected (or whose file failed), once per line: a re-run batch finds its own. */
+const rowErrorSchema = new Schema({
+  ...tenantFields,
+  import_id: { type: Schema.Types.ObjectId, required: true },
+  line: { type: Number, required: true },
+  reason: { type: String, required: true },
+});
+rowErrorSchema.plugin(basePlugin);
+rowErrorSchema.index({ import_id: 1, line: 1 }, { unique: true });
+
+export const ImportRowError = model('ImportRowError', rowErrorSchema, 'import_row_errors');
+
+/**
+ * How long what is left of the current phase takes at the pace measured in it so far; null
+ * once finished or before anything of the phase is done.
+ */
+function etaSeconds(i: ImportDoc, now: number): number | null {
+  if (i.status !== 'running') return null;
+  const [done, total] =
+    i.phase === 'rows'
+      ? [i.rows.done + i.rows.failed, i.rows.total]
+      : i.phase === 'files'
+        ? [i.files.ingested + i.files.failed, i.files.total]
+        : [i.terms_extracted, i.terms_total];
+  const elapsed = (now - i.phase_started_at.getTime()) / 1000;
+  if (done === 0 || elapsed <= 0) return null;
+  return Math.max(0, Math.round(((total - done) * elapsed) / done));
+}
+
+/** `GET /imports/:id` (and each item of `GET /imports`). */
+export function importView(i: ImportDoc, now = Date.now()) {
+  return {
+    id: i.id,
+    status: i.status,
+    phase: i.status === 'running' ? i.phase : null,
+    format: i.format,
+    records_name: i.records_name,
+    files_name: i.files_name ?? null,
+    rows: { total: i.rows.total, done: i.rows.done, failed: i.rows.failed },
+    files: { total: i.files.total, ingested: i.files.ingested, failed: i.files.failed },
+    terms_extracted: i.terms_extracted,
+    started_at: i.started_at,
+    finished_at: i.finished_at ?? null,
+    eta_seconds: etaSeconds(i, now),
+    errors_url: `/api/v1/imports/${i.id}/errors`,
+    error: i.error ?? null,
+    created_by: i.created_by?.toHexString() ?? null,
+    created_at: i.created_at,
+    updated_at: i.updated_at,
+  };
+}
+
+/** `GET /imports`: newest first, optionally by status. */
+export const importList = defineList({
+  name: 'imports',
+  model: Import,
+  filters: ['status'],
+  sort: { field: 'created_at', order: -1 },
+  row: (i) => importView(i),
+});

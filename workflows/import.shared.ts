@@ -1,0 +1,28 @@
+/** What starters of the import workflow share with it. */
+import { workflowRef } from '../platform/temporal/workflow-ref';
+
+export const importWorkflowId = (importId: string) => `import-${importId}`;
+
+/** Carried across continue-as-new: where the workflow was and what it has counted. */
+export interface ImportProgress {
+  /** The next batch of rows to import. */
+  batch: number;
+  done: number;
+  failed: number;
+  /** Files named by accepted rows, and those that failed before ingestion (not in the ZIP, a bomb, ...). */
+  files: number;
+  filesRejected: number;
+  /** Batches with contracts whose terms are to be extracted (content or a file). */
+  termBatches: number[];
+  termsTotal: number;
+  /** Terms batches already worked through. */
+  termsBatch: number;
+  termsExtracted: number;
+}
+
+export interface ImportInput {
+  importId: string;
+  progress?: ImportProgress;
+}
+
+export const bulkImport = workflowRef<[ImportInput]>('importWorkflow', 'import', 'bulk');
