@@ -96,8 +96,8 @@ export async function startWorkflow<Args extends unknown[]>(
   }
 }
 
-/** Signals the running workflow `workflowId`; false when none runs under that id. */
-export async function signalWorkflow<Args extends unknown[]>(
+/** Signals the running workflow `workflowId`; false when none runs under that id (finished or never started). */
+export async function signalIfRunning<Args extends unknown[]>(
   s: TemporalDeps,
   workflowId: string,
   signal: SignalDefinition<Args>,

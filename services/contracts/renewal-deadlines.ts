@@ -9,7 +9,7 @@
 import { Types, trusted } from 'mongoose';
 import type { Services } from '../../platform/services';
 import { recordEvent } from '../../platform/outbox/record-event';
-import { signalWorkflow, startWorkflow } from '../../platform/temporal/client';
+import { signalIfRunning, startWorkflow } from '../../platform/temporal/client';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { queueMail } from '../mail/queue';
 import { renewalDueMail } from '../mail/messages';
@@ -42,7 +42,7 @@ export async function scheduleRenewalReminders(s: Services, organizationId: stri
   const plan = await planRenewalReminders({ organizationId, contractId });
   const workflowId = renewalWorkflowId(contractId);
   if (!plan || !upcomingReminders(plan, Date.now()).length) {
-    await signalWorkflow(s, workflowId, rescheduleSignal);
+    await signalIfRunning(s, workflowId, rescheduleSignal);
     return;
   }
   await startWorkflow(s, renewalDeadline, {
