@@ -1,6 +1,6 @@
 /**
- * Interactive work while a bulk backlog digests (issue 30): an API process and a worker process
- * serving both classes of work (as `npm start` runs them), a backlog of bulk work for one
+ * Interactive work while a bulk backlog digests (issue 30): the API (in this process) and a
+ * worker process serving both classes of work (as `npm start` runs it), a backlog of bulk work for one
  * organization (N contracts, default 10,000, written straight to the store, each with a terms
  * re-extraction workflow, and one re-index of all of them), then, while the worker digests it,
  * for other organizations:
@@ -13,7 +13,8 @@
  *   source .stack/stack.env && node --import tsx bench/backlog.ts [contracts] [split,merged]
  */
 import { Types } from 'mongoose';
-import { startApiProcess, startWorkerProcess } from '../test/support/processes';
+import { startWorkerProcess } from '../test/support/processes';
+import { createApp } from '../api/app';
 import { startReceiver } from '../test/support/receiver';
 import { Contract } from '../models/contract';
 import { startWorkflow } from '../platform/temporal/client';
@@ -22,6 +23,7 @@ import { contractTerms } from '../workflows/renewal-deadline.shared';
 import { writeResult, type BenchRow } from './report';
 import {
   closeBench,
+  listen,
   latencies,
   loadNow,
   openBench,
@@ -199,8 +201,10 @@ async function runMode(mode: 'split' | 'merged'): Promise<BenchRow[]> {
   const env = mode === 'merged' ? { ...b.env, TEMPORAL_BULK_TASK_QUEUE: b.config.TEMPORAL_TASK_QUEUE } : b.env;
   const bench = mode === 'merged' ? { ...b, config: { ...b.config, TEMPORAL_BULK_TASK_QUEUE: b.config.TEMPORAL_TASK_QUEUE } } : b;
   const services = { ...b.services, config: bench.config };
-  const api = await startApiProcess(env);
   const worker = startWorkerProcess(env);
+  // In this process: on a machine at load 30 an API process of its own may take over the 30 s
+  // its start is given to compile and listen.
+  const api = await listen(createApp(services));
   try {
     await waitForWorker(b);
     const apiUrl = `${api.url}/api/v1`;
@@ -271,7 +275,7 @@ async function runMode(mode: 'split' | 'merged'): Promise<BenchRow[]> {
     ];
   } finally {
     await worker.stop();
-    await api.stop();
+    await api.close();
     await closeBench(bench);
   }
 }
