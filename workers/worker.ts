@@ -13,6 +13,8 @@ import { relayOnRecord, startRelayLoop } from '../services/wiring';
 import { ensureSchedules } from '../services/contracts/schedules';
 import { startEmbeddingMigration } from '../services/search/embedding-migration';
 import { upgradeCollections } from '../services/search/vector-store';
+import { ensureSearchGeneration } from '../services/search/start-search-reindex';
+import { followSearchWrites } from '../services/search/reflect-contracts';
 
 export async function createWorker(s: Services, connection: NativeConnection, taskQueue = s.config.TEMPORAL_TASK_QUEUE) {
   return Worker.create({
@@ -44,12 +46,18 @@ async function main() {
   });
   // Chunks another embedding model made are invisible to search until re-embedded.
   const migration = await startEmbeddingMigration(services);
+  // A search index of an older mapping generation (or none) is rebuilt from the store.
+  const searchReindex = await ensureSearchGeneration(services).catch((err: unknown) => {
+    logger.error({ err }, 'search reindex not started');
+    return null;
+  });
+  followSearchWrites(services);
   // The worker also relays: its activities record events, and the loop catches up on any
   // event whose immediate relay failed (e.g. Temporal was down when it happened).
   relayOnRecord(services);
   const relay = startRelayLoop(services);
   logger.info(
-    { taskQueue: config.TEMPORAL_TASK_QUEUE, temporalUi: config.TEMPORAL_UI_URL, schedules, migration, upgraded },
+    { taskQueue: config.TEMPORAL_TASK_QUEUE, temporalUi: config.TEMPORAL_UI_URL, schedules, migration, upgraded, searchReindex },
     'worker running',
   );
   await worker.run();
