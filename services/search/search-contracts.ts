@@ -180,7 +180,7 @@ export const CSV_COLUMNS = [
 /** A CSV cell: quoted when it must be, and never a formula when a spreadsheet opens it. */
 function cell(v: unknown): string {
   if (v === null || v === undefined) return '';
-  let t = typeof v === 'object' ? JSON.stringify(v) : String(v);
+  let t = typeof v === 'string' ? v : JSON.stringify(v);
   if (/^[=+\-@\t\r]/.test(t) && typeof v === 'string') t = `'${t}`;
   return /[",\r\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
 }
