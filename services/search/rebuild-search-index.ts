@@ -7,7 +7,6 @@
  * many ids) would cost the embedded store a scan each.
  */
 import { trusted, Types } from 'mongoose';
-import type { Services } from '../../platform/services';
 import { orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { ContractTerms } from '../../models/contract-terms';
@@ -120,13 +119,27 @@ export const prepareSearchRebuild = (s: SearchEngines) => createGenerationIndex(
 /** The alias moves to the filled index; the old one is removed. */
 export const finishSearchRebuild = (s: SearchEngines) => swapAlias(s);
 
-/** After an organization's rebuild, its documents the rebuild did not write are of contracts gone. */
-export async function pruneSearchDocs(s: Pick<Services, 'es' | 'config'>, organizationId: string, before: string): Promise<number> {
-  const res = await s.es.deleteByQuery({
-    index: searchAlias(s),
-    conflicts: 'proceed',
-    refresh: true,
-    query: { bool: { filter: [{ term: { organization_id: organizationId } }, { range: { indexed_at: { lt: before } } }] } },
-  });
-  return res.deleted ?? 0;
+/**
+ * After an organization's rebuild, its documents the rebuild did not write are of contracts
+ * gone. Deleted a page at a time (the minimal distribution has no delete-by-query), each at
+ * its own version, so a document rewritten meanwhile stays.
+ */
+export async function pruneSearchDocs(s: SearchEngines, organizationId: string, before: string): Promise<number> {
+  const index = searchAlias(s);
+  await s.es.indices.refresh({ index });
+  const query = { bool: { filter: [{ term: { organization_id: organizationId } }, { range: { indexed_at: { lt: before } } }] } };
+  let deleted = 0;
+  for (;;) {
+    const page = await s.es.search({ index, query, size: 1000, _source: false, version: true });
+    if (!page.hits.hits.length) return deleted;
+    const res = await s.es.bulk({
+      operations: page.hits.hits.map((h) => ({
+        delete: { _index: h._index, _id: h._id!, version: h._version!, version_type: 'external_gte' as const },
+      })),
+      refresh: true,
+    });
+    deleted += res.items.filter((i) => i.delete?.result === 'deleted').length;
+    // Nothing deleted: each was rewritten meanwhile, and is no longer older than the run.
+    if (!res.items.some((i) => i.delete?.result === 'deleted')) return deleted;
+  }
 }

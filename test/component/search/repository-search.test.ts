@@ -10,6 +10,10 @@ import { testEnv } from '../../support/env';
 import { addMember, signUp, type TestUser } from '../../support/auth';
 import { makePdf, settled, upload } from '../../support/documents';
 import { ComplianceTask } from '../../../models/compliance-task';
+import { Contract } from '../../../models/contract';
+import { aliasedIndices, searchAlias } from '../../../services/search/contract-search-index';
+import { followSearchWrites, pauseSearchWrites } from '../../../services/search/reflect-contracts';
+import { ensureSearchGeneration } from '../../../services/search/start-search-reindex';
 
 interface Hit {
   id: string;
@@ -357,11 +361,37 @@ describe('repository search', function () {
     }
   });
 
-  it('lets owners alone rebuild the organization from the store', async () => {
+  it('lets owners alone rebuild the organization from the store: missing documents come back, stale ones go', async () => {
+    const { services } = testEnv();
     const member = readers[3]!;
     expect((await api('POST', '/admin/search/reindex', { token: member.token })).status).to.equal(403);
+    // Behind the service's back: one document lost, one contract gone from the store without its document.
+    await services.es.delete({ index: searchAlias(services), id: ids.initech!, refresh: true });
+    pauseSearchWrites();
+    try {
+      await Contract.deleteOne({ _id: ids.globex });
+    } finally {
+      followSearchWrites(services);
+    }
+    expect(await titles('sort=title')).to.deep.equal(['Acme MSA', 'Globex NDA']);
     const res = await api<{ workflow_id: string }>('POST', '/admin/search/reindex', { token: owner.token });
     expect(res.status).to.equal(202);
-    expect(res.body.workflow_id).to.match(/^search-reindex-/);
+    expect(await services.temporal.workflow.getHandle(res.body.workflow_id).result()).to.deep.equal({ indexed: 2 });
+    expect(await titles('sort=title')).to.deep.equal(['Acme MSA', 'Initech Lease']);
+    // The other organization was not touched.
+    expect((await search('', other)).body.total).to.equal(1);
+  });
+
+  it('rebuilds every contract into a new index when none is built, and moves the alias to it', async () => {
+    const { services } = testEnv();
+    const [index] = await aliasedIndices(services);
+    await services.es.indices.delete({ index: index! });
+    expect((await search('')).body.total).to.equal(0);
+    const workflowId = await ensureSearchGeneration(services);
+    expect(workflowId).to.be.a('string');
+    await services.temporal.workflow.getHandle(workflowId!).result();
+    expect(await titles('sort=title')).to.deep.equal(['Acme MSA', 'Initech Lease']);
+    expect((await search('', other)).body.total).to.equal(1);
+    expect(await ensureSearchGeneration(services)).to.equal(null);
   });
 });
