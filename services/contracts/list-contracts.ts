@@ -11,6 +11,8 @@ import type { ListFilter } from '../../platform/lists/lists';
 import { containsText } from '../../platform/text-search';
 import { CONTRACT_STATUSES } from '../../models/contract';
 import { contractListPage } from '../search/search-contracts';
+import { MAX_WINDOW } from '../search/contract-search-index';
+import { badRequest } from '../../platform/errors';
 
 export const listQuery = pageQuery.extend({
   status: choice(CONTRACT_STATUSES).optional(),
@@ -23,6 +25,7 @@ export const listQuery = pageQuery.extend({
 
 /** A page of the list and its exact total. */
 export function listContracts(s: Pick<Services, 'es' | 'config'>, organizationId: string, q: z.infer<typeof listQuery>) {
+  if (q.page * q.page_size > MAX_WINDOW) throw badRequest(`page: pages end at ${MAX_WINDOW} contracts; narrow the list with filters`);
   return contractListPage(
     s,
     organizationId,
