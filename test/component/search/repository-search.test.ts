@@ -359,6 +359,9 @@ describe('repository search', function () {
       expect(res.status, query).to.equal(400);
       expect(res.body.detail, query).to.be.a('string').and.not.empty;
     }
+    const deep = await api<Answer>('GET', '/contracts?page=6000&page_size=20', { token: owner.token });
+    expect(deep.status).to.equal(400);
+    expect(deep.body.detail).to.match(/^page: /);
   });
 
   it('lets owners alone rebuild the organization from the store: missing documents come back, stale ones go', async () => {
