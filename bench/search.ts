@@ -100,7 +100,7 @@ async function writeCost(): Promise<BenchRow[]> {
     const [p50on, p50off] = [percentile(on, 50), percentile(off, 50)];
     return [
       {
-        name: 'POST /contracts with read-your-writes (refresh=wait_for), 20 writes',
+        name: 'POST /contracts with read-your-writes (refresh=true), 20 writes',
         baseline: `without the reflection p50 ${p50off.toFixed(0)} ms`,
         measured: `p50 ${p50on.toFixed(0)} ms, p95 ${percentile(on, 95).toFixed(0)} ms; load average ${loadNow()}`,
         ratio: p50on / p50off,

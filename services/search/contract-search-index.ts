@@ -192,14 +192,14 @@ export interface SearchWrite {
 }
 
 /**
- * Writes documents and removals to every target index. `refresh: 'wait_for'` answers once
+ * Writes documents and removals to every target index. `refresh: true` answers once
  * they are searchable (read-your-writes for the API's own writes); background writers pass
  * false. A stale write (older read than indexed) is dropped as intended.
  */
 export async function writeSearchDocs(
   s: SearchEngines,
   write: SearchWrite,
-  options: { refresh: false | 'wait_for'; indices?: string[] },
+  options: { refresh: boolean; indices?: string[] },
 ): Promise<void> {
   if (!write.docs.length && !write.deleted.length) return;
   const indices = options.indices ?? (await writeTargets(s));

@@ -3,7 +3,8 @@
  *
  * - Read-your-writes: every write to a contract or to what its search document holds (key
  *   terms, signature requests, compliance tasks, documents) is announced (models/writes.ts)
- *   and reflected before the writer carries on, with `refresh=wait_for`: the API answers
+ *   and reflected before the writer carries on, with `refresh=true` (a refresh of its own, not waiting for the next of the
+ *   1 s interval, which cost a write 1 s: bench/README.md): the API answers
  *   once the change is searchable (bench/README.md, repository search, measures the cost).
  * - Repair: a reflection that fails (Elasticsearch away) is logged; the contract's events
  *   reach the index workflow through the outbox (contract-index.ts), which retries, and the
@@ -25,7 +26,7 @@ export async function reflectContracts(
   s: SearchEngines,
   organizationId: string,
   contractIds: readonly string[],
-  refresh: 'wait_for' | false,
+  refresh: boolean,
 ): Promise<void> {
   if (!contractIds.length) return;
   await writeSearchDocs(s, await readSearchDocs(s, organizationId, contractIds), { refresh });
@@ -70,7 +71,7 @@ async function reflectWritten(model: Owned | null, written: Written[]): Promise<
   if (!s) return;
   try {
     const byOrganization = await contractsOf(model, written);
-    await Promise.all([...byOrganization].map(([organizationId, ids]) => reflectContracts(s, organizationId, ids, 'wait_for')));
+    await Promise.all([...byOrganization].map(([organizationId, ids]) => reflectContracts(s, organizationId, ids, true)));
   } catch (err) {
     s.logger.warn({ err }, 'search index not updated; the outbox and the reindex repair it');
   }
