@@ -11,6 +11,7 @@ import { createReembedActivities } from './reembed';
 import { createMailActivities } from './mail';
 import { createContractTermsActivities } from './contract-terms';
 import { createImportActivities } from './imports';
+import { createSearchIndexActivities } from './search-index';
 
 /** Every activity the worker registers, bound to the process's engines. */
 export function createActivities(s: Services) {
@@ -27,5 +28,6 @@ export function createActivities(s: Services) {
     ...createMailActivities(s),
     ...createContractTermsActivities(s),
     ...createImportActivities(s),
+    ...createSearchIndexActivities(s),
   };
 }

@@ -9,6 +9,7 @@ import { machine, readResults, table } from './report';
 export const BENCHMARKS = [
   'contracts',
   'lists',
+  'search',
   'embedding',
   'retrieval',
   'ingestion',

@@ -18,6 +18,8 @@ import { upgradeCollections } from '../services/search/vector-store';
 import { startHeartbeat } from './heartbeat';
 import { taskQueueOf } from '../platform/temporal/task-queues';
 import type { WorkClass } from '../platform/temporal/workflow-ref';
+import { ensureSearchGeneration } from '../services/search/start-search-reindex';
+import { followSearchWrites } from '../services/search/reflect-contracts';
 
 /** What a class's worker may run at once: interactive work the SDK's defaults, bulk work a few slots. */
 function limits(s: Services, workClass: WorkClass): Partial<WorkerOptions> {
@@ -79,12 +81,25 @@ async function main() {
   });
   // Chunks another embedding model made are invisible to search until re-embedded.
   const migration = await startEmbeddingMigration(services);
+  // A search index of an older mapping generation (or none) is rebuilt from the store.
+  const searchReindex = await ensureSearchGeneration(services).catch((err: unknown) => {
+    logger.error({ err }, 'search reindex not started');
+    return null;
+  });
+  followSearchWrites(services);
   // The worker also relays: its activities record events, and the loop catches up on any
   // event whose immediate relay failed (e.g. Temporal was down when it happened).
   relayOnRecord(services);
   const relay = startRelayLoop(services);
   logger.info(
-    { taskQueues: workers.map((w) => w.options.taskQueue), temporalUi: config.TEMPORAL_UI_URL, schedules, migration, upgraded },
+    {
+      taskQueues: workers.map((w) => w.options.taskQueue),
+      temporalUi: config.TEMPORAL_UI_URL,
+      schedules,
+      migration,
+      upgraded,
+      searchReindex,
+    },
     'worker running',
   );
   await Promise.all(workers.map((w) => w.run()));

@@ -8,6 +8,8 @@ export const syncContracts = workflowRef<[{ organizationId: string }]>('syncCont
 export interface ContractIndexInput {
   organizationId: string;
   contractIds?: string[];
+  /** Contracts whose search document only is due (their text did not change). */
+  searchIds?: string[];
 }
 
 /** Contracts of one organization after their events (`index-contracts-<organizationId>`). */
@@ -20,4 +22,5 @@ export const contractIndex = workflowRef<[ContractIndexInput]>('contractIndexWor
  * relay sends the contracts of the events that came together in one signal; `contractId` is the
  * previous release's form (one per event), still read from workflows it signalled.
  */
-export const contractChangedSignal = defineSignal<[{ contractIds: string[] } | { contractId: string }]>('contractChanged');
+export const contractChangedSignal =
+  defineSignal<[{ contractIds: string[]; searchOnly?: boolean } | { contractId: string }]>('contractChanged');

@@ -8,6 +8,7 @@ export { complianceScanWorkflow } from './compliance-scan';
 export { integrationSyncWorkflow } from './integration-sync';
 export { contractExpirySweepWorkflow, renewalRemindersWorkflow } from './contract-schedules';
 export { reembedWorkflow } from './reembed';
+export { searchReindexWorkflow } from './search-reindex';
 export { mailDeliveryWorkflow } from './mail-delivery';
 export { contractDeletionWorkflow } from './contract-deletion';
 export { renewalDeadlineWorkflow } from './renewal-deadline';

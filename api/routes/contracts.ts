@@ -5,8 +5,7 @@
 import { Router, type Request } from 'express';
 import type { Services } from '../../platform/services';
 import { findOwned } from '../../platform/find-owned';
-import { listPage } from '../../platform/lists/list-index';
-import { Contract, contractList, contractView } from '../../models/contract';
+import { Contract, contractView } from '../../models/contract';
 import { analyzeContract, draftBody, draftContractText } from '../../services/contracts/contract-ai';
 import {
   createContract,
@@ -15,7 +14,7 @@ import {
   updateContract,
   updateContractBody,
 } from '../../services/contracts/edit-contract';
-import { contractListFilter, listQuery } from '../../services/contracts/list-contracts';
+import { listContracts, listQuery } from '../../services/contracts/list-contracts';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import '../operations/contracts';
@@ -27,7 +26,7 @@ export function contractsRouter(s: Services): Router {
 
   router.get('/', authorize('contracts:read'), async (req, res) => {
     const q = listQuery.parse(req.query);
-    const { items, total } = await listPage(s, contractList, principalOf(req).organizationId, contractListFilter(q), q);
+    const { items, total } = await listContracts(s, principalOf(req).organizationId, q);
     res.json({ contracts: items, total, page: q.page, page_size: q.page_size });
   });
 

@@ -20,6 +20,7 @@ import { openApiRouter } from './openapi';
 import { complianceRouter } from './compliance';
 import { mailRouter } from './mail';
 import { importsRouter } from './imports';
+import { searchRouter } from './search';
 
 /** Every resource's router, mounted under /api/v1. */
 export function apiRouter(s: Services): Router {
@@ -42,6 +43,7 @@ export function apiRouter(s: Services): Router {
   router.use(apiKeysRouter(s));
   router.use(organizationRouter(s));
   router.use(mailRouter(s));
+  router.use(searchRouter(s));
   // Before the contracts router: /contracts/renewals is not a contract id.
   router.use('/contracts', contractTermsRouter(s));
   router.use('/contracts', contractsRouter(s));

@@ -48,7 +48,8 @@ const ADMIN = [
   'webhooks:manage',
   'billing:read',
 ] as const;
-const OWNER = [...ADMIN, 'billing:manage'] as const;
+// Rebuilding the organization's search documents is heavy: owners only.
+const OWNER = [...ADMIN, 'billing:manage', 'search:reindex'] as const;
 
 export type Permission = (typeof OWNER)[number];
 

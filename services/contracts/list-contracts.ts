@@ -1,10 +1,18 @@
-/** The contract list's query: filters by status and type, and a search in title and counterparty. */
+/**
+ * The contract list (`GET /contracts`): filters by status and type, and a search in title and
+ * counterparty (a case-insensitive substring), answered by the repository search index like
+ * `GET /search/contracts`, in the list's order (newest first).
+ */
 import { z } from 'zod';
+import type { Services } from '../../platform/services';
 import { choice } from '../../platform/input';
 import { pageQuery } from '../../platform/lists/pagination';
 import type { ListFilter } from '../../platform/lists/lists';
 import { containsText } from '../../platform/text-search';
 import { CONTRACT_STATUSES } from '../../models/contract';
+import { contractListPage } from '../search/search-contracts';
+import { MAX_WINDOW } from '../search/contract-search-index';
+import { badRequest } from '../../platform/errors';
 
 export const listQuery = pageQuery.extend({
   status: choice(CONTRACT_STATUSES).optional(),
@@ -15,7 +23,22 @@ export const listQuery = pageQuery.extend({
   search: z.string().trim().max(200, 'must be at most 200 characters').optional(),
 });
 
-/** The list's filter for a query (the search matches title or counterparty). */
+/** A page of the list and its exact total. */
+export function listContracts(s: Pick<Services, 'es' | 'config'>, organizationId: string, q: z.infer<typeof listQuery>) {
+  if (q.page * q.page_size > MAX_WINDOW) throw badRequest(`page: pages end at ${MAX_WINDOW} contracts; narrow the list with filters`);
+  return contractListPage(
+    s,
+    organizationId,
+    {
+      ...(q.status ? { status: [q.status] } : {}),
+      ...(q.type ? { type: [q.type] } : {}),
+      ...(q.search ? { contains: q.search } : {}),
+    },
+    q,
+  );
+}
+
+/** The same query for the store (the Redis list index's and the list tests' comparison). */
 export function contractListFilter(q: Pick<z.infer<typeof listQuery>, 'status' | 'type' | 'search'>): ListFilter {
   return {
     equal: { ...(q.status ? { status: q.status } : {}), ...(q.type ? { type: q.type } : {}) },

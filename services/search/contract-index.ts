@@ -13,6 +13,7 @@ import { startWorkflow } from '../../platform/temporal/client';
 import { groupCommit } from '../../platform/group-commit';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { contractChangedSignal, contractIndex, contractIndexWorkflowId } from '../../workflows/contract-index.shared';
+import { reflectContracts } from './reflect-contracts';
 
 /** Texts per embedding call. */
 const EMBED_BATCH = 100;
@@ -52,6 +53,8 @@ export async function indexContracts(
     { collections: ['contracts_kb'] },
   );
   await refreshCollections(s, ['contracts_kb']);
+  // Their repository search documents too (the retry of what the API's write reflected).
+  await reflectContracts(s, organizationId, contractIds, false);
   return [...written.values()].reduce((sum, n) => sum + n, 0);
 }
 
@@ -83,13 +86,24 @@ export async function removeContract(s: Services, organizationId: string, contra
 /** Deletions are finished by services/contracts/contract-deletion.ts, which also removes the chunks. */
 const TEXT_EVENTS = new Set(['contract.created', 'contract.updated']);
 
+/** Events that change a contract's search document but not its text: the contract named by `data.contract_id` or the resource. */
+const SEARCH_EVENTS = new Set([
+  'contract.analyzed',
+  'contract.renewal_due',
+  'contract.deleted',
+  'signature.requested',
+  'signature.completed',
+  'signature.declined',
+  'signature.expired',
+]);
+
 /** Sends one organization's changed contracts to its `index-contracts-<organizationId>` workflow (starting it if need be). */
-function signalChanged(s: Services) {
+function signalChanged(s: Services, searchOnly: boolean) {
   return (organizationId: string, contractIds: string[]) =>
     startWorkflow(s, contractIndex, {
       workflowId: contractIndexWorkflowId(organizationId),
       args: [{ organizationId }],
-      signal: { signal: contractChangedSignal, args: [{ contractIds: [...new Set(contractIds)] }] },
+      signal: { signal: contractChangedSignal, args: [{ contractIds: [...new Set(contractIds)], ...(searchOnly ? { searchOnly } : {}) }] },
       organizationId,
       recordId: organizationId,
     }).then(() => undefined);
@@ -104,10 +118,10 @@ function signalChanged(s: Services) {
 const SIGNAL_LINGER_MS = 200;
 
 /** Per process's services (a test may relay through services of its own). */
-const signallers = new WeakMap<Services, (organizationId: string, contractId: string) => Promise<void>>();
+const signallers = new WeakMap<Services, Record<'text' | 'search', (organizationId: string, contractId: string) => Promise<void>>>();
 
 /**
- * Keeps `contracts_kb` current: each contract event signals (starting it if need be) its
+ * Keeps `contracts_kb` and the repository search index current: each contract event signals (starting it if need be) its
  * organization's `index-contracts-<organizationId>` workflow, which re-reads each contract
  * and re-indexes it (or removes it when it is gone), so events handled out of order, or
  * twice, still end in the stored state. An event is relayed once the signal that carried its
@@ -116,9 +130,15 @@ const signallers = new WeakMap<Services, (organizationId: string, contractId: st
 export const contractIndexConsumer: EventConsumer = {
   name: 'contract-index',
   async consume(s, event) {
-    if (!TEXT_EVENTS.has(event.type)) return;
+    const kind = TEXT_EVENTS.has(event.type) ? 'text' : SEARCH_EVENTS.has(event.type) ? 'search' : null;
+    if (!kind) return;
+    const contractId = event.resource_type === 'contract' ? event.resource_id : (event.data as { contract_id?: unknown }).contract_id;
+    if (typeof contractId !== 'string') return;
     let signal = signallers.get(s);
-    if (!signal) signallers.set(s, (signal = groupCommit(signalChanged(s), { lingerMs: SIGNAL_LINGER_MS })));
-    await signal(event.organization_id.toHexString(), event.resource_id);
+    if (!signal) {
+      const grouped = (searchOnly: boolean) => groupCommit(signalChanged(s, searchOnly), { lingerMs: SIGNAL_LINGER_MS });
+      signallers.set(s, (signal = { text: grouped(false), search: grouped(true) }));
+    }
+    await signal[kind](event.organization_id.toHexString(), contractId);
   },
 };

@@ -16,6 +16,7 @@ const TABLE: Record<Permission, readonly Role[]> = {
   'team:manage': ['owner', 'admin'],
   'billing:read': ['owner', 'admin'],
   'billing:manage': ['owner'],
+  'search:reindex': ['owner'],
   'settings:manage': ['owner', 'admin'],
   'profile:manage': ['owner', 'admin', 'member', 'viewer'],
   // The decisions' reading for resources the table does not name.

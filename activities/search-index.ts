@@ -1,0 +1,36 @@
+/** Activities of the repository search index: the reindex's parts, and the event workflow's reflections. */
+import { Context } from '@temporalio/activity';
+import type { Services } from '../platform/services';
+import {
+  finishSearchRebuild,
+  prepareSearchRebuild,
+  pruneSearchDocs,
+  rebuildSearchPart,
+  type RebuildPart,
+  type RebuildProgress,
+} from '../services/search/rebuild-search-index';
+import { reflectContracts } from '../services/search/reflect-contracts';
+
+export function createSearchIndexActivities(s: Services) {
+  return {
+    prepareSearchRebuild: () => prepareSearchRebuild(s),
+    finishSearchRebuild: () => finishSearchRebuild(s).then(() => undefined),
+    pruneSearchDocs: ({ organizationId, before }: { organizationId: string; before: string }) => pruneSearchDocs(s, organizationId, before),
+
+    /** A retried attempt starts after the last page its predecessor reported. */
+    async rebuildSearchPart(part: RebuildPart): Promise<RebuildProgress> {
+      const ctx = Context.current();
+      const resumed = ctx.info.heartbeatDetails as RebuildProgress | undefined;
+      const before = resumed?.indexed ?? 0;
+      const progress = await rebuildSearchPart(s, { ...part, after: resumed?.after ?? part.after }, (p) =>
+        ctx.heartbeat({ ...p, indexed: p.indexed + before }),
+      );
+      return { ...progress, indexed: progress.indexed + before };
+    },
+
+    reflectContracts: ({ organizationId, contractIds }: { organizationId: string; contractIds: string[] }) =>
+      reflectContracts(s, organizationId, contractIds, false),
+  };
+}
+
+export type SearchIndexActivities = ReturnType<typeof createSearchIndexActivities>;

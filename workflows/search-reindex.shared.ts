@@ -1,0 +1,14 @@
+/** What starters of the search reindex share with it (workflows/search-reindex.ts). */
+import { workflowRef } from '../platform/temporal/workflow-ref';
+
+export interface SearchReindexInput {
+  /** One organization's contracts, rewritten in place; else every contract into a new generation's index. */
+  organizationId?: string;
+  /** Carried across continue-as-new: the last contract written and when the run started. */
+  cursor?: { after: string | null; indexed: number; startedAt: string };
+}
+
+export const searchReindex = workflowRef<[SearchReindexInput]>('searchReindexWorkflow', 'search-reindex', 'bulk');
+
+/** The one rebuild of a mapping generation (per deployment: the alias names the deployment). */
+export const generationReindexId = (alias: string, generation: number) => `search-reindex-${alias}-v${generation}`;
