@@ -13,6 +13,7 @@ import { documentsRouter } from './documents';
 import { chatRouter } from './chat';
 import { contractsRouter } from './contracts';
 import { contractTermsRouter } from './contract-terms';
+import { contractVersionsRouter } from './contract-versions';
 import { vendorsRouter } from './vendors';
 import { integrationsRouter } from './integrations';
 import { signaturesPublicRouter, signaturesRouter } from './signatures';
@@ -43,6 +44,7 @@ export function apiRouter(s: Services): Router {
   router.use(mailRouter(s));
   // Before the contracts router: /contracts/renewals is not a contract id.
   router.use('/contracts', contractTermsRouter(s));
+  router.use('/contracts', contractVersionsRouter(s));
   router.use('/contracts', contractsRouter(s));
   router.use('/vendors', vendorsRouter(s));
   router.use('/integrations', integrationsRouter(s));

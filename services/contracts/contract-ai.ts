@@ -6,6 +6,7 @@ import { badRequest } from '../../platform/errors';
 import { requiredText } from '../../platform/input';
 import type { ContractDoc } from '../../models/contract';
 import { emitContractEvent } from './contract-events';
+import { authorOf, recordContractVersion } from './contract-versions';
 
 export const draftBody = z.object({
   prompt: z.string().max(4000, 'must be at most 4000 characters').optional(),
@@ -29,6 +30,7 @@ export async function draftContractText(
   });
   contract.party_name = partyName;
   await contract.save();
+  await recordContractVersion(contract, authorOf(p), { note: 'Drafted with AI' });
   await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" drafted with AI`, {
     changed_fields: ['content', 'party_name'],
   });

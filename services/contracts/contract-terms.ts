@@ -14,6 +14,7 @@ import { Document } from '../../models/document';
 import { ContractTerms, type ContractTermsDoc } from '../../models/contract-terms';
 import { extractTextInChild } from '../documents/extract-text-in-child';
 import { findKeyTerms } from './find-key-terms';
+import { recordVersionTerms } from './contract-versions';
 import { emptyTerms, KEY_TERMS, type KeyTerm, type KeyTermName, type KeyTerms } from './key-terms.shared';
 
 const DAY_MS = 86_400_000;
@@ -95,6 +96,7 @@ async function save(
     { $set: { terms, opt_out_deadline: optOutDeadline(terms, contract), ...extra } },
     { upsert: true, returnDocument: 'after' },
   );
+  await recordVersionTerms(contract, terms);
   return doc;
 }
 
