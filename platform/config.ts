@@ -145,6 +145,11 @@ const schema = z
     EXTRACT_MEMORY_MB: positiveInt.min(64).default(512),
     EXTRACT_TIMEOUT_MS: positiveInt.default(120_000),
     EXTRACT_CONCURRENCY: positiveInt.max(64).default(2),
+    /**
+     * Worker threads per process that run CPU-bound pure work off the event loop
+     * (platform/offload.ts): the key-term rules, text diffs. More calls wait in order.
+     */
+    OFFLOAD_THREADS: positiveInt.max(64).default(2),
     SIGNATURE_REMINDER_INTERVAL: z.string().default('3 days'),
     /** Active contracts ending within this many days get one `contract.renewal_due` (daily schedule). */
     RENEWAL_REMINDER_DAYS: positiveInt.default(30),

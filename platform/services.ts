@@ -17,6 +17,7 @@ import type { AiPort } from './ai/port';
 import { forgetWrittenUsers } from './security/auth-user';
 import { followListWrites } from './lists/list-index';
 import { createMailTransport, type MailTransport } from './mail/transport';
+import { createOffloadPool, type OffloadPool } from './offload';
 
 export interface Services {
   config: Config;
@@ -28,6 +29,8 @@ export interface Services {
   ai: AiPort;
   /** SMTP (pooled; connects on the first message). */
   mailer: MailTransport;
+  /** Worker threads for CPU-bound pure work (started on first use). */
+  offload: OffloadPool;
 }
 
 export async function createServices(config: Config, logger: Logger): Promise<Services> {
@@ -42,6 +45,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     temporalConnection: connection,
     ai: createAi(config, logger),
     mailer: createMailTransport(config),
+    offload: createOffloadPool({ threads: config.OFFLOAD_THREADS }),
   };
   const stops = [forgetWrittenUsers(s), followListWrites(s)];
   subscriptions.set(s, () => stops.forEach((stop) => stop()));
@@ -55,5 +59,5 @@ export async function closeServices(s: Services): Promise<void> {
   subscriptions.get(s)?.();
   s.redis.disconnect();
   s.mailer.close();
-  await Promise.allSettled([s.es.close(), s.temporalConnection.close(), mongoose.disconnect()]);
+  await Promise.allSettled([s.offload.close(), s.es.close(), s.temporalConnection.close(), mongoose.disconnect()]);
 }
