@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { machine, readResults, table } from './report';
 
-export const BENCHMARKS = ['contracts', 'lists', 'embedding', 'retrieval', 'ingestion', 'webhook-latency', 'mail'];
+export const BENCHMARKS = ['contracts', 'lists', 'embedding', 'retrieval', 'ingestion', 'webhook-latency', 'mail', 'diff'];
 
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : BENCHMARKS;
 let failed = 0;
