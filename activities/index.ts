@@ -10,6 +10,7 @@ import { createContractActivities } from './contracts';
 import { createReembedActivities } from './reembed';
 import { createMailActivities } from './mail';
 import { createContractTermsActivities } from './contract-terms';
+import { createApprovalActivities } from './approvals';
 
 /** Every activity the worker registers, bound to the process's engines. */
 export function createActivities(s: Services) {
@@ -25,5 +26,6 @@ export function createActivities(s: Services) {
     ...createReembedActivities(s),
     ...createMailActivities(s),
     ...createContractTermsActivities(s),
+    ...createApprovalActivities(s),
   };
 }

@@ -44,8 +44,7 @@ const groupSchema = new Schema(
     decisions: { type: [decisionSchema], default: [] },
     activated_at: { type: Date, default: null },
     completed_at: { type: Date, default: null },
-    /** Reminders sent so far, and when the step escalated to the manager role: each happens once. */
-    reminders_sent: { type: Number, default: 0 },
+    /** When the step escalated to its manager role (members of it may then decide too); once. */
     escalated_at: { type: Date, default: null },
   },
   { _id: false },

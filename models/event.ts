@@ -22,6 +22,11 @@ export const EVENT_TYPES = [
   'team.mfa_recovery_code_used',
   'team.mfa_reset',
   'mail.failed',
+  'approval.requested',
+  'approval.approved',
+  'approval.rejected',
+  'approval.escalated',
+  'approval.completed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -12,3 +12,4 @@ export { mailDeliveryWorkflow } from './mail-delivery';
 export { contractDeletionWorkflow } from './contract-deletion';
 export { renewalDeadlineWorkflow } from './renewal-deadline';
 export { contractTermsWorkflow } from './contract-terms';
+export { approvalWorkflow } from './approval';

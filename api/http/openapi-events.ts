@@ -36,6 +36,21 @@ const vendorData = z.looseObject({
   risk_score: z.number().nullable(),
 });
 
+/** services/approvals/approval-events.ts: the request, the contract and the version it binds to. */
+const approvalData = z.looseObject({
+  approval_id: idSchema,
+  contract_id: idSchema,
+  contract_title: z.string(),
+  version_number: z.number().int(),
+  version_sha256: z.string(),
+  status: z.enum(['pending', 'approved', 'rejected', 'superseded', 'overridden']),
+});
+const approverData = approvalData.extend({
+  step: z.number().int(),
+  approver: z.object({ id: idSchema, name: z.string() }),
+  comment: z.string().nullable(),
+});
+
 /** The `data` of each event, as its emitter records it. */
 export const EVENT_DATA = {
   'contract.created': contractData.extend({ vendor_id: idSchema.optional().meta({ description: 'When generated as a vendor NDA' }) }),
@@ -92,6 +107,15 @@ export const EVENT_DATA = {
       .string()
       .nullable()
       .meta({ description: "The SMTP server's refusal, or the last transient error when the retry window ran out" }),
+  }),
+  'approval.requested': approvalData.extend({
+    steps: z.array(z.object({ step: z.number().int(), approvers: z.array(z.string()) })),
+  }),
+  'approval.approved': approverData,
+  'approval.rejected': approverData,
+  'approval.escalated': approvalData.extend({ step: z.number().int(), escalated_to_role: z.enum(['admin', 'owner']) }),
+  'approval.completed': approvalData.extend({
+    override_reason: z.string().nullable().meta({ description: "An owner's reason when the approvals were overridden" }),
   }),
 } satisfies Record<EventType, z.ZodObject>;
 

@@ -14,6 +14,8 @@ import { chatRouter } from './chat';
 import { contractsRouter } from './contracts';
 import { contractTermsRouter } from './contract-terms';
 import { contractVersionsRouter } from './contract-versions';
+import { approvalPoliciesRouter } from './approval-policies';
+import { approvalsRouter } from './approvals';
 import { vendorsRouter } from './vendors';
 import { integrationsRouter } from './integrations';
 import { signaturesPublicRouter, signaturesRouter } from './signatures';
@@ -42,6 +44,8 @@ export function apiRouter(s: Services): Router {
   router.use(apiKeysRouter(s));
   router.use(organizationRouter(s));
   router.use(mailRouter(s));
+  router.use(approvalPoliciesRouter(s));
+  router.use(approvalsRouter(s));
   // Before the contracts router: /contracts/renewals is not a contract id.
   router.use('/contracts', contractTermsRouter(s));
   router.use('/contracts', contractVersionsRouter(s));

@@ -18,6 +18,7 @@ import { Signature, type AuditEntryInput, type SignatureRecord } from '../../mod
 import { signatureRequest, type SignatureWorkflowInput } from '../../workflows/signature.shared';
 import { freezePdfOfRecord } from './pdf-of-record';
 import { appendAudit, sha256 } from './signature-evidence';
+import { approvalForSigning } from '../approvals/approval-gate';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -65,6 +66,7 @@ export async function sendSignatureRequest(
   if (!contract.content.trim() && !contract.document_id)
     throw badRequest('contract_id: the contract has no content to sign; add or draft it first, or name its PDF of record (document_id)');
   const record = await freezePdfOfRecord(contract);
+  await approvalForSigning(contract, record.record_pdf_sha256 ?? sha256(contract.content));
 
   const now = new Date();
   const requested: AuditEntryInput = {
