@@ -19,8 +19,32 @@ import { signatureRequest, type SignatureWorkflowInput } from '../../workflows/s
 import { freezePdfOfRecord } from './pdf-of-record';
 import { appendAudit, sha256 } from './signature-evidence';
 import { approvalForSigning } from '../approvals/approval-gate';
+import type { ApprovalRecord } from '../../models/approval';
 
 const DAY_MS = 24 * 3600 * 1000;
+
+/** The approvals the sent version carries, as audit entries (the sealed PDF's audit page and /verify list the trail). */
+function approvalAudit(a: ApprovalRecord | null): AuditEntryInput[] {
+  if (!a) return [];
+  const version = `version ${a.version_number}, sha256 ${a.version_sha256}`;
+  const decisions = a.groups.flatMap((g) =>
+    g.decisions
+      .filter((d) => d.decision === 'approved')
+      .map((d): AuditEntryInput => ({
+        type: 'approved',
+        at: d.at.toISOString(),
+        name: d.name,
+        detail: `step ${g.step}; ${version}${d.comment ? `; ${d.comment}` : ''}`,
+      })),
+  );
+  const o = a.override;
+  return o?.at
+    ? [
+        ...decisions,
+        { type: 'approval_overridden', at: o.at.toISOString(), name: o.name ?? null, detail: `reason: ${o.reason ?? ''}; ${version}` },
+      ]
+    : decisions;
+}
 
 export const signatureRequestBody = z
   .object({
@@ -66,7 +90,7 @@ export async function sendSignatureRequest(
   if (!contract.content.trim() && !contract.document_id)
     throw badRequest('contract_id: the contract has no content to sign; add or draft it first, or name its PDF of record (document_id)');
   const record = await freezePdfOfRecord(contract);
-  await approvalForSigning(contract, record.record_pdf_sha256 ?? sha256(contract.content));
+  const approval = await approvalForSigning(contract, record.record_pdf_sha256 ?? sha256(contract.content));
 
   const now = new Date();
   const requested: AuditEntryInput = {
@@ -85,7 +109,7 @@ export async function sendSignatureRequest(
     document: contract.content,
     document_hash: sha256(contract.content),
     ...record,
-    audit_trail: [appendAudit([], requested)],
+    audit_trail: approvalAudit(approval).reduce((trail, e) => [...trail, appendAudit(trail, e)], [appendAudit([], requested)]),
     requested_by: new Types.ObjectId(p.userId),
     requested_by_name: p.name,
     expires_at: new Date(now.getTime() + body.expires_in_days * DAY_MS),

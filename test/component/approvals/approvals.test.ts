@@ -264,6 +264,18 @@ describe('approvals before signing', function () {
     expect(res.body.override!.missing.join(' ')).to.match(/step 1 .*Finance/);
     const feed = await Event.findOne({ resource_id: res.body.id, type: 'approval.completed' }).lean();
     expect(feed?.data).to.include({ override_reason: 'Board approved on the call', status: 'overridden' });
-    expect((await sign(id)).status).to.equal(201);
+    const sent = await sign(id);
+    expect(sent.status).to.equal(201);
+    // The override is in the request's audit trail, which the sealed PDF's audit page prints and /verify shows.
+    const verify = await api<{ approvals: Array<{ type: string; name: string; detail: string }> }>(
+      'GET',
+      `/signatures/${String(sent.body.id)}/verify`,
+      {
+        token: owner.token,
+      },
+    );
+    expect(verify.body.approvals).to.have.length(1);
+    expect(verify.body.approvals[0]).to.include({ type: 'approval_overridden', name: 'Test Owner' });
+    expect(verify.body.approvals[0]!.detail).to.equal(`reason: Board approved on the call; version 1, sha256 ${res.body.version_sha256}`);
   });
 });
