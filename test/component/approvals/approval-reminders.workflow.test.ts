@@ -6,7 +6,7 @@ import { api } from '../../support/http';
 import { addMember, signUp } from '../../support/auth';
 import { testEnv } from '../../support/env';
 import { Event } from '../../../models/event';
-import { OutgoingMail } from '../../../models/outgoing-mail';
+import { OutgoingMail, type MailKind } from '../../../models/outgoing-mail';
 import { approvalWorkflow } from '../../../workflows/approval';
 
 const DAY_MS = 86_400_000;
@@ -44,7 +44,7 @@ describe('approval reminders and escalation (time-skipping)', function () {
     const started = await api<{ approval: { id: string } }>('POST', `/contracts/${c.body.id}/approvals`, { token: owner.token });
     expect(started.status, started.text).to.equal(201);
     const approvalId = started.body.approval.id;
-    const mails = (kind: string) => OutgoingMail.find({ kind, 'ref.approval_id': approvalId }).lean();
+    const mails = (kind: MailKind) => OutgoingMail.find({ kind, 'ref.approval_id': approvalId }).lean();
 
     await env.client.workflow.start(approvalWorkflow, {
       taskQueue,
