@@ -12,6 +12,7 @@ import { createMailActivities } from './mail';
 import { createContractTermsActivities } from './contract-terms';
 import { createImportActivities } from './imports';
 import { createSearchIndexActivities } from './search-index';
+import { createApprovalActivities } from './approvals';
 
 /** Every activity the worker registers, bound to the process's engines. */
 export function createActivities(s: Services) {
@@ -29,5 +30,6 @@ export function createActivities(s: Services) {
     ...createContractTermsActivities(s),
     ...createImportActivities(s),
     ...createSearchIndexActivities(s),
+    ...createApprovalActivities(s),
   };
 }

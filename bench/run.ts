@@ -18,6 +18,7 @@ export const BENCHMARKS = [
   'mail',
   'key-terms',
   'import',
+  'diff',
 ];
 
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : BENCHMARKS;

@@ -28,6 +28,11 @@ export const EVENT_TYPES = [
   'mail.failed',
   'import.completed',
   'import.failed',
+  'approval.requested',
+  'approval.approved',
+  'approval.rejected',
+  'approval.escalated',
+  'approval.completed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -12,6 +12,9 @@ export const MAIL_KINDS = [
   'signature_expired',
   'signature_completed',
   'renewal_due',
+  'approval_request',
+  'approval_reminder',
+  'approval_escalation',
 ] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 

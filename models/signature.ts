@@ -116,7 +116,17 @@ export type SignatureRecord = HydratedDocument<SignatureDoc>;
 
 /** One entry of a request's hash-chained audit trail (services/signatures/signature-evidence.ts chains them). */
 export interface AuditEntryInput {
-  type: 'requested' | 'viewed' | 'signed' | 'declined' | 'cancelled' | 'expired' | 'completed' | 'reminded';
+  type:
+    | 'requested'
+    | 'viewed'
+    | 'signed'
+    | 'declined'
+    | 'cancelled'
+    | 'expired'
+    | 'completed'
+    | 'reminded'
+    | 'approved'
+    | 'approval_overridden';
   at: string;
   signer_id?: string | null;
   name?: string | null;

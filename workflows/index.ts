@@ -14,3 +14,4 @@ export { contractDeletionWorkflow } from './contract-deletion';
 export { renewalDeadlineWorkflow } from './renewal-deadline';
 export { contractTermsWorkflow } from './contract-terms';
 export { importWorkflow } from './import';
+export { approvalWorkflow } from './approval';

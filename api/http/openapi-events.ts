@@ -56,6 +56,21 @@ const importData = z.looseObject({
   error: z.string().nullable().meta({ description: 'Why a failed import stopped' }),
 });
 
+/** services/approvals/approval-events.ts: the request, the contract and the version it binds to. */
+const approvalData = z.looseObject({
+  approval_id: idSchema,
+  contract_id: idSchema,
+  contract_title: z.string(),
+  version_number: z.number().int(),
+  version_sha256: z.string(),
+  status: z.enum(['pending', 'approved', 'rejected', 'superseded', 'overridden']),
+});
+const approverData = approvalData.extend({
+  step: z.number().int(),
+  approver: z.object({ id: idSchema, name: z.string() }),
+  comment: z.string().nullable(),
+});
+
 /** The `data` of each event, as its emitter records it. */
 export const EVENT_DATA = {
   'contract.created': contractData.extend({
@@ -125,6 +140,15 @@ export const EVENT_DATA = {
   }),
   'import.completed': importData,
   'import.failed': importData,
+  'approval.requested': approvalData.extend({
+    steps: z.array(z.object({ step: z.number().int(), approvers: z.array(z.string()) })),
+  }),
+  'approval.approved': approverData,
+  'approval.rejected': approverData,
+  'approval.escalated': approvalData.extend({ step: z.number().int(), escalated_to_role: z.enum(['admin', 'owner']) }),
+  'approval.completed': approvalData.extend({
+    override_reason: z.string().nullable().meta({ description: "An owner's reason when the approvals were overridden" }),
+  }),
 } satisfies Record<EventType, z.ZodObject>;
 
 const headers = z.object({

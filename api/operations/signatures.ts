@@ -80,6 +80,19 @@ const certificateSchema = registry.register(
   }),
 );
 const verifySchema = z.object({
+  approvals: z
+    .array(
+      z.object({
+        type: z.enum(['approved', 'approval_overridden']),
+        name: z.string().nullable(),
+        at: z.string(),
+        detail: z.string().nullable(),
+      }),
+    )
+    .meta({
+      description:
+        "The approvals (who, when, step and version hash) or the owner's override (with its reason) the sent version carried, from the audit trail",
+    }),
   valid: z.boolean(),
   document_hash: z.string(),
   signers: z.array(z.object({ name: z.string(), email: z.email(), signed_at: timestamp.nullable() })),

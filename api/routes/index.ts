@@ -13,6 +13,9 @@ import { documentsRouter } from './documents';
 import { chatRouter } from './chat';
 import { contractsRouter } from './contracts';
 import { contractTermsRouter } from './contract-terms';
+import { contractVersionsRouter } from './contract-versions';
+import { approvalPoliciesRouter } from './approval-policies';
+import { approvalsRouter } from './approvals';
 import { vendorsRouter } from './vendors';
 import { integrationsRouter } from './integrations';
 import { signaturesPublicRouter, signaturesRouter } from './signatures';
@@ -44,8 +47,11 @@ export function apiRouter(s: Services): Router {
   router.use(organizationRouter(s));
   router.use(mailRouter(s));
   router.use(searchRouter(s));
+  router.use(approvalPoliciesRouter(s));
+  router.use(approvalsRouter(s));
   // Before the contracts router: /contracts/renewals is not a contract id.
   router.use('/contracts', contractTermsRouter(s));
+  router.use('/contracts', contractVersionsRouter(s));
   router.use('/contracts', contractsRouter(s));
   router.use('/vendors', vendorsRouter(s));
   router.use('/integrations', integrationsRouter(s));

@@ -18,6 +18,7 @@ export async function draftText(s: Services, req: DraftRequest): Promise<string>
 export async function analyzeText(s: Services, input: { type: string; title: string; content: string }): Promise<ContractAnalysis> {
   return (await s.ai.analyzeContract(input)) ?? analyzeByClauses(input);
 }
+import { authorOf, recordContractVersion } from './contract-versions';
 
 export const draftBody = z.object({
   prompt: z.string().max(4000, 'must be at most 4000 characters').optional(),
@@ -41,6 +42,7 @@ export async function draftContractText(
   });
   contract.party_name = partyName;
   await contract.save();
+  await recordContractVersion(contract, authorOf(p), { note: 'Drafted with AI' });
   await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" drafted with AI`, {
     changed_fields: ['content', 'party_name'],
   });

@@ -15,6 +15,7 @@ import { Document } from '../../models/document';
 import { ContractTerms, type ContractTermsDoc } from '../../models/contract-terms';
 import { extractTextInChild } from '../documents/extract-text-in-child';
 import { findKeyTerms } from './find-key-terms';
+import { recordVersionTerms } from './contract-versions';
 import { emptyTerms, KEY_TERMS, type KeyTerm, type KeyTermName, type KeyTerms } from './key-terms.shared';
 
 const DAY_MS = 86_400_000;
@@ -110,14 +111,17 @@ async function save(
       { $set: { terms, opt_out_deadline: optOutDeadline(terms, contract), ...extra } },
       { upsert: true, returnDocument: 'after' },
     );
+  let doc;
   try {
-    return await write();
+    doc = await write();
   } catch (err) {
     // Two first extractions racing both insert; the loser's retry updates the winner's record.
     // (With the rules off the event loop, concurrent extractions really do overlap now.)
     if (!isDuplicateKey(err)) throw err;
-    return await write();
+    doc = await write();
   }
+  await recordVersionTerms(contract, terms);
+  return doc;
 }
 
 /** Extracts the contract's key terms again (the provider's way) and stores them, keeping confirmed ones. */

@@ -17,6 +17,7 @@ import { Vendor } from '../../models/vendor';
 import { closeContract } from './contract-deletion';
 import { emitContractEvent } from './contract-events';
 import { refuseDocumentChangeWhileSigning } from '../signatures/pending-signature';
+import { authorOf, recordContractVersion } from './contract-versions';
 
 const date = z.iso.date('must be a date YYYY-MM-DD').transform((d) => new Date(`${d}T00:00:00Z`));
 
@@ -46,8 +47,12 @@ export const updateContractBody = z
     ...editable,
     type: choice(CONTRACT_TYPES),
     status: choice(CONTRACT_STATUSES),
+    version_note: z.string().trim().max(1000, 'must be at most 1000 characters'),
   })
   .partial();
+
+/** Fields whose change makes a new version. */
+const VERSIONED = ['content', 'document_id'];
 
 export function checkDates(c: { start_date?: Date | null; end_date?: Date | null }) {
   if (c.start_date && c.end_date && c.end_date < c.start_date) throw badRequest('end_date: must not be before start_date');
@@ -75,12 +80,21 @@ export async function createContract(p: Principal, body: z.infer<typeof createCo
     status: 'draft',
     created_by: new Types.ObjectId(p.userId),
   });
+  await recordContractVersion(contract, authorOf(p));
   await emitContractEvent(p, 'contract.created', contract, `Contract "${contract.title}" created`);
   return contract;
 }
 
-/** Applies the changes; `contract.updated` names the fields that really changed, and none is sent for none. */
-export async function updateContract(p: Principal, contract: ContractDoc, body: z.infer<typeof updateContractBody>): Promise<ContractDoc> {
+/**
+ * Applies the changes; `contract.updated` names the fields that really changed, and none is sent for none.
+ * A change of the text of record makes a new version (a restore always does).
+ */
+export async function updateContract(
+  p: Principal,
+  contract: ContractDoc,
+  { version_note, ...body }: z.infer<typeof updateContractBody>,
+  restoredFrom?: number,
+): Promise<ContractDoc> {
   await refuseDocumentChangeWhileSigning(contract, body);
   await checkVendor(p, body.vendor_id);
   await checkDocument(p, body.document_id);
@@ -88,6 +102,8 @@ export async function updateContract(p: Principal, contract: ContractDoc, body: 
   checkDates(contract);
   const changed = contract.modifiedPaths();
   await contract.save();
+  if (restoredFrom !== undefined || changed.some((f) => VERSIONED.includes(f)))
+    await recordContractVersion(contract, authorOf(p), { note: version_note, restoredFrom });
   if (changed.length)
     await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" updated`, { changed_fields: changed });
   return contract;

@@ -230,3 +230,29 @@ export function signatureCompletedMail(
     attachments: [{ filename: 'certificate.json', content: v.certificate, contentType: 'application/json' }],
   });
 }
+
+/** An approver's mail: a request when their step becomes active, a reminder, or an escalation to a manager role. */
+export function approvalMail(
+  base: string,
+  v: {
+    kind: 'request' | 'reminder' | 'escalation';
+    approvalId: string;
+    title: string;
+    counterparty: string;
+    step: number;
+    version: number;
+    requester: string;
+    reasons: string[];
+  },
+): RenderedMail {
+  const lead = {
+    request: `${v.requester} asks for your approval of "${v.title}" with ${v.counterparty} (version ${v.version}, step ${v.step}).`,
+    reminder: `Reminder: "${v.title}" with ${v.counterparty} still waits for your approval (version ${v.version}, step ${v.step}).`,
+    escalation: `Step ${v.step} of the approval of "${v.title}" with ${v.counterparty} has waited too long and was escalated to you; you may now approve or reject it.`,
+  }[v.kind];
+  return compose({
+    subject: `${v.kind === 'reminder' ? 'Reminder: ' : v.kind === 'escalation' ? 'Escalated: ' : ''}approval requested for ${v.title}`,
+    paragraphs: [lead, ...(v.reasons.length ? [`Why: ${v.reasons.join('; ')}.`] : [])],
+    action: { label: 'Review and decide', url: link(base, 'approvals', v.approvalId) },
+  });
+}

@@ -19,8 +19,33 @@ import { signatureRequest, signatureWorkflowId, type SignatureWorkflowInput } fr
 import { reserveRecipients } from '../mail/reserve-recipients';
 import { freezeDocument } from './pdf-of-record';
 import { appendAudit } from './signature-evidence';
+import { approvalForSigning } from '../approvals/approval-gate';
+import type { ApprovalRecord } from '../../models/approval';
 
 const DAY_MS = 24 * 3600 * 1000;
+
+/** The approvals the sent version carries, as audit entries (the sealed PDF's audit page and /verify list the trail). */
+function approvalAudit(a: ApprovalRecord | null): AuditEntryInput[] {
+  if (!a) return [];
+  const version = `version ${a.version_number}, sha256 ${a.version_sha256}`;
+  const decisions = a.groups.flatMap((g) =>
+    g.decisions
+      .filter((d) => d.decision === 'approved')
+      .map((d): AuditEntryInput => ({
+        type: 'approved',
+        at: d.at.toISOString(),
+        name: d.name,
+        detail: `step ${g.step}; ${version}${d.comment ? `; ${d.comment}` : ''}`,
+      })),
+  );
+  const o = a.override;
+  return o?.at
+    ? [
+        ...decisions,
+        { type: 'approval_overridden', at: o.at.toISOString(), name: o.name ?? null, detail: `reason: ${o.reason ?? ''}; ${version}` },
+      ]
+    : decisions;
+}
 
 export const signatureRequestBody = z
   .object({
@@ -72,6 +97,8 @@ export async function sendSignatureRequest(
   if (!contract.content.trim() && !contract.document_id)
     throw badRequest('contract_id: the contract has no content to sign; add or draft it first, or name its PDF of record (document_id)');
   const frozen = await freezeDocument(s, contract);
+  // The approvals bind to the version's SHA-256: the frozen document's.
+  const approval = await approvalForSigning(contract, frozen.document_hash);
   // Every signer is mailed a link: a verified owner and the daily recipient quota first.
   await reserveRecipients(
     s,
@@ -94,7 +121,7 @@ export async function sendSignatureRequest(
     message: body.message || null,
     signers: body.signers.map((x, i) => ({ ...x, order: i + 1 })),
     ...frozen,
-    audit_trail: [appendAudit([], requested)],
+    audit_trail: approvalAudit(approval).reduce((trail, e) => [...trail, appendAudit(trail, e)], [appendAudit([], requested)]),
     requested_by: new Types.ObjectId(p.userId),
     requested_by_name: p.name,
     expires_at: new Date(now.getTime() + body.expires_in_days * DAY_MS),

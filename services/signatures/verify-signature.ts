@@ -55,6 +55,9 @@ export async function verifySignature(s: Services, sig: SignatureRecord) {
     document_hash: sig.document_hash,
     signers: sig.signers.map((x) => ({ name: x.name, email: x.email, signed_at: x.signed_at })),
     certificate,
+    approvals: trail
+      .filter((e) => e.type === 'approved' || e.type === 'approval_overridden')
+      .map((e) => ({ type: e.type, name: e.name ?? null, at: e.at, detail: e.detail ?? null })),
     ...(reasons.length ? { reasons } : {}),
     seal: await sealReport(s, sig),
   };

@@ -8,6 +8,7 @@ import { Contract, type ContractDoc } from '../../models/contract';
 import type { VendorDoc } from '../../models/vendor';
 import { emitContractEvent } from '../contracts/contract-events';
 import { draftText } from '../contracts/contract-ai';
+import { authorOf, recordContractVersion } from '../contracts/contract-versions';
 
 export const ndaBody = z.object({
   party_name: requiredText(300),
@@ -34,6 +35,7 @@ export async function generateNda(s: Services, p: Principal, vendor: VendorDoc, 
     vendor_id: vendor._id,
     created_by: new Types.ObjectId(p.userId),
   });
+  await recordContractVersion(contract, authorOf(p));
   await emitContractEvent(p, 'contract.created', contract, `NDA "${title}" generated for vendor "${vendor.name}"`, {
     vendor_id: vendor.id,
   });

@@ -1,0 +1,31 @@
+/** The organization's approval policies (`/settings/approval-policies`): every member reads them, admins and owners write them. */
+import { Router } from 'express';
+import type { Services } from '../../platform/services';
+import { policyBody } from '../../services/approvals/policy-rules';
+import { createPolicy, deletePolicy, listPolicies, policyView, replacePolicy } from '../../services/approvals/approval-policies';
+import { authorize, principalOf } from '../http/middleware/auth';
+import '../operations/approvals';
+
+export function approvalPoliciesRouter(_s: Services): Router {
+  const router = Router();
+
+  router.get('/settings/approval-policies', authorize('contracts:read'), async (req, res) => {
+    const policies = await listPolicies(principalOf(req).organizationId);
+    res.json({ policies: policies.map(policyView), total: policies.length });
+  });
+
+  router.post('/settings/approval-policies', authorize('settings:manage'), async (req, res) => {
+    res.status(201).json(policyView(await createPolicy(principalOf(req), policyBody.parse(req.body))));
+  });
+
+  router.put('/settings/approval-policies/:id', authorize('settings:manage'), async (req, res) => {
+    res.json(policyView(await replacePolicy(principalOf(req), String(req.params.id), policyBody.parse(req.body))));
+  });
+
+  router.delete('/settings/approval-policies/:id', authorize('settings:manage'), async (req, res) => {
+    await deletePolicy(principalOf(req), String(req.params.id));
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,71 @@
+/** An approval request as the API shows it, and the rules of who may act on its steps. */
+import type { Principal } from '../../platform/security/principal';
+import { roleAtLeast, type Role } from '../../platform/security/rbac';
+import type { ApprovalRecord } from '../../models/approval';
+import { eligible, type Approvers } from './policy-rules';
+
+type Group = ApprovalRecord['groups'][number];
+
+/** The indexes of the step's requirements the member may count for (escalation included). */
+export function requirementsFor(g: Group, user: { id: string; role: Role }): number[] {
+  return g.requirements.flatMap((r, i) =>
+    eligible(r.approvers as Approvers, user, g.escalated_at ? (r.escalate_to_role as Role) : null, roleAtLeast) ? [i] : [],
+  );
+}
+
+/** Approvals each requirement of the step has so far. */
+export const approvalsOf = (g: Group, i: number) =>
+  g.decisions.filter((d) => d.decision === 'approved' && d.requirements.includes(i)).length;
+
+export const userOf = (p: Principal) => ({ id: p.userId, role: p.role });
+
+export function approvalView(a: ApprovalRecord) {
+  return {
+    id: a.id,
+    contract_id: a.contract_id.toHexString(),
+    contract_title: a.contract_title,
+    version_number: a.version_number,
+    version_sha256: a.version_sha256,
+    status: a.status,
+    groups: a.groups.map((g) => ({
+      step: g.step,
+      status: g.status,
+      activated_at: g.activated_at ?? null,
+      completed_at: g.completed_at ?? null,
+      escalated_at: g.escalated_at ?? null,
+      requirements: g.requirements.map((r, i) => ({
+        policy_id: r.policy_id.toHexString(),
+        policy_name: r.policy_name,
+        approvers: r.approvers as Approvers,
+        required: r.required,
+        approved: approvalsOf(g, i),
+        reasons: r.reasons,
+        reminder_days: r.reminder_days,
+        escalation_days: r.escalation_days ?? null,
+        escalate_to_role: r.escalate_to_role,
+      })),
+      decisions: g.decisions.map((d) => ({
+        user_id: d.user_id.toHexString(),
+        name: d.name,
+        decision: d.decision,
+        comment: d.comment ?? null,
+        at: d.at,
+      })),
+    })),
+    requested_by: a.requested_by?.toHexString() ?? null,
+    requested_by_name: a.requested_by_name ?? null,
+    override: a.override
+      ? {
+          user_id: a.override.user_id?.toHexString() ?? null,
+          name: a.override.name ?? null,
+          reason: a.override.reason ?? '',
+          at: a.override.at ?? null,
+          missing: a.override.missing ?? [],
+        }
+      : null,
+    completed_at: a.completed_at ?? null,
+    workflow_id: a.workflow_id ?? null,
+    created_at: a.created_at,
+    updated_at: a.updated_at,
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * An approver's decision: checked against the request as read (its step active, the approver
+ * eligible and not yet decided, the version hash current), then written in one conditional
+ * write on the request's revision, so two decisions landing together never both count
+ * against the same state; the loser reads again and is checked again. Needs no worker:
+ * the workflow only hears about it (mail to the next step, reminders).
+ */
+import type { Services } from '../../platform/services';
+import type { Principal } from '../../platform/security/principal';
+import { actorOf } from '../../platform/outbox/record-event';
+import { findOwned } from '../../platform/find-owned';
+import { Types } from 'mongoose';
+import { Approval, type ApprovalRecord } from '../../models/approval';
+import { currentVersion } from '../contracts/contract-versions';
+import { approvalErrors } from './errors';
+import { emitApprovalEvent, nudgeApprovalWorkflow } from './approval-events';
+import { approvalsOf, requirementsFor, userOf } from './approval-view';
+
+export interface DecisionInput {
+  comment?: string;
+  version_sha256?: string;
+}
+
+const ATTEMPTS = 5;
+
+/** Marks a pending request of an older version superseded (an edit raced the decision). */
+async function supersede(a: ApprovalRecord): Promise<never> {
+  await Approval.updateOne(
+    { _id: a._id, status: 'pending' },
+    { $set: { status: 'superseded', completed_at: new Date() }, $inc: { rev: 1 } },
+  );
+  throw approvalErrors.approval_superseded(`The contract changed after version ${a.version_number}; this request is superseded`);
+}
+
+/** The checks of one decision against the request as read; returns the step's index and the requirements it counts for. */
+async function check(p: Principal, a: ApprovalRecord, input: DecisionInput): Promise<{ gi: number; reqs: number[] }> {
+  if (a.status === 'superseded')
+    throw approvalErrors.approval_superseded(`The contract changed after version ${a.version_number}; this request is superseded`);
+  if (a.status !== 'pending') throw approvalErrors.approval_closed(`The request is already ${a.status}`);
+  if (input.version_sha256 !== undefined && input.version_sha256 !== a.version_sha256)
+    throw approvalErrors.approval_stale_version(`version_sha256: the request is for version ${a.version_number} (${a.version_sha256})`);
+  const current = await currentVersion({ _id: a.contract_id });
+  if (current && current.sha256 !== a.version_sha256) await supersede(a);
+  const user = userOf(p);
+  const gi = a.groups.findIndex((g) => g.status === 'active');
+  const group = a.groups[gi];
+  const reqs = group ? requirementsFor(group, user) : [];
+  if (!group || !reqs.length) {
+    const later = a.groups.find((g) => g.status === 'pending' && requirementsFor(g, user).length);
+    if (later) throw approvalErrors.approval_out_of_order(`Step ${later.step} is not active yet: step ${group?.step ?? '?'} decides first`);
+    throw approvalErrors.approval_not_approver('You are not an approver of this request');
+  }
+  if (group.decisions.some((d) => d.user_id.toHexString() === p.userId))
+    throw approvalErrors.approval_already_decided(`You have already decided on step ${group.step}`);
+  return { gi, reqs };
+}
+
+export async function decideApproval(
+  s: Services,
+  p: Principal,
+  approvalId: string,
+  decision: 'approved' | 'rejected',
+  input: DecisionInput,
+): Promise<ApprovalRecord> {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const a = await findOwned(Approval, p, approvalId, 'Approval');
+    const { gi, reqs } = await check(p, a, input);
+    const now = new Date();
+    const group = a.groups[gi]!;
+    group.decisions.push({
+      user_id: new Types.ObjectId(p.userId),
+      name: p.name,
+      decision,
+      comment: input.comment ?? null,
+      at: now,
+      requirements: reqs,
+    });
+    let status: ApprovalRecord['status'] = 'pending';
+    if (decision === 'rejected') {
+      group.status = 'rejected';
+      group.completed_at = now;
+      status = 'rejected';
+    } else if (group.requirements.every((r, i) => approvalsOf(group, i) >= r.required)) {
+      group.status = 'approved';
+      group.completed_at = now;
+      const next = a.groups[gi + 1];
+      if (next) {
+        next.status = 'active';
+        next.activated_at = now;
+      } else status = 'approved';
+    }
+    const written = await Approval.findOneAndUpdate(
+      { _id: a._id, organization_id: a.organization_id, rev: a.rev, status: 'pending', version_sha256: a.version_sha256 },
+      { $set: { groups: a.groups.map((g) => g.toObject()), status, completed_at: status === 'pending' ? null : now }, $inc: { rev: 1 } },
+      { returnDocument: 'after' },
+    );
+    if (!written) continue;
+    const actor = actorOf(p);
+    const extra = { step: group.step, approver: { id: p.userId, name: p.name }, comment: input.comment ?? null };
+    if (decision === 'rejected')
+      await emitApprovalEvent(written, 'approval.rejected', actor, `${p.name} rejected step ${group.step} of "${a.contract_title}"`, extra);
+    else
+      await emitApprovalEvent(written, 'approval.approved', actor, `${p.name} approved step ${group.step} of "${a.contract_title}"`, extra);
+    if (status !== 'pending')
+      await emitApprovalEvent(
+        written,
+        'approval.completed',
+        actor,
+        `Approval of "${a.contract_title}" version ${a.version_number}: ${status}`,
+        {
+          override_reason: null,
+        },
+      );
+    await nudgeApprovalWorkflow(s, written.id);
+    return written;
+  }
+  throw approvalErrors.approval_busy('Other decisions landed at the same moment; try again');
+}

@@ -1,0 +1,66 @@
+/**
+ * An owner's override: the contract's current version may go out for signature without the
+ * approvals its policies ask for. The reason is mandatory; it is kept on the request (which is
+ * created if none was started), in the activity feed and, when the contract is sent, in the
+ * signature request's audit trail and its sealed PDF's audit page.
+ */
+import { Types, trusted } from 'mongoose';
+import type { Services } from '../../platform/services';
+import type { Principal } from '../../platform/security/principal';
+import { actorOf } from '../../platform/outbox/record-event';
+import { forbidden } from '../../platform/errors';
+import type { ContractDoc } from '../../models/contract';
+import { Approval, type ApprovalRecord } from '../../models/approval';
+import { approvalErrors } from './errors';
+import { emitApprovalEvent, nudgeApprovalWorkflow } from './approval-events';
+import { describeApprovers } from './policy-rules';
+import { requiredSteps } from './required-approvals';
+import { versionOf } from './start-approval';
+
+export async function overrideApproval(s: Services, p: Principal, contract: ContractDoc, reason: string): Promise<ApprovalRecord> {
+  if (p.role !== 'owner' || p.kind !== 'user') throw forbidden('Only an owner may override approvals');
+  const version = await versionOf(p, contract);
+  const open = await Approval.findOne({
+    organization_id: contract.organization_id,
+    contract_id: contract._id,
+    version_sha256: version.sha256,
+    status: trusted({ $in: ['pending', 'approved', 'overridden'] }),
+  }).sort({ created_at: -1 });
+  if (open && open.status !== 'pending') throw approvalErrors.approval_closed(`Version ${version.number} is already ${open.status}`);
+  const now = new Date();
+  const missing = open
+    ? open.groups.filter((g) => g.status !== 'approved').map((g) => `step ${g.step}`)
+    : (await requiredSteps(contract)).map(
+        (g) => `step ${g.step} (${g.requirements.map((r) => `${r.policy_name}: ${describeApprovers(r.approvers)}`).join('; ')})`,
+      );
+  const override = { user_id: new Types.ObjectId(p.userId), name: p.name, reason, at: now, missing };
+  const written = open
+    ? await Approval.findOneAndUpdate(
+        { _id: open._id, rev: open.rev, status: 'pending' },
+        { $set: { status: 'overridden', override, completed_at: now }, $inc: { rev: 1 } },
+        { returnDocument: 'after' },
+      )
+    : await Approval.create({
+        organization_id: contract.organization_id,
+        contract_id: contract._id,
+        contract_title: contract.title,
+        version_number: version.number,
+        version_sha256: version.sha256,
+        status: 'overridden',
+        groups: [],
+        requested_by: new Types.ObjectId(p.userId),
+        requested_by_name: p.name,
+        override,
+        completed_at: now,
+      });
+  if (!written) throw approvalErrors.approval_busy('A decision landed at the same moment; try again');
+  await emitApprovalEvent(
+    written,
+    'approval.completed',
+    actorOf(p),
+    `${p.name} overrode the approvals of "${contract.title}" version ${version.number}: ${reason}`,
+    { override_reason: reason },
+  );
+  if (open) await nudgeApprovalWorkflow(s, written.id);
+  return written;
+}

@@ -1,0 +1,82 @@
+/**
+ * Starting the approvals a contract's current version needs: the matching policies, copied
+ * into a request bound to the version's SHA-256, the first step active, and the workflow
+ * `approval-<id>` that mails approvers, reminds and escalates.
+ */
+import { Types, trusted } from 'mongoose';
+import type { Services } from '../../platform/services';
+import type { Principal } from '../../platform/security/principal';
+import { actorOf } from '../../platform/outbox/record-event';
+import { startWorkflowOrDiscard } from '../../platform/temporal/client';
+import type { ContractDoc } from '../../models/contract';
+import { Approval, type ApprovalRecord } from '../../models/approval';
+import { authorOf, currentVersion, recordContractVersion } from '../contracts/contract-versions';
+import { approvalRequest, approvalWorkflowId } from '../../workflows/approval.shared';
+import { describeApprovers } from './policy-rules';
+import { requiredSteps } from './required-approvals';
+import { emitApprovalEvent } from './approval-events';
+
+export type StartResult = { required: false } | { required: true; created: boolean; approval: ApprovalRecord };
+
+/** The contract's current version; a contract from before versions gets its first one now. */
+export async function versionOf(p: Principal, contract: ContractDoc) {
+  return (await currentVersion(contract)) ?? (await recordContractVersion(contract, authorOf(p)));
+}
+
+export async function startApproval(s: Services, p: Principal, contract: ContractDoc): Promise<StartResult> {
+  const version = await versionOf(p, contract);
+  const steps = await requiredSteps(contract);
+  if (!steps.length) return { required: false };
+  // One request per version at a time: asking again answers the open (or finished) one.
+  const existing = await Approval.findOne({
+    organization_id: contract.organization_id,
+    contract_id: contract._id,
+    version_sha256: version.sha256,
+    status: trusted({ $in: ['pending', 'approved', 'overridden'] }),
+  }).sort({ created_at: -1 });
+  if (existing) return { required: true, created: false, approval: existing };
+
+  const now = new Date();
+  const id = new Types.ObjectId();
+  const approval = await Approval.create({
+    _id: id,
+    organization_id: contract.organization_id,
+    contract_id: contract._id,
+    contract_title: contract.title,
+    version_number: version.number,
+    version_sha256: version.sha256,
+    groups: steps.map((g, i) => ({
+      step: g.step,
+      status: i === 0 ? 'active' : 'pending',
+      activated_at: i === 0 ? now : null,
+      requirements: g.requirements,
+    })),
+    requested_by: new Types.ObjectId(p.userId),
+    requested_by_name: p.name,
+    workflow_id: approvalWorkflowId(id.toHexString()),
+  });
+  await startWorkflowOrDiscard(
+    s,
+    approvalRequest,
+    {
+      workflowId: approvalWorkflowId(approval.id),
+      args: [{ organizationId: p.organizationId, approvalId: approval.id }],
+      organizationId: p.organizationId,
+      recordId: approval.id,
+    },
+    { discard: () => Approval.deleteOne({ _id: approval._id }), notKept: 'no approval was requested' },
+  );
+  await emitApprovalEvent(
+    approval,
+    'approval.requested',
+    actorOf(p),
+    `Approval requested for "${contract.title}" version ${version.number}: ${steps.length} step(s)`,
+    {
+      steps: steps.map((g) => ({
+        step: g.step,
+        approvers: g.requirements.map((r) => `${r.policy_name}: ${describeApprovers(r.approvers)}`),
+      })),
+    },
+  );
+  return { required: true, created: true, approval };
+}
