@@ -106,7 +106,7 @@ function errorCodeSchema() {
   const codes = [...errorCatalog()].sort(([a, x], [b, y]) => x.status - y.status || a.localeCompare(b));
   return {
     type: 'string' as const,
-    description: 'The `X-Error-Code` of an error answer: generic codes, then each feature\'s own, domain first.',
+    description: "The `X-Error-Code` of an error answer: generic codes, then each feature's own, domain first.",
     oneOf: codes.map(([code, spec]) => ({ const: code, description: `${spec.status}: ${spec.meaning}`, 'x-status': spec.status })),
   };
 }
