@@ -11,6 +11,7 @@ import { INDEXED_LISTS, dropListIndex, listPage } from '../../../platform/lists/
 import { storePage, type ListFilter, type ListSpec } from '../../../platform/lists/lists';
 import { Contract, contractList } from '../../../models/contract';
 import { activityList } from '../../../models/event';
+import { vendorList } from '../../../models/vendor';
 import { activityFilter } from '../../../services/analytics/activity-feed';
 import { contractListFilter } from '../../../services/contracts/list-contracts';
 import { redisKey } from '../../../platform/redis';
@@ -188,5 +189,37 @@ describe('list index', function () {
       await expectSameAsStore(spec, other.organizationId, [{}]);
     }
     expect((await api<Page>('GET', '/contracts', { token: other.token })).body.contracts.map((c) => c.title)).to.deep.equal(['Elsewhere']);
+  });
+});
+
+describe('list index after a partial Redis loss', function () {
+  this.timeout(120000);
+
+  it('never lists a deleted record, nor one the store holds newer, when Redis keeps older entries', async () => {
+    const owner = await signUp();
+    const vendors = () => api<{ vendors: Array<{ id: string; name: string }>; total: number }>('GET', '/vendors', { token: owner.token });
+    const made = await Promise.all(
+      ['Acme Ltd', 'Globex Corp', 'Initech LLC'].map((name) =>
+        api<{ id: string }>('POST', '/vendors', { token: owner.token, body: { name, category: 'software' } }),
+      ),
+    );
+    expect((await vendors()).body.total).to.equal(3);
+    // What Redis held before the writes below: every key of this organization's vendor list.
+    const { redis, config } = testEnv().services;
+    const base = redisKey(config, 'list', `{vendors:${owner.organizationId}}`);
+    const saved = await Promise.all((await redis.keys(`${base}:*`)).map(async (key) => ({ key, dump: await redis.dumpBuffer(key) })));
+    const [gone, renamed] = [made[0]!.body.id, made[1]!.body.id];
+    expect((await api('DELETE', `/vendors/${gone}`, { token: owner.token })).status).to.equal(204);
+    expect((await api('PUT', `/vendors/${renamed}`, { token: owner.token, body: { name: 'Globex Renamed' } })).status).to.equal(200);
+    // The loss: Redis comes back with the entries from before the delete and the rename.
+    for (const { key, dump } of saved) if (dump) await redis.restore(key, 0, dump, 'REPLACE');
+
+    const listed = await vendors();
+    expect(listed.body.vendors.map((v) => v.id)).to.not.include(gone);
+    expect(listed.body.vendors.find((v) => v.id === renamed)?.name).to.equal('Globex Renamed');
+    expect(listed.body.total).to.equal(2);
+    expect((await api('GET', `/vendors/${gone}`, { token: owner.token })).status).to.equal(404);
+    // Repaired in place: the next page comes from the index and agrees with the store.
+    await expectSameAsStore(vendorList, owner.organizationId, [{}]);
   });
 });
