@@ -2,15 +2,15 @@
  * Accounts and sessions: register, login (with MFA), refresh with rotation, logout,
  * password reset, email verification, MFA self-enrollment with recovery codes (services/identity/).
  */
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import type { Services } from '../../platform/services';
-import { badRequest, unauthorized } from '../../platform/errors';
-import { User } from '../../models/user';
+import { badRequest } from '../../platform/errors';
 import { enableMfa, mfaEnableBody, mfaSetup, mfaSetupBody } from '../../services/identity/enroll-mfa';
 import { logIn, loginBody, mfaVerifyBody, verifyMfaLogin } from '../../services/identity/log-in';
 import { registerBody, registerUser } from '../../services/identity/register-user';
 import { requestPasswordReset, resetBody, resetPassword, resetRequestBody } from '../../services/identity/reset-password';
 import { endSession, logoutBody, refreshBody, refreshSession } from '../../services/identity/session';
+import { signedInUser } from '../../services/identity/signed-in-user';
 import { resendEmailVerification, verifyEmail, verifyEmailBody } from '../../services/identity/verify-email';
 import { authorize, bearerOf, principalOf } from '../http/middleware/auth';
 import { jsonBody } from '../http/middleware/body';
@@ -53,15 +53,6 @@ export function authRouter(s: Services, limits: RateLimits): Router {
   const router = Router();
   const setUpMfa = mfaSetup(s);
 
-  /** The signed-in user's own record: MFA belongs to a person, not an API key. */
-  async function selfOf(req: Request) {
-    const p = principalOf(req);
-    if (p.kind !== 'user') throw badRequest('MFA is enrolled by a signed-in user, not an API key');
-    const user = await User.findOne({ _id: p.userId, organization_id: p.organizationId });
-    if (!user) throw unauthorized();
-    return user;
-  }
-
   router.post('/auth/logout', async (req, res) => {
     const p = principalOf(req);
     if (p.kind !== 'user') throw badRequest('API keys are revoked with DELETE /settings/api-keys/:id');
@@ -76,12 +67,12 @@ export function authRouter(s: Services, limits: RateLimits): Router {
   });
 
   router.post('/auth/mfa/setup', authorize('profile:manage'), async (req, res) => {
-    const user = await selfOf(req);
+    const user = await signedInUser(principalOf(req));
     res.json(await setUpMfa(user, mfaSetupBody.parse(req.body)));
   });
 
   router.post('/auth/mfa/enable', authorize('profile:manage'), async (req, res) => {
-    const user = await selfOf(req);
+    const user = await signedInUser(principalOf(req));
     res.json(await enableMfa(s, user, mfaEnableBody.parse(req.body)));
   });
 
