@@ -1,5 +1,5 @@
 /** The approval workflow's activities (workflows/approval.ts): each a use case of services/approvals/approval-reminders.ts. */
-import type { Services } from '../platform/services';
+import type { Services } from '../platform/engines';
 import { escalateApproval, notifyApprovers, planApproval, sendApprovalReminder } from '../services/approvals/approval-reminders';
 import type { ApprovalWorkflowInput } from '../workflows/approval.shared';
 

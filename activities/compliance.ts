@@ -1,6 +1,6 @@
 /** The compliance scan's steps adapted to Temporal (services/compliance/scan-contracts.ts). */
 import { Context } from '@temporalio/activity';
-import type { Services } from '../platform/services';
+import type { Services } from '../platform/engines';
 import { finishScan, scanContracts, type ScanBatch } from '../services/compliance/scan-contracts';
 
 export function createComplianceActivities(s: Services) {

@@ -6,7 +6,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { trusted, Types } from 'mongoose';
-import type { Services } from '../platform/services';
+import type { Services } from '../platform/engines';
 import { indexContracts } from '../services/search/contract-index';
 import { deleteIndexedBefore } from '../services/search/vector-store';
 import { Contract } from '../models/contract';

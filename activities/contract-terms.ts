@@ -1,5 +1,5 @@
 /** Key-term extraction and renewal reminders, for workflows/contract-terms.ts and workflows/renewal-deadline.ts. */
-import type { Services } from '../platform/services';
+import type { Services } from '../platform/engines';
 import { refreshContractTerms } from '../services/contracts/refresh-contract-terms';
 import { planRenewalReminders, sendRenewalReminder } from '../services/contracts/renewal-deadlines';
 import type { RefreshTermsInput, RenewalDeadlineInput } from '../workflows/renewal-deadline.shared';

@@ -6,7 +6,7 @@
  * recorded contract deletion (services/contracts/contract-deletion.ts).
  */
 import { trusted, Types } from 'mongoose';
-import type { Services } from '../platform/services';
+import type { Services } from '../platform/engines';
 import { recordEvent } from '../platform/outbox/record-event';
 import { Contract, contractEventData } from '../models/contract';
 import { Event } from '../models/event';

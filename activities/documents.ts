@@ -7,7 +7,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { Types } from 'mongoose';
-import type { Services } from '../platform/services';
+import type { Services } from '../platform/engines';
 import { whileBeating } from '../platform/temporal/heartbeat';
 import { chunkRecords, deleteSource, embedChunks, indexChunks, refreshCollections, type Collection } from '../services/search/vector-store';
 import { chunkBatches, Chunker } from '../services/documents/chunking';

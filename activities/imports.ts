@@ -1,5 +1,5 @@
 /** The steps of the import workflow (`import-<id>`), each a use case of services/imports/. */
-import type { Services } from '../platform/services';
+import type { Services } from '../platform/engines';
 import { whileBeating } from '../platform/temporal/heartbeat';
 import { IMPORT_PHASES } from '../models/import';
 import { importBatch, type BatchInput } from '../services/imports/import-batch';

@@ -1,4 +1,4 @@
-import type { Services } from '../platform/services';
+import type { Services } from '../platform/engines';
 import { createWebhookActivities } from './webhooks';
 import { createDocumentActivities } from './documents';
 import { createChatActivities } from './contract-index';

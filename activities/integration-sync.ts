@@ -3,7 +3,7 @@
  * vendor refusals become the failures ./vendor-failure.ts describes, and a disconnected
  * integration ends the run.
  */
-import type { Services } from '../platform/services';
+import type { Services } from '../platform/engines';
 import { planSync, recordSync, upsertBatch, type IntegrationRef, type SyncProgress } from '../services/integrations/sync-contracts';
 import { failingAsVendor } from './vendor-failure';
 

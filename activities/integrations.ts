@@ -1,5 +1,5 @@
 /** Integration activities: delivery of one chat notification (services/integrations/send-notification.ts). */
-import type { Services } from '../platform/services';
+import type { Services } from '../platform/engines';
 import { sendNotification } from '../services/integrations/send-notification';
 import type { NotificationInput } from '../workflows/integration-notification.shared';
 import { failingAsVendor } from './vendor-failure';

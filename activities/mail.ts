@@ -3,7 +3,7 @@
  * non-retryable `SmtpPermanent`, anything else an `SmtpTransient` for Temporal's backoff.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Services } from '../platform/services';
+import type { Services } from '../platform/engines';
 import { failMail, MailRefused, sendQueuedMail } from '../services/mail/send-mail';
 
 export function createMailActivities(s: Services) {

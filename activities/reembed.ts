@@ -1,5 +1,5 @@
 /** The embedding-model migration's one step (workflows/reembed.ts). */
-import type { Services } from '../platform/services';
+import type { Services } from '../platform/engines';
 import { whileBeating } from '../platform/temporal/heartbeat';
 import { reembedStaleChunks } from '../services/search/vector-store';
 

@@ -1,6 +1,6 @@
 /** Activities of the repository search index: the reindex's parts, and the event workflow's reflections. */
 import { Context } from '@temporalio/activity';
-import type { Services } from '../platform/services';
+import type { Services } from '../platform/engines';
 import {
   finishSearchRebuild,
   prepareSearchRebuild,

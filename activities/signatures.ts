@@ -4,7 +4,7 @@
  * nothing (a completed request is never completed twice).
  */
 import { Context } from '@temporalio/activity';
-import type { Services } from '../platform/services';
+import type { Services } from '../platform/engines';
 import { mailSignatureReminders, signersDue } from '../services/mail/signatures';
 import { recordEvent } from '../platform/outbox/record-event';
 import { Signature } from '../models/signature';

@@ -1,5 +1,5 @@
 /** Webhook delivery attempts, adapted to Temporal (services/webhooks/attempt-delivery.ts). */
-import type { Services } from '../platform/services';
+import type { Services } from '../platform/engines';
 import { webhookAttempts, type AttemptInput } from '../services/webhooks/attempt-delivery';
 
 export type { AttemptInput };

@@ -8,7 +8,7 @@ import helmet from 'helmet';
 import cors from 'cors';
 import { randomUUID } from 'node:crypto';
 import { pinoHttp } from 'pino-http';
-import type { Services } from '../platform/services';
+import type { Services } from '../platform/engines';
 import { redactRequest, redactResponse } from '../platform/logger';
 import { ERROR_CODE_HEADER, errorCodeOf, errorHandler, notFoundRoute } from './http/errors';
 import { healthRouter } from './routes/health';

@@ -1,7 +1,7 @@
 /** API entry point: connect the engines, serve HTTP, shut down gracefully on SIGTERM/SIGINT. */
 import { getConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { closeServices, createServices } from '../platform/services';
+import { closeServices, createServices } from '../platform/engines';
 import { createApp } from './app';
 
 async function main() {

@@ -15,7 +15,7 @@ import { temporal } from '@temporalio/proto';
 import { isGrpcServiceError } from '@temporalio/client';
 import { loadConfig, type Config } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { closeServices, createServices, type Services } from '../platform/services';
+import { closeServices, createServices, type Services } from '../platform/engines';
 import { createApp } from '../api/app';
 import { WORK_CLASSES, taskQueueOf } from '../platform/temporal/task-queues';
 import { repoRoot } from '../test/support/processes';

@@ -6,10 +6,10 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
-import type { Services } from '../platform/services';
+import type { Services } from '../platform/engines';
 import { getConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { closeServices, createServices } from '../platform/services';
+import { closeServices, createServices } from '../platform/engines';
 import { createActivities } from '../activities';
 import { relayOnRecord, startRelayLoop } from '../services/wiring';
 import { ensureSchedules } from '../services/contracts/schedules';

@@ -5,7 +5,7 @@
  */
 import { Router } from 'express';
 import type { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { activityFeed, activityQuery } from '../../services/analytics/activity-feed';
 import { dashboardCounts } from '../../services/analytics/dashboard-counts';
 import { forecastQuery, spendForecast, spendQuery, spendReport } from '../../services/analytics/spend-report';

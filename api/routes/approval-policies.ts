@@ -1,6 +1,6 @@
 /** The organization's approval policies (`/settings/approval-policies`): every member reads them, admins and owners write them. */
 import { Router } from 'express';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { policyBody } from '../../services/approvals/policy-rules';
 import { createPolicy, deletePolicy, listPolicies, policyView, replacePolicy } from '../../services/approvals/approval-policies';
 import { authorize, principalOf } from '../http/middleware/auth';

@@ -3,7 +3,7 @@
  * an owner's override, the approver's inbox, and the decisions. Use cases in services/approvals/.
  */
 import { Router, type Request } from 'express';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { findOwned } from '../../platform/find-owned';
 import { Contract } from '../../models/contract';
 import { Approval } from '../../models/approval';

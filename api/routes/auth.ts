@@ -3,7 +3,7 @@
  * password reset, email verification, MFA self-enrollment with recovery codes (services/identity/).
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { badRequest } from '../../platform/errors';
 import { enableMfa, mfaEnableBody, mfaSetup, mfaSetupBody } from '../../services/identity/enroll-mfa';
 import { logIn, loginBody, mfaVerifyBody, verifyMfaLogin } from '../../services/identity/log-in';

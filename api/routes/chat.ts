@@ -4,7 +4,7 @@
  * per user; the contract re-index; retrieval statistics.
  */
 import { Router, type Response } from 'express';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { EMBEDDING_DIM } from '../../platform/ai/port';
 import { MAX_CONTEXT_CHARS } from '../../services/search/retrieval';
 import { collectionStats, MIN_RELEVANCE } from '../../services/search/vector-store';

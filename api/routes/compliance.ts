@@ -3,7 +3,7 @@
  * list and update the tasks it raises, and the dashboard of task counts (services/compliance/).
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { findOwned } from '../../platform/find-owned';
 import { listPage } from '../../platform/lists/list-index';
 import { ComplianceScan, scanView } from '../../models/compliance-scan';

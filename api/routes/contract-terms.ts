@@ -5,7 +5,7 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { contractTerms, correctContractTerms, extractContractTerms, upcomingRenewals } from '../../services/contracts/contract-terms';
 import { scheduleRenewalReminders } from '../../services/contracts/renewal-deadlines';
 import { KEY_TERMS, NORMALIZED, keyTermSchema } from '../../services/contracts/key-terms.shared';

@@ -3,7 +3,7 @@
  * (JSON, or HTML for `Accept: text/html`). Use cases in services/contracts/.
  */
 import { Router, type Request } from 'express';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { findOwned } from '../../platform/find-owned';
 import { Contract, contractView } from '../../models/contract';
 import { findVersion, listVersions, versionView } from '../../services/contracts/contract-versions';

@@ -3,7 +3,7 @@
  * (services/contracts/). Every change writes its event to the outbox.
  */
 import { Router, type Request } from 'express';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { findOwned } from '../../platform/find-owned';
 import { Contract, contractView } from '../../models/contract';
 import { analyzeContract, draftBody, draftContractText } from '../../services/contracts/contract-ai';

@@ -4,7 +4,7 @@
  * workflow `ingest-<id>` makes it `ready` (searchable by the chat) or `failed`.
  */
 import { Router, type Request } from 'express';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { badRequest } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
 import { listPage } from '../../platform/lists/list-index';

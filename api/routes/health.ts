@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Router } from 'express';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { pingMongo, withTimeout } from '../../platform/mongo';
 import { pingElasticsearch } from '../../platform/elasticsearch';
 import { pingTemporal } from '../../platform/temporal/client';

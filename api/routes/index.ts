@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { authenticate } from '../http/middleware/auth';
 import { rateLimits } from '../http/middleware/rate-limit';
 import { jsonBody } from '../http/middleware/body';

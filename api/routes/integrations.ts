@@ -4,7 +4,7 @@
  * (services/integrations/). Kind-specific behaviour lives in the connectors.
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { connectIntegration } from '../../services/integrations/connect-integration';
 import { disconnectIntegration } from '../../services/integrations/disconnect-integration';
 import { connectorOfParam } from '../../services/integrations/find-integration';

@@ -5,7 +5,7 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { pageQuery } from '../../platform/lists/pagination';
 import { storePage } from '../../platform/lists/lists';
 import { retryMail } from '../../services/mail/queue';

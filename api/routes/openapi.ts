@@ -6,7 +6,7 @@
 import path from 'node:path';
 import express, { Router } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { openApiDocument, operation } from '../http/openapi';
 import { notFound } from '../../platform/errors';
 import '../http/openapi-events';

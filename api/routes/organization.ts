@@ -1,7 +1,7 @@
 /** The caller's organization settings (`/settings/organization`). */
 import { Router } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { getOrganization } from '../../services/identity/get-organization';
 import { organizationBody, updateOrganization } from '../../services/identity/update-organization';
 import { authorize, principalOf } from '../http/middleware/auth';

@@ -5,7 +5,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { exportContractsCsv, searchContracts } from '../../services/search/search-contracts';
 import { searchParams } from '../../services/search/contract-search-query';
 import { reindexOrganization } from '../../services/search/start-search-reindex';

@@ -9,7 +9,7 @@ import { Router, type Request } from 'express';
 import { Types } from 'mongoose';
 import { z } from 'zod';
 import { msToNumber } from '@temporalio/common/lib/time';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { sha256Hex } from '../../platform/security/crypto';
 import { findOwned } from '../../platform/find-owned';
 import { listPage } from '../../platform/lists/list-index';

@@ -7,7 +7,7 @@
  * redacts, and a `Location` too.
  */
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { browserIdOf, issueBrowserId } from '../../platform/security/csrf';
 import { openSigningLink } from '../../services/signatures/open-signing-link';
 import {

@@ -3,7 +3,7 @@
  * or takes away `owner`, and an organization always keeps at least one owner.
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { inviteView } from '../../models/invite';
 import { teamMember } from '../../models/user';
 import { changeMemberRole, roleBody } from '../../services/identity/change-member-role';

@@ -4,7 +4,7 @@
  * in services/vendors/.
  */
 import { Router, type Request } from 'express';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { findOwned } from '../../platform/find-owned';
 import { listPage } from '../../platform/lists/list-index';
 import { Vendor, vendorList } from '../../models/vendor';

@@ -4,7 +4,7 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { subscribeBody, subscribeWebhook } from '../../services/webhooks/subscribe-webhook';
 import { deliveriesQuery, listDeliveries, listWebhooks } from '../../services/webhooks/list-webhooks';
 import { retryDelivery } from '../../services/webhooks/retry-delivery';

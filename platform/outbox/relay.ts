@@ -14,7 +14,7 @@
  * message's workflow at once, and the same loop starts any whose start failed.
  */
 import { trusted, type HydratedDocument } from 'mongoose';
-import type { Services } from '../services';
+import type { Services } from '../engines';
 import { setEventRecordedListener } from './record-event';
 import { TEMPORAL_DEADLINE_MS } from '../temporal/client';
 import { Event, type EventDoc } from '../../models/event';

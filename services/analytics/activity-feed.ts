@@ -4,7 +4,7 @@
  */
 import { trusted } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { listPage } from '../../platform/lists/list-index';
 import type { ListFilter } from '../../platform/lists/lists';
 import { pageQuery } from '../../platform/lists/pagination';

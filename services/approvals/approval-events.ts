@@ -3,7 +3,7 @@
  * feed), and a nudge to the request's workflow after a change, best effort (the workflow also
  * reads the stored request whenever it wakes).
  */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { recordEvent, type Actor } from '../../platform/outbox/record-event';
 import { TEMPORAL_DEADLINE_MS } from '../../platform/temporal/client';
 import type { EventType } from '../../models/event';

@@ -6,7 +6,7 @@
  * nothing twice.
  */
 import { Types, trusted } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { ROLES, roleAtLeast, type Role } from '../../platform/security/rbac';
 import { Approval, type ApprovalRecord } from '../../models/approval';
 import { Contract } from '../../models/contract';

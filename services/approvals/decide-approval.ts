@@ -5,7 +5,7 @@
  * against the same state; the loser reads again and is checked again. Needs no worker:
  * the workflow only hears about it (mail to the next step, reminders).
  */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf } from '../../platform/outbox/record-event';
 import { findOwned } from '../../platform/find-owned';

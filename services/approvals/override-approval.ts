@@ -5,7 +5,7 @@
  * signature request's audit trail and its sealed PDF's audit page.
  */
 import { Types, trusted } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf } from '../../platform/outbox/record-event';
 import { forbidden } from '../../platform/errors';

@@ -4,7 +4,7 @@
  * `approval-<id>` that mails approvers, reminds and escalates.
  */
 import { Types, trusted } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf } from '../../platform/outbox/record-event';
 import { startWorkflowOrDiscard } from '../../platform/temporal/client';

@@ -6,7 +6,7 @@
  * task (`alerted_at`), and progress is written as absolute numbers.
  */
 import { trusted, Types } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { recordEvent } from '../../platform/outbox/record-event';
 import { redisKey } from '../../platform/redis';
 import { withLock } from '../../platform/lock';

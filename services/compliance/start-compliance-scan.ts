@@ -4,7 +4,7 @@
  */
 import { trusted, Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { notFound } from '../../platform/errors';
 import { choice, objectId, oneOf } from '../../platform/input';

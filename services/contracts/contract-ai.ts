@@ -1,6 +1,6 @@
 /** The AI on a contract: drafting its text, and analyzing its risks (the score is stored on it). */
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';
 import { requiredText } from '../../platform/input';

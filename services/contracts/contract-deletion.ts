@@ -10,7 +10,7 @@
  * deletion, and no deletion can happen without its event.
  */
 import { Types, trusted } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { startWorkflow } from '../../platform/temporal/client';
 import { contractDeletion, type ContractDeletion, contractDeletionWorkflowId } from '../../workflows/contract-deletion.shared';

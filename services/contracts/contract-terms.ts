@@ -7,7 +7,7 @@
  */
 import { trusted, Types } from 'mongoose';
 import { isDuplicateKey } from '../../platform/mongo';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Page } from '../documents/chunking';
 import type { SupportedMime } from '../documents/extraction';
 import { Contract, type ContractDoc } from '../../models/contract';

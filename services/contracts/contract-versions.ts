@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { isDuplicateKey } from '../../platform/mongo';
 import { notFound } from '../../platform/errors';

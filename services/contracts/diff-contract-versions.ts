@@ -3,7 +3,7 @@
  * (./redline.ts, run off the event loop), and a line per key term that differs between the
  * versions' terms ("liability cap: 12 months' fees → uncapped").
  */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { ContractDoc } from '../../models/contract';
 import { findVersion, textOfVersion } from './contract-versions';
 import { KEY_TERMS, type KeyTermName, type KeyTerms } from './key-terms.shared';

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { OffloadTimeoutError } from '../../platform/offload';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Page } from '../documents/chunking';
 import { keepVerbatim, keyTermRulesTask, type RulesAnswer } from './extract-key-terms';
 import { emptyTerms, KEY_TERMS, NORMALIZED, type KeyTermName } from './key-terms.shared';

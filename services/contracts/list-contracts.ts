@@ -4,7 +4,7 @@
  * `GET /search/contracts`, in the list's order (newest first).
  */
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { choice } from '../../platform/input';
 import { pageQuery } from '../../platform/lists/pagination';
 import type { ListFilter } from '../../platform/lists/lists';

@@ -1,5 +1,5 @@
 /** The redline as a task of the offload pool (platform/offload.ts): CPU-bound, so never on the API's event loop. */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { offloadTask, OffloadTimeoutError } from '../../platform/offload';
 import { unavailable } from '../../platform/errors';
 import type { redlineTexts } from './redline';

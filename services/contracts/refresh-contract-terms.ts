@@ -3,7 +3,7 @@
  * contract or for a contract document that became ready. A document not of category
  * `contract`, or attached to none, and a contract deleted meanwhile change nothing.
  */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { Contract } from '../../models/contract';
 import { Document } from '../../models/document';
 import type { RefreshTermsInput } from '../../workflows/renewal-deadline.shared';

@@ -7,7 +7,7 @@
  * change.
  */
 import { Types, trusted } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { recordEvent } from '../../platform/outbox/record-event';
 import { signalWorkflow, startWorkflow } from '../../platform/temporal/client';
 import type { EventConsumer } from '../../platform/outbox/relay';

@@ -1,5 +1,5 @@
 /** AI analysis of an uploaded document, its file read again by a child process within the extraction limits. */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { badRequest } from '../../platform/errors';
 import { documentErrors } from './errors';
 import type { DocumentDoc } from '../../models/document';

@@ -1,7 +1,7 @@
 /** Deleting a document: its ingestion stopped, its vectors, record, chunk batches and file removed. */
 import { rm } from 'node:fs/promises';
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { unavailable } from '../../platform/errors';
 import { terminateWorkflow } from '../../platform/temporal/client';
 import { Document, DocumentChunkBatch, type DocumentDoc } from '../../models/document';

@@ -3,7 +3,7 @@
  * ingestion workflow `ingest-<id>` makes it `ready` (searchable by the chat) or `failed`.
  */
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest, notFound } from '../../platform/errors';
 import { startWorkflowOrDiscard } from '../../platform/temporal/client';

@@ -1,6 +1,6 @@
 /** Changing a member's role: only an owner grants or takes away `owner`, and the last owner stays owner. */
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { ROLES } from '../../platform/security/rbac';
 import { findOwned } from '../../platform/find-owned';

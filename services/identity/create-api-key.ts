@@ -1,6 +1,6 @@
 /** Minting an API key: at most the creator's role, at most API_KEYS_PER_ORG per organization, shown once. */
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { ROLES, roleAtLeast } from '../../platform/security/rbac';
 import { sha256Hex } from '../../platform/security/crypto';

@@ -1,7 +1,7 @@
 /** MFA enrollment and second factors: TOTP secrets, recovery codes, and the proofs that replace a secret. */
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
 import { verifyPassword } from '../../platform/security/passwords';
 import { checkTotp, newTotpSecret, otpauthUrl } from '../../platform/security/totp';

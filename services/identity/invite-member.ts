@@ -1,6 +1,6 @@
 /** Inviting someone by email: a single-use token, mailed to them and shown once to the inviter. */
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { sha256Hex } from '../../platform/security/crypto';
 import { ROLES } from '../../platform/security/rbac';

@@ -1,6 +1,6 @@
 /** Signing in: the password (or an invitation) first, then the second factor the user or organization asks for. */
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { hashPassword, needsRehash, verifyPassword, DECOY_HASH_PROMISE } from '../../platform/security/passwords';
 import { unauthorized } from '../../platform/errors';
 import { Organization } from '../../models/organization';

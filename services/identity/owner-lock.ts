@@ -1,5 +1,5 @@
 /** Changes that may take an owner away (a demotion or a removal), one at a time per organization. */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { unavailable } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';

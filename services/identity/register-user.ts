@@ -1,7 +1,7 @@
 /** Registering: a new organization with its owner, or joining one with an invitation's token. */
 import { trusted } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { sha256Hex } from '../../platform/security/crypto';
 import { hashPassword } from '../../platform/security/passwords';
 import { recordEvent } from '../../platform/outbox/record-event';

@@ -1,5 +1,5 @@
 /** Removing a member: their sessions, API keys and recovery codes go with them. */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { findOwned } from '../../platform/find-owned';
 import { ApiKey } from '../../models/api-key';

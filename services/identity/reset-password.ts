@@ -1,7 +1,7 @@
 /** Password reset: a single-use code by mail, then a new password that ends every session. */
 import { trusted } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { sha256Hex } from '../../platform/security/crypto';
 import { hashPassword } from '../../platform/security/passwords';
 import { badRequest } from '../../platform/errors';

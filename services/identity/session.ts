@@ -1,7 +1,7 @@
 /** Sessions: an access token with a rotating refresh token, refreshed once each, ended on logout. */
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { sha256Hex } from '../../platform/security/crypto';
 import { unauthorized } from '../../platform/errors';
 import { RefreshToken } from '../../models/refresh-token';

@@ -6,7 +6,7 @@
  */
 import { trusted } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { sha256Hex } from '../../platform/security/crypto';
 import { badRequest, unauthorized } from '../../platform/errors';

@@ -5,7 +5,7 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { unavailable } from '../../platform/errors';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { TEMPORAL_DEADLINE_MS } from '../../platform/temporal/client';
 import { type ImportDoc } from '../../models/import';
 import { importWorkflowId } from '../../workflows/import.shared';

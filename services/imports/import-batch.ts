@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { trusted, Types, type Model } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { isDuplicateKey } from '../../platform/mongo';
 import { startWorkflow } from '../../platform/temporal/client';
 import { Contract, contractEventData, type ContractDoc } from '../../models/contract';

@@ -6,7 +6,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { recordEvent, type Actor } from '../../platform/outbox/record-event';
 import { Document } from '../../models/document';
 import { Import, IMPORT_PHASES, type ImportDoc } from '../../models/import';

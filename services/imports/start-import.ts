@@ -7,7 +7,7 @@
 import { open } from 'node:fs/promises';
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf } from '../../platform/outbox/record-event';
 import { AppError, badRequest } from '../../platform/errors';

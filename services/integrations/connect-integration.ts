@@ -3,7 +3,7 @@
  * replaces its settings and credentials and keeps its sync history. Secrets are sealed.
  */
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { resolvedUrlRefusal } from '../../platform/security/url-policy';
 import { badRequest } from '../../platform/errors';

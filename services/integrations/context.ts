@@ -7,7 +7,7 @@
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { choice, requiredText } from '../../platform/input';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
 import { createPolicyAgent, urlRefusal, UrlPolicyError } from '../../platform/security/url-policy';
 import type { IntegrationType } from '../../models/integration';

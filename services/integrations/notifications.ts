@@ -5,7 +5,7 @@
  * `notify_on` asks for the event, so a replayed relay starts nothing twice.
  */
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { startWorkflow } from '../../platform/temporal/client';
 import { integrationNotification, notifyWorkflowId } from '../../workflows/integration-notification.shared';

@@ -3,7 +3,7 @@
  * integration's state after it: connected again on success, its last error on failure
  * (in error for good when no retry mends the refusal).
  */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { LIVE, connectorFor } from '.';
 import { VendorError } from './connector';
 import { connectorContext } from './context';

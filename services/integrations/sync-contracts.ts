@@ -4,7 +4,7 @@
  * connector with the vendor ids kept as links, and the run's summary stored on the integration.
  */
 import { trusted, Types } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { whileBeating } from '../../platform/temporal/heartbeat';
 import { contractRecord, syncConnector } from './sync';
 import { connectorContext } from './context';

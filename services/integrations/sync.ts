@@ -4,7 +4,7 @@
  * current: each contract change starts `integration-sync-<eventId>-<integrationId>` for
  * that one contract, so edits reach the vendor without a manual sync.
  */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';

@@ -1,5 +1,5 @@
 /** Testing a connection with a real, harmless vendor call; the outcome is recorded on the integration. */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { connectionFailure } from '../../platform/security/url-policy';
 import { Integration } from '../../models/integration';

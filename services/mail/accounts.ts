@@ -1,6 +1,6 @@
 /** Mail about accounts: invitations and password resets (their tokens travel only in these messages). */
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { Organization } from '../../models/organization';
 import type { InviteDoc } from '../../models/invite';
 import type { UserDoc } from '../../models/user';

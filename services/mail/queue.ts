@@ -6,7 +6,7 @@
  * the SMTP server, and nothing queued is lost.
  */
 import { Types, trusted } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
 import { startWorkflow } from '../../platform/temporal/client';
 import { mailDelivery, mailWorkflowId } from '../../workflows/mail-delivery.shared';

@@ -7,7 +7,7 @@
  */
 import { trusted } from 'mongoose';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { redisKey } from '../../platform/redis';
 import { retryAfter } from '../../platform/errors';
 import { User } from '../../models/user';

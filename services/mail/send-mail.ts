@@ -5,7 +5,7 @@
  * write, so a sent record keeps no token. A refusal is recorded as `last_error` and thrown.
  */
 import { trusted } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { recordEvent } from '../../platform/outbox/record-event';
 import { classifySmtpError } from '../../platform/mail/transport';
 import { openMailContent } from './queue';

@@ -7,7 +7,7 @@
  * requester and every signer. Dedupe keys make every one of them idempotent.
  */
 import type { Types } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { decryptSecret } from '../../platform/security/crypto';
 import { Signature, type SignatureRecord } from '../../models/signature';
 import { User } from '../../models/user';

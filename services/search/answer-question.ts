@@ -5,7 +5,7 @@
  * sent; the caller streams the pieces as they come.
  */
 import type { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { passageVectors, retrieve } from './retrieval';
 import { citationOf, HISTORY_TURNS, openConversation, withVectorStore, type sendBody } from './conversations';

@@ -5,7 +5,7 @@
  * contract events (through the relay) for one.
  */
 import { trusted } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { chunkPages } from '../documents/chunking';
 import { chunkRecords, deleteSource, deleteSources, embedChunks, indexChunks, refreshCollections } from './vector-store';
 import { Contract, type ContractDoc } from '../../models/contract';

@@ -12,7 +12,7 @@
  */
 import { errors } from '@elastic/elasticsearch';
 import type { estypes } from '@elastic/elasticsearch';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 
 export type SearchEngines = Pick<Services, 'es' | 'config'>;
 

@@ -3,7 +3,7 @@
  * run per model and task queue at a time, joined when it is already running, started
  * again at a later worker start (a model switched back and forth migrates each time).
  */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { startWorkflow } from '../../platform/temporal/client';
 import { reembed, reembedWorkflowId } from '../../workflows/reembed.shared';
 

@@ -11,7 +11,7 @@
  *   reindex workflow rebuilds everything from the store.
  */
 import type { Model } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { onWritten, type Written } from '../../models/writes';
 import { Contract } from '../../models/contract';
 import { ContractTerms } from '../../models/contract-terms';

@@ -1,6 +1,6 @@
 /** Re-indexing every contract of an organization for the chat, as one workflow. */
 import { randomBytes } from 'node:crypto';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { unavailable } from '../../platform/errors';
 import { startWorkflow } from '../../platform/temporal/client';
 import { orgFilter } from '../../models/base';

@@ -4,7 +4,7 @@
  * demand for one organization (`POST /admin/search/reindex`).
  */
 import { randomBytes } from 'node:crypto';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { unavailable } from '../../platform/errors';
 import { startWorkflow } from '../../platform/temporal/client';
 import { generationReindexId, searchReindex } from '../../workflows/search-reindex.shared';

@@ -6,7 +6,7 @@
  * repeats nothing: a request is never completed twice, and a retry after the close still
  * finishes the contract's side.
  */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { recordEvent } from '../../platform/outbox/record-event';
 import { Contract } from '../../models/contract';
 import { Signature } from '../../models/signature';

@@ -3,7 +3,7 @@
  * it marks them as having viewed the document), else the state of the link; a copy link
  * from the completion mail (./signed-copy-link.ts) shows the sealed PDF's download.
  */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { Signature, type SignatureRecord } from '../../models/signature';
 import { findByToken, isExpired, viewAsSigner, yourTurn, type Signer, type SignerClient } from './record-signer-act';
 import { readCopyToken } from './signed-copy-link';

@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Types } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { sha256Hex } from '../../platform/security/crypto';
 import { badRequest } from '../../platform/errors';
 import { isDuplicateKey } from '../../platform/mongo';

@@ -7,7 +7,7 @@
  * the stored acts on its next timer.
  */
 import { trusted } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { recordEvent, type Actor } from '../../platform/outbox/record-event';
 import { sha256Hex } from '../../platform/security/crypto';
 import type { EventType } from '../../models/event';

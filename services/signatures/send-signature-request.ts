@@ -5,7 +5,7 @@
  */
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf, recordEvent } from '../../platform/outbox/record-event';
 import { derivedSecret, encryptSecret, sha256Hex } from '../../platform/security/crypto';

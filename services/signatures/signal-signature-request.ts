@@ -1,6 +1,6 @@
 /** What the service side asks of a running signature request: to end it, or to seal again. */
 import type { Types } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { Signature, type SignatureRecord } from '../../models/signature';
 import type { Principal } from '../../platform/security/principal';
 import { findOwned } from '../../platform/find-owned';

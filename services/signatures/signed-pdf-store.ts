@@ -6,7 +6,7 @@
  */
 import { PDFDocument } from 'pdf-lib';
 import { ApplicationFailure } from '@temporalio/common';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { sha256Hex } from '../../platform/security/crypto';
 import type { Certificate } from './signature-evidence';
 import { Signature, auditOf, type SignatureRecord } from '../../models/signature';

@@ -5,7 +5,7 @@
  * form becomes the signer's act (./record-signer-act.ts).
  */
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Config } from '../../platform/config';
 import { AppError } from '../../platform/errors';
 import { sha256Hex } from '../../platform/security/crypto';

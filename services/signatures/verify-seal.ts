@@ -1,5 +1,5 @@
 /** The seal part of `GET /signatures/:id/verify`: the stored PDF's signature checked again, by the service's certificate, over the whole file. */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { SignatureRecord } from '../../models/signature';
 import { checkSeal, getSealIdentity } from './seal-pdf';
 import { sealedPdfOf } from './signed-pdf-store';

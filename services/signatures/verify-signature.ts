@@ -4,7 +4,7 @@
  * hash chain, the Ed25519 certificate, and the sealed PDF's PAdES signature. `valid` holds
  * only for a completed request where all hold.
  */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { Contract } from '../../models/contract';
 import { auditOf, type SignatureRecord } from '../../models/signature';
 import { brokenAuditLink, certificateValid, sha256, type Certificate, type CertificatePayload } from './signature-evidence';

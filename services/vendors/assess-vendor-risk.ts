@@ -1,5 +1,5 @@
 /** The AI's risk assessment of a vendor, from what is known of it and its latest contracts; the score and level are stored on it. */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';

@@ -1,7 +1,7 @@
 /** A mutual NDA with a vendor, drafted by the AI: a new draft contract linked to the vendor. */
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { requiredText } from '../../platform/input';
 import { Contract, type ContractDoc } from '../../models/contract';

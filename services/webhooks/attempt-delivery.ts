@@ -5,7 +5,7 @@
  */
 import { request } from 'undici';
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import { decryptSecret } from '../../platform/security/crypto';
 import { connectionFailure, createPolicyAgent, urlRefusal } from '../../platform/security/url-policy';
 import { deliveryHeaders } from './webhook-signature';

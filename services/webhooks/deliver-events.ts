@@ -16,7 +16,7 @@
  *   attempt claims its number before it posts (attempt-delivery.ts).
  */
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { EventConsumer, EventRecord } from '../../platform/outbox/relay';
 import { startWorkflow } from '../../platform/temporal/client';
 import { WebhookDelivery } from '../../models/webhook-delivery';

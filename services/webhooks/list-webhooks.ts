@@ -1,5 +1,5 @@
 /** What an organization's webhook managers see: its subscriptions, and a page of deliveries. */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';
 import { listPage } from '../../platform/lists/list-index';

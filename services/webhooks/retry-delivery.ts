@@ -1,6 +1,6 @@
 /** A failed delivery sent again as a fresh one (new id, own workflow), once. */
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { findOwned } from '../../platform/find-owned';
 import { isDuplicateKey } from '../../platform/mongo';

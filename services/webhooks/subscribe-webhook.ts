@@ -1,5 +1,5 @@
 /** Subscribe a URL to events: the URL policy, and at most the organization's limit of subscriptions. */
-import type { Services } from '../../platform/services';
+import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { encryptSecret } from '../../platform/security/crypto';
 import { resolvedUrlRefusal } from '../../platform/security/url-policy';

@@ -10,7 +10,7 @@ import mongoose from 'mongoose';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { loadConfig, type Config } from '../../platform/config';
 import { createLogger } from '../../platform/logger';
-import { closeServices, createServices, type Services } from '../../platform/services';
+import { closeServices, createServices, type Services } from '../../platform/engines';
 import { createApp } from '../../api/app';
 import { createWorkers } from '../../workers/worker';
 import { relayOnRecord, startRelayLoop } from '../../services/wiring';

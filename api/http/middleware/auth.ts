@@ -7,7 +7,7 @@
  */
 import type { Request, RequestHandler } from 'express';
 import { Types } from 'mongoose';
-import type { Services } from '../../../platform/services';
+import type { Services } from '../../../platform/engines';
 import type { Principal } from '../../../platform/security/principal';
 import { can, roleAtLeast, type Permission, type Role } from '../../../platform/security/rbac';
 import { sha256Hex } from '../../../platform/security/crypto';

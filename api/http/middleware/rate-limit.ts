@@ -27,7 +27,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import ipaddr from 'ipaddr.js';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Services } from '../../../platform/services';
+import type { Services } from '../../../platform/engines';
 import { sha256Hex } from '../../../platform/security/crypto';
 import { redisKey } from '../../../platform/redis';
 import { isApiKey, verifyToken } from '../../../services/identity/tokens';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import multer from 'multer';
-import type { Services } from '../../../platform/services';
+import type { Services } from '../../../platform/engines';
 import { AppError, badRequest } from '../../../platform/errors';
 
 export const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
