@@ -57,17 +57,17 @@ operation({
 export function apiKeysRouter(s: Services): Router {
   const router = Router();
 
-  router.post('/settings/api-keys', authorize('settings:manage'), async (req, res) => {
+  router.post('/', authorize('settings:manage'), async (req, res) => {
     const { doc, key } = await createApiKey(s, principalOf(req), apiKeyBody.parse(req.body));
     res.status(201).json({ ...apiKeyView(doc), key });
   });
 
-  router.get('/settings/api-keys', authorize('settings:manage'), async (req, res) => {
+  router.get('/', authorize('settings:manage'), async (req, res) => {
     const keys = await listApiKeys(principalOf(req));
     res.json({ api_keys: keys.map(apiKeyView), total: keys.length });
   });
 
-  router.delete('/settings/api-keys/:id', authorize('settings:manage'), async (req, res) => {
+  router.delete('/:id', authorize('settings:manage'), async (req, res) => {
     await revokeApiKey(principalOf(req), req.params.id);
     res.status(204).end();
   });

@@ -9,20 +9,20 @@ import '../operations/approvals';
 export function approvalPoliciesRouter(_s: Services): Router {
   const router = Router();
 
-  router.get('/settings/approval-policies', authorize('contracts:read'), async (req, res) => {
+  router.get('/', authorize('contracts:read'), async (req, res) => {
     const policies = await listPolicies(principalOf(req).organizationId);
     res.json({ policies: policies.map(policyView), total: policies.length });
   });
 
-  router.post('/settings/approval-policies', authorize('settings:manage'), async (req, res) => {
+  router.post('/', authorize('settings:manage'), async (req, res) => {
     res.status(201).json(policyView(await createPolicy(principalOf(req), policyBody.parse(req.body))));
   });
 
-  router.put('/settings/approval-policies/:id', authorize('settings:manage'), async (req, res) => {
+  router.put('/:id', authorize('settings:manage'), async (req, res) => {
     res.json(policyView(await replacePolicy(principalOf(req), String(req.params.id), policyBody.parse(req.body))));
   });
 
-  router.delete('/settings/approval-policies/:id', authorize('settings:manage'), async (req, res) => {
+  router.delete('/:id', authorize('settings:manage'), async (req, res) => {
     await deletePolicy(principalOf(req), String(req.params.id));
     res.status(204).end();
   });

@@ -21,27 +21,27 @@ import '../operations/auth';
 export function publicAuthRouter(s: Services, limits: RateLimits): Router {
   const router = Router();
   const json = jsonBody(s.config);
-  router.post('/auth/register', limits.register, json, async (req, res) => {
+  router.post('/register', limits.register, json, async (req, res) => {
     res.status(201).json(await registerUser(s, registerBody.parse(req.body)));
   });
-  router.post('/auth/login', limits.login, json, async (req, res) => {
+  router.post('/login', limits.login, json, async (req, res) => {
     res.json(await limits.loginAttempt(req, () => logIn(s, loginBody.parse(req.body))));
   });
-  router.post('/auth/mfa/verify', limits.default, json, async (req, res) => {
+  router.post('/mfa/verify', limits.default, json, async (req, res) => {
     res.json(await limits.mfaAttempt(req, () => verifyMfaLogin(s, mfaVerifyBody.parse(req.body))));
   });
-  router.post('/auth/refresh', limits.default, json, async (req, res) => {
+  router.post('/refresh', limits.default, json, async (req, res) => {
     res.json(await refreshSession(s, refreshBody.parse(req.body)));
   });
-  router.post('/auth/password/reset-request', limits.passwordReset, json, async (req, res) => {
+  router.post('/password/reset-request', limits.passwordReset, json, async (req, res) => {
     await requestPasswordReset(s, resetRequestBody.parse(req.body));
     res.status(202).json({ detail: 'If the address is registered, a reset code has been sent to it' });
   });
-  router.post('/auth/password/reset', limits.default, json, async (req, res) => {
+  router.post('/password/reset', limits.default, json, async (req, res) => {
     await resetPassword(resetBody.parse(req.body));
     res.status(204).end();
   });
-  router.post('/auth/email/verify', limits.default, json, async (req, res) => {
+  router.post('/email/verify', limits.default, json, async (req, res) => {
     await verifyEmail(verifyEmailBody.parse(req.body));
     res.status(204).end();
   });
@@ -53,7 +53,7 @@ export function authRouter(s: Services, limits: RateLimits): Router {
   const router = Router();
   const setUpMfa = mfaSetup(s);
 
-  router.post('/auth/logout', async (req, res) => {
+  router.post('/logout', async (req, res) => {
     const p = principalOf(req);
     if (p.kind !== 'user') throw badRequest('API keys are revoked with DELETE /settings/api-keys/:id');
     await endSession(s, p.userId, bearerOf(req) ?? '', logoutBody.parse(req.body));
@@ -61,17 +61,17 @@ export function authRouter(s: Services, limits: RateLimits): Router {
   });
 
   // Each one mails the address: limited like reset requests, per user.
-  router.post('/auth/email/verify/resend', limits.verificationResend, async (req, res) => {
+  router.post('/email/verify/resend', limits.verificationResend, async (req, res) => {
     await resendEmailVerification(s, principalOf(req));
     res.status(202).json({ detail: 'A new verification link has been sent to your address' });
   });
 
-  router.post('/auth/mfa/setup', authorize('profile:manage'), async (req, res) => {
+  router.post('/mfa/setup', authorize('profile:manage'), async (req, res) => {
     const user = await signedInUser(principalOf(req));
     res.json(await setUpMfa(user, mfaSetupBody.parse(req.body)));
   });
 
-  router.post('/auth/mfa/enable', authorize('profile:manage'), async (req, res) => {
+  router.post('/mfa/enable', authorize('profile:manage'), async (req, res) => {
     const user = await signedInUser(principalOf(req));
     res.json(await enableMfa(s, user, mfaEnableBody.parse(req.body)));
   });

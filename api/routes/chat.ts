@@ -22,7 +22,7 @@ function sse(res: Response, event: object) {
 export function chatRouter(s: Services): Router {
   const router = Router();
 
-  router.post('/chat/send', authorize('chat:use'), async (req, res) => {
+  router.post('/send', authorize('chat:use'), async (req, res) => {
     // A client that goes away stops the generation.
     const abort = new AbortController();
     res.on('close', () => {
@@ -65,15 +65,15 @@ export function chatRouter(s: Services): Router {
     res.end();
   });
 
-  router.get('/chat/history', authorize('chat:use'), async (req, res) => {
+  router.get('/history', authorize('chat:use'), async (req, res) => {
     res.json(await chatHistory(principalOf(req), historyQuery.parse(req.query)));
   });
 
-  router.post('/chat/sync-contracts', authorize('chat:sync'), idempotent(s.logger), async (req, res) => {
+  router.post('/sync-contracts', authorize('chat:sync'), idempotent(s.logger), async (req, res) => {
     res.status(202).json(await reindexContracts(s, principalOf(req).organizationId));
   });
 
-  router.get('/chat/stats', authorize('chat:use'), async (req, res) => {
+  router.get('/stats', authorize('chat:use'), async (req, res) => {
     const collections = await withVectorStore(() => collectionStats(s, principalOf(req).organizationId));
     res.json({
       collections,

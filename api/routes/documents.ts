@@ -21,31 +21,31 @@ export function documentsRouter(s: Services): Router {
   const router = Router();
   const owned = (req: Request) => findOwned(Document, principalOf(req), req.params.id, 'Document');
 
-  router.post('/documents/upload', authorize('documents:write'), receiveFile(s), idempotent(s.logger), async (req, res) => {
+  router.post('/upload', authorize('documents:write'), receiveFile(s), idempotent(s.logger), async (req, res) => {
     if (!req.file) throw badRequest('file: is required (multipart/form-data field "file")');
     const doc = await uploadDocument(s, principalOf(req), req.file, uploadBody.parse(req.body ?? {}));
     res.locals.keepUpload = true;
     res.status(201).json(doc.toJSON());
   });
 
-  router.get('/documents', authorize('documents:read'), async (req, res) => {
+  router.get('/', authorize('documents:read'), async (req, res) => {
     const q = listQuery.parse(req.query);
     const equal = Object.fromEntries((['category', 'status', 'contract_id'] as const).filter((f) => q[f]).map((f) => [f, q[f]]));
     const { items, total } = await listPage(s, documentList, principalOf(req).organizationId, { equal }, q);
     res.json({ documents: items, total, page: q.page, page_size: q.page_size });
   });
 
-  router.get('/documents/:id', authorize('documents:read'), async (req, res) => {
+  router.get('/:id', authorize('documents:read'), async (req, res) => {
     res.json((await owned(req)).toJSON());
   });
 
   // Reading a file costs what an upload costs, so it needs the upload's permission; the
   // file is parsed by a child process within the extraction limits, never in the API.
-  router.post('/documents/:id/analyze', authorize('documents:write'), async (req, res) => {
+  router.post('/:id/analyze', authorize('documents:write'), async (req, res) => {
     res.json(await analyzeDocument(s, await owned(req)));
   });
 
-  router.delete('/documents/:id', authorize('documents:delete'), async (req, res) => {
+  router.delete('/:id', authorize('documents:delete'), async (req, res) => {
     await deleteDocument(s, principalOf(req).organizationId, await owned(req));
     res.status(204).end();
   });

@@ -31,23 +31,23 @@ export function apiRouter(s: Services): Router {
   const limits = rateLimits(s);
   // Public routes first; everything mounted after `authenticate` needs a bearer credential.
   // The auth routes carry their own limits; every other request counts here, before its body is read.
-  router.use(publicAuthRouter(s, limits));
+  router.use('/auth', publicAuthRouter(s, limits));
   router.use(limits.default, jsonBody(s.config));
   // Signer links and the certificate public key: no account needed.
   router.use('/signatures', signaturesPublicRouter(s));
   router.use(openApiRouter(s));
   router.use(authenticate(s));
-  router.use(authRouter(s, limits));
-  router.use(teamRouter(s));
+  router.use('/auth', authRouter(s, limits));
+  router.use('/team', teamRouter(s));
   router.use('/webhooks', webhooksRouter(s));
   router.use('/analytics', analyticsRouter(s));
-  router.use(documentsRouter(s));
-  router.use(chatRouter(s));
-  router.use(apiKeysRouter(s));
-  router.use(organizationRouter(s));
-  router.use(mailRouter(s));
+  router.use('/documents', documentsRouter(s));
+  router.use('/chat', chatRouter(s));
+  router.use('/settings/api-keys', apiKeysRouter(s));
+  router.use('/settings/organization', organizationRouter(s));
+  router.use('/settings/mail', mailRouter(s));
   router.use(searchRouter(s));
-  router.use(approvalPoliciesRouter(s));
+  router.use('/settings/approval-policies', approvalPoliciesRouter(s));
   router.use(approvalsRouter(s));
   // Before the contracts router: /contracts/renewals is not a contract id.
   router.use('/contracts', contractTermsRouter(s));

@@ -57,13 +57,13 @@ export function mailRouter(s: Services): Router {
   const router = Router();
   const manage = authorize('settings:manage');
 
-  router.get('/settings/mail', manage, async (req, res) => {
+  router.get('/', manage, async (req, res) => {
     const q = listQuery.parse(req.query);
     const { items, total } = await storePage(mailList, principalOf(req).organizationId, { equal: q.status ? { status: q.status } : {} }, q);
     res.json({ messages: items, total, page: q.page, page_size: q.page_size });
   });
 
-  router.post('/settings/mail/:id/retry', manage, async (req, res) => {
+  router.post('/:id/retry', manage, async (req, res) => {
     res.status(202).json(mailView(await retryMail(s, principalOf(req), req.params.id)));
   });
 

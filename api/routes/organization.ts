@@ -38,11 +38,11 @@ operation({
 export function organizationRouter(_s: Services): Router {
   const router = Router();
 
-  router.get('/settings/organization', authorize('team:read'), async (req, res) => {
+  router.get('/', authorize('team:read'), async (req, res) => {
     res.json((await getOrganization(principalOf(req))).toJSON());
   });
 
-  router.put('/settings/organization', authorize('settings:manage'), async (req, res) => {
+  router.put('/', authorize('settings:manage'), async (req, res) => {
     res.json((await updateOrganization(principalOf(req), organizationBody.parse(req.body))).toJSON());
   });
 

@@ -17,12 +17,12 @@ import '../operations/team';
 export function teamRouter(s: Services): Router {
   const router = Router();
 
-  router.get('/team/members', authorize('team:read'), async (req, res) => {
+  router.get('/members', authorize('team:read'), async (req, res) => {
     const members = await listMembers(principalOf(req));
     res.json({ members: members.map(teamMember), total: members.length });
   });
 
-  router.post('/team/invite', authorize('team:manage'), async (req, res) => {
+  router.post('/invite', authorize('team:manage'), async (req, res) => {
     const { invite, token } = await inviteMember(s, principalOf(req), inviteBody.parse(req.body));
     res.status(201).json({
       id: invite.id,
@@ -34,21 +34,21 @@ export function teamRouter(s: Services): Router {
     });
   });
 
-  router.get('/team/invites', authorize('team:read'), async (req, res) => {
+  router.get('/invites', authorize('team:read'), async (req, res) => {
     const invites = await listPendingInvites(principalOf(req));
     res.json({ invites: invites.map(inviteView), total: invites.length });
   });
 
-  router.put('/team/members/:id/role', authorize('team:manage'), async (req, res) => {
+  router.put('/members/:id/role', authorize('team:manage'), async (req, res) => {
     res.json(teamMember(await changeMemberRole(s, principalOf(req), req.params.id, roleBody.parse(req.body))));
   });
 
-  router.delete('/team/members/:id', authorize('team:manage'), async (req, res) => {
+  router.delete('/members/:id', authorize('team:manage'), async (req, res) => {
     await removeMember(s, principalOf(req), req.params.id);
     res.status(204).end();
   });
 
-  router.post('/team/members/:id/mfa/reset', authorize('team:manage'), async (req, res) => {
+  router.post('/members/:id/mfa/reset', authorize('team:manage'), async (req, res) => {
     await resetMemberMfa(principalOf(req), req.params.id);
     res.status(204).end();
   });
