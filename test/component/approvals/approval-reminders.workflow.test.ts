@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { runTimeSkippingWorker, startTimeSkippingWorker } from '../../support/time-skipping';
 import { createApprovalActivities, type ApprovalActivities } from '../../../activities/approvals';
 import { api } from '../../support/http';
-import { addMember, signUp } from '../../support/auth';
+import { addMember, signUp, type TestUser } from '../../support/auth';
 import { testEnv } from '../../support/env';
 import { Event, type EventType } from '../../../models/event';
 import { OutgoingMail, type MailKind } from '../../../models/outgoing-mail';
@@ -13,8 +13,33 @@ import { approvalChangedSignal, approvalWorkflowId } from '../../../workflows/ap
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
+/** An approval request on a new contract of `owner`'s, one step per approver, each reminding every 2 days and escalating to the owner at 5. */
+async function requestApproval(owner: TestUser, approvers: TestUser[]): Promise<string> {
+  for (const [i, approver] of approvers.entries()) {
+    const policy = await api('POST', '/settings/approval-policies', {
+      token: owner.token,
+      body: {
+        name: `Step ${i + 1}`,
+        step: i + 1,
+        approvers: { kind: 'members', user_ids: [approver.user.id] },
+        reminder_days: 2,
+        escalation_days: 5,
+        escalate_to_role: 'owner',
+      },
+    });
+    expect(policy.status, policy.text).to.equal(201);
+  }
+  const c = await api<{ id: string }>('POST', '/contracts', {
+    token: owner.token,
+    body: { title: 'Supply', type: 'service_agreement', counterparty: 'Acme', content: 'Text.' },
+  });
+  const started = await api<{ approval: { id: string } }>('POST', `/contracts/${c.body.id}/approvals`, { token: owner.token });
+  expect(started.status, started.text).to.equal(201);
+  return started.body.approval.id;
+}
+
 describe('approval reminders and escalation (time-skipping)', function () {
-  this.timeout(120000);
+  this.timeout(180000);
   let env: TestWorkflowEnvironment;
   let stop: (() => Promise<void>) | undefined;
   const taskQueue = 'approval-reminders-test';
@@ -27,24 +52,7 @@ describe('approval reminders and escalation (time-skipping)', function () {
   it('reminds every reminder_days and escalates once at escalation_days, each mail once', async () => {
     const owner = await signUp();
     const member = await addMember(owner, 'member');
-    const policy = await api('POST', '/settings/approval-policies', {
-      token: owner.token,
-      body: {
-        name: 'Legal',
-        approvers: { kind: 'members', user_ids: [member.user.id] },
-        reminder_days: 2,
-        escalation_days: 5,
-        escalate_to_role: 'owner',
-      },
-    });
-    expect(policy.status, policy.text).to.equal(201);
-    const c = await api<{ id: string }>('POST', '/contracts', {
-      token: owner.token,
-      body: { title: 'Lease', type: 'service_agreement', counterparty: 'Acme', content: 'Text.' },
-    });
-    const started = await api<{ approval: { id: string } }>('POST', `/contracts/${c.body.id}/approvals`, { token: owner.token });
-    expect(started.status, started.text).to.equal(201);
-    const approvalId = started.body.approval.id;
+    const approvalId = await requestApproval(owner, [member]);
     const mails = (kind: MailKind) => OutgoingMail.find({ kind, 'ref.approval_id': approvalId }).lean();
 
     await env.client.workflow.start(approvalWorkflow, {
@@ -73,30 +81,7 @@ describe('approval reminders and escalation (time-skipping)', function () {
   it('sends each mail and event once across worker restarts, and keeps a decision taken while no worker ran', async () => {
     const owner = await signUp();
     const [first, second] = [await addMember(owner, 'member'), await addMember(owner, 'member')];
-    for (const [step, approver] of [
-      [1, first],
-      [2, second],
-    ] as const) {
-      const policy = await api('POST', '/settings/approval-policies', {
-        token: owner.token,
-        body: {
-          name: `Step ${step}`,
-          step,
-          approvers: { kind: 'members', user_ids: [approver.user.id] },
-          reminder_days: 2,
-          escalation_days: 5,
-          escalate_to_role: 'owner',
-        },
-      });
-      expect(policy.status, policy.text).to.equal(201);
-    }
-    const c = await api<{ id: string }>('POST', '/contracts', {
-      token: owner.token,
-      body: { title: 'Supply', type: 'service_agreement', counterparty: 'Acme', content: 'Text.' },
-    });
-    const started = await api<{ approval: { id: string } }>('POST', `/contracts/${c.body.id}/approvals`, { token: owner.token });
-    expect(started.status, started.text).to.equal(201);
-    const approvalId = started.body.approval.id;
+    const approvalId = await requestApproval(owner, [first, second]);
     const workflowId = approvalWorkflowId(approvalId);
     // The API started this workflow on the run's real server; here the time-skipping server runs it instead.
     await testEnv().services.temporal.workflow.getHandle(workflowId).terminate('run on the time-skipping server');
