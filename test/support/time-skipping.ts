@@ -1,6 +1,6 @@
 /** The Java SDK's time-skipping test server, installed by scripts/stack.sh (no download at test time). */
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
+import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './processes';
@@ -12,6 +12,30 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
 }
 
 /**
+ * A worker on `env`'s server for `taskQueue`, running every workflow and `activities`;
+ * the returned function shuts it down (after the activities it runs) and waits for it.
+ */
+export async function runTimeSkippingWorker(
+  env: TestWorkflowEnvironment,
+  taskQueue: string,
+  activities: object,
+  options: Partial<WorkerOptions> = {},
+): Promise<() => Promise<void>> {
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowsPath: require.resolve('../../workflows'),
+    activities,
+    ...options,
+  });
+  const running = worker.run();
+  return async () => {
+    worker.shutdown();
+    await running;
+  };
+}
+
+/**
  * A time-skipping environment with a worker on `taskQueue` running every workflow and
  * `activities`, for a suite's `before` hook; `stop` (its `after` hook) shuts both down.
  */
@@ -20,22 +44,15 @@ export async function startTimeSkippingWorker(
   activities: object,
 ): Promise<{ env: TestWorkflowEnvironment; stop: () => Promise<void> }> {
   const env = await createTimeSkippingEnv();
-  let worker: Worker;
+  let stopWorker: () => Promise<void>;
   try {
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowsPath: require.resolve('../../workflows'),
-      activities,
-    });
+    stopWorker = await runTimeSkippingWorker(env, taskQueue, activities);
   } catch (err) {
     await env.teardown();
     throw err;
   }
-  const running = worker.run();
   const stop = async () => {
-    worker.shutdown();
-    await running;
+    await stopWorker();
     await env.teardown();
   };
   return { env, stop };
