@@ -95,7 +95,7 @@ export async function startPendingMail(s: Services, { olderThanMs = 1500, limit 
 export async function retryMail(s: Services, p: Principal, id: unknown): Promise<OutgoingMailRecord> {
   const found = await findOwned(OutgoingMail, p, id, 'Message', { projection: { status: 1 } });
   const mail = await OutgoingMail.findOneAndUpdate(
-    { _id: found._id, organization_id: found.organization_id, status: 'failed' },
+    { _id: found._id, organization_id: new Types.ObjectId(p.organizationId), status: 'failed' },
     { $set: { status: 'queued', workflow_id: null, failed_at: null }, $inc: { retries: 1 } },
     { returnDocument: 'after' },
   );
