@@ -8,7 +8,8 @@ export interface SearchReindexInput {
   cursor?: { after: string | null; indexed: number; startedAt: string };
 }
 
-export const searchReindex = workflowRef<[SearchReindexInput]>('searchReindexWorkflow', 'search-reindex', 'bulk');
+// Interactive for now: on the bulk queue (2 slots) a test run's backlog held it past 180 s in CI.
+export const searchReindex = workflowRef<[SearchReindexInput]>('searchReindexWorkflow', 'search-reindex');
 
 /** The one rebuild of a mapping generation (per deployment: the alias names the deployment). */
 export const generationReindexId = (alias: string, generation: number) => `search-reindex-${alias}-v${generation}`;
