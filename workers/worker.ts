@@ -19,6 +19,7 @@ import { startHeartbeat } from './heartbeat';
 import { taskQueueOf } from '../platform/temporal/task-queues';
 import type { WorkClass } from '../platform/temporal/workflow-ref';
 import { ensureSearchGeneration } from '../services/search/start-search-reindex';
+import { replanRenewalRuns } from '../services/contracts/renewal-deadlines';
 import { followSearchWrites } from '../services/search/reflect-contracts';
 
 /** What a class's worker may run at once: interactive work the SDK's defaults, bulk work a few slots. */
@@ -86,6 +87,10 @@ async function main() {
     logger.error({ err }, 'search reindex not started');
     return null;
   });
+  const renewalReplan = await replanRenewalRuns(services).catch((err: unknown) => {
+    logger.error({ err }, 'renewal runs not asked to plan again');
+    return null;
+  });
   followSearchWrites(services);
   // The worker also relays: its activities record events, and the loop catches up on any
   // event whose immediate relay failed (e.g. Temporal was down when it happened).
@@ -99,6 +104,7 @@ async function main() {
       migration,
       upgraded,
       searchReindex,
+      renewalReplan,
     },
     'worker running',
   );

@@ -1,4 +1,11 @@
-import { Client, Connection, ScheduleAlreadyRunning, type ScheduleDescription, type ScheduleOptions } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  isGrpcServiceError,
+  ScheduleAlreadyRunning,
+  type ScheduleDescription,
+  type ScheduleOptions,
+} from '@temporalio/client';
 import { grpc } from '@temporalio/proto';
 import {
   TypedSearchAttributes,
@@ -10,7 +17,7 @@ import type { Config } from '../config';
 import { unavailable } from '../errors';
 import type { Logger } from '../logger';
 import { RecordKind, recordSearchAttributes } from './search-attributes';
-import { priorityOf, taskQueueOf, type TaskQueueConfig } from './task-queues';
+import { priorityOf, taskQueueOf, WORK_CLASSES, type TaskQueueConfig } from './task-queues';
 import type { WorkClass, WorkflowRef } from './workflow-ref';
 
 /**
@@ -37,6 +44,9 @@ export interface TemporalDeps {
   temporalConnection: Connection;
   config: TaskQueueConfig;
 }
+
+/** gRPC's status code for an id already taken. */
+const ALREADY_EXISTS = 6;
 
 /** How long a start may wait for Temporal before the caller gives up (a relay step leaves the event for the loop; a route answers 503). */
 export const TEMPORAL_DEADLINE_MS = 5000;
@@ -115,6 +125,37 @@ export async function signalWorkflow<Args extends unknown[]>(
     return true;
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
+/**
+ * Signals every running workflow of `ref` on this deployment's queues (both classes: runs
+ * started before the queues were split sit on the interactive one), as one Temporal batch
+ * operation paced at `perSecond`. `jobId` names the batch: a second call with the same id
+ * starts nothing and answers false, so a process can call it at every start.
+ */
+export async function signalAllRunning(
+  s: TemporalDeps,
+  ref: WorkflowRef,
+  signal: SignalDefinition<[]>,
+  { jobId, reason, perSecond }: { jobId: string; reason: string; perSecond: number },
+): Promise<boolean> {
+  const queues = [...new Set(WORK_CLASSES.map((c) => taskQueueOf(s.config, c)))].map((q) => `TaskQueue = ${JSON.stringify(q)}`);
+  try {
+    await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+      s.temporal.workflowService.startBatchOperation({
+        namespace: s.temporal.options.namespace,
+        jobId,
+        reason,
+        visibilityQuery: `WorkflowType = ${JSON.stringify(ref.type)} AND ExecutionStatus = "Running" AND (${queues.join(' OR ')})`,
+        maxOperationsPerSecond: perSecond,
+        signalOperation: { signal: signal.name },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isGrpcServiceError(err) && err.code === ALREADY_EXISTS) return false;
     throw err;
   }
 }

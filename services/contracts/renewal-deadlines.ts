@@ -9,7 +9,7 @@
 import { Types, trusted } from 'mongoose';
 import type { Services } from '../../platform/engines';
 import { recordEvent } from '../../platform/outbox/record-event';
-import { signalWorkflow, startWorkflow } from '../../platform/temporal/client';
+import { signalAllRunning, signalWorkflow, startWorkflow } from '../../platform/temporal/client';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { queueMail } from '../mail/queue';
 import { renewalDueMail } from '../mail/messages';
@@ -51,6 +51,19 @@ export async function scheduleRenewalReminders(s: Services, organizationId: stri
     signal: { signal: rescheduleSignal, args: [] },
     organizationId,
     recordId: contractId,
+  });
+}
+
+/**
+ * Runs started before 0.6.0 wait for ever for a signal once they have nothing to remind of
+ * (a contract without a deadline had one too). One batch signal, at most once per deployment's
+ * queues, makes every running one plan again: those with nothing left end, the others carry on.
+ */
+export async function replanRenewalRuns(s: Services): Promise<boolean> {
+  return signalAllRunning(s, renewalDeadline, rescheduleSignal, {
+    jobId: `renewal-replan-0.6.0-${s.config.TEMPORAL_TASK_QUEUE}`,
+    reason: 'renewal runs started before 0.6.0 plan again, and end when nothing is left to remind of',
+    perSecond: 50,
   });
 }
 

@@ -11,7 +11,10 @@ import { OutgoingMail } from '../../../models/outgoing-mail';
 import { renewalDeadlineWorkflow } from '../../../workflows/renewal-deadline';
 import { renewalWorkflowId, rescheduleSignal } from '../../../workflows/renewal-deadline.shared';
 import { taskQueueOf } from '../../../platform/temporal/task-queues';
-import { sendRenewalReminder } from '../../../services/contracts/renewal-deadlines';
+import { replanRenewalRuns, sendRenewalReminder } from '../../../services/contracts/renewal-deadlines';
+import { ContractTerms } from '../../../models/contract-terms';
+import { waitFor } from '../../support/processes';
+import { Types } from 'mongoose';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -185,5 +188,54 @@ describe('renewal deadline workflows (dev server)', function () {
     expect(edited.status, edited.text).to.equal(200);
     await testEnv().services.temporal.workflow.getHandle(renewalWorkflowId(renewing)).result();
     expect((await describeRenewal(renewing))?.status.name).to.equal('COMPLETED');
+  });
+
+  it('a batch signal at worker start ends runs left with nothing to remind of, once per deployment, and keeps the others', async () => {
+    const { services, config } = testEnv();
+    const owner = await signUp();
+    const end = longDate(Date.now() + 300 * DAY_MS);
+    const renewing = async () => {
+      const res = await api<{ id: string }>('POST', '/contracts', {
+        token: owner.token,
+        body: {
+          title: 'Hosting',
+          type: 'service_agreement',
+          counterparty: 'Contoso',
+          content: `This Agreement ends on ${end}. It renews automatically for one-year terms unless either party gives notice of non-renewal at least 30 days before the end of the then-current term.`,
+        },
+      });
+      expect((await api('POST', `/contracts/${res.body.id}/extract`, { token: owner.token })).status).to.equal(200);
+      expect((await describeRenewal(res.body.id))?.status.name).to.equal('RUNNING');
+      return res.body.id;
+    };
+    const [stranded, kept] = [await renewing(), await renewing()];
+    // As a run of an older release was left: its deadline gone, and no signal told it.
+    await ContractTerms.updateOne({ contract_id: new Types.ObjectId(stranded) }, { $set: { opt_out_deadline: null } });
+    const visible = `WorkflowType = "renewalDeadlineWorkflow" AND ExecutionStatus = "Running" AND OrganizationId = "${owner.organizationId}"`;
+    await waitFor(
+      async () =>
+        Number(
+          (await services.temporal.workflowService.countWorkflowExecutions({ namespace: config.TEMPORAL_NAMESPACE, query: visible })).count,
+        ) === 2,
+      30000,
+      'both runs visible',
+    );
+
+    expect(await replanRenewalRuns(services)).to.equal(true);
+    expect(await replanRenewalRuns(services)).to.equal(false);
+    await services.temporal.workflow.getHandle(renewalWorkflowId(stranded)).result();
+    expect((await describeRenewal(stranded))?.status.name).to.equal('COMPLETED');
+    // The other run got the signal too, planned again, and waits for its reminders.
+    const keptRun = services.temporal.workflow.getHandle(renewalWorkflowId(kept));
+    await waitFor(
+      async () => {
+        const events = (await keptRun.fetchHistory()).events ?? [];
+        const signalled = events.findIndex((e) => e.workflowExecutionSignaledEventAttributes);
+        return signalled >= 0 && events.slice(signalled).some((e) => e.activityTaskCompletedEventAttributes);
+      },
+      30000,
+      'the kept run planned again after the signal',
+    );
+    expect((await describeRenewal(kept))?.status.name).to.equal('RUNNING');
   });
 });
