@@ -6,6 +6,7 @@ import {
   type ScheduleDescription,
   type ScheduleOptions,
 } from '@temporalio/client';
+import { status } from '@grpc/grpc-js';
 import { grpc } from '@temporalio/proto';
 import {
   TypedSearchAttributes,
@@ -44,9 +45,6 @@ export interface TemporalDeps {
   temporalConnection: Connection;
   config: TaskQueueConfig;
 }
-
-/** gRPC's status code for an id already taken. */
-const ALREADY_EXISTS = 6;
 
 /** How long a start may wait for Temporal before the caller gives up (a relay step leaves the event for the loop; a route answers 503). */
 export const TEMPORAL_DEADLINE_MS = 5000;
@@ -155,7 +153,7 @@ export async function signalAllRunning(
     );
     return true;
   } catch (err) {
-    if (isGrpcServiceError(err) && err.code === ALREADY_EXISTS) return false;
+    if (isGrpcServiceError(err) && err.code === status.ALREADY_EXISTS) return false;
     throw err;
   }
 }
