@@ -36,9 +36,14 @@ export async function startOutageStack(
   mongo.pathname = `${mongo.pathname}_${label}`;
   const port = await freePort();
   let temporal: EngineProcess | undefined = opts.sharedTemporal ? undefined : await startTemporalDevServer(port, dbFile);
+  const shared = testEnvironment();
+  // Data of its own everywhere: its worker would otherwise start the run's search rebuild on
+  // its own queue, and leave it there, stranded, when the stack stops.
   const env = {
-    ...testEnvironment(),
+    ...shared,
     MONGODB_URI: mongo.toString(),
+    ELASTICSEARCH_INDEX_PREFIX: `${shared.ELASTICSEARCH_INDEX_PREFIX}${label}_${id}_`,
+    REDIS_KEY_PREFIX: `${shared.REDIS_KEY_PREFIX}:${label}-${id}`,
     ...(temporal ? { TEMPORAL_ADDRESS: temporal.url } : {}),
     TEMPORAL_TASK_QUEUE: `${label}-${id}`,
     ...opts.env,
