@@ -10,6 +10,10 @@ import { builtinModules } from 'node:module';
 const FEATURE_LAYERS = ['./services', './api', './workflows', './activities', './workers'];
 // Workflow refs and signal names live in workflows/*.shared.ts, which anyone may import.
 const WORKFLOW_CODE = { from: './workflows/**', except: ['**/*.shared.ts'] };
+// A store call is one of these methods on a PascalCase name (a model); the globals with such names are not models.
+const STORE_METHODS =
+  '/^(find|findOne|findById|create|updateOne|updateMany|deleteOne|deleteMany|countDocuments|aggregate|insertMany|replaceOne|exists|bulkWrite|findOneAndUpdate|findByIdAndUpdate|findOneAndDelete|findByIdAndDelete|distinct)$/';
+const NOT_MODELS = '/^(ApplicationFailure|Object|Promise|Array)$/';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.stack/**', 'eslint.config.mjs'] },
@@ -94,6 +98,19 @@ export default tseslint.config(
               message: 'workflows may import types only from I/O modules',
             },
           ],
+        },
+      ],
+    },
+  },
+  {
+    // Routes and activities adapt a use case; the store is reached only from services/ (issue 32).
+    files: ['api/**/*.ts', 'activities/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: `CallExpression[callee.object.name=/^[A-Z]/][callee.object.name!=${NOT_MODELS}][callee.property.name=${STORE_METHODS}]`,
+          message: 'routes and activities call a use case in services/, not the store (a model method belongs in services/<feature>/)',
         },
       ],
     },

@@ -5,12 +5,9 @@
  * re-index the contracts of a batch.
  */
 import { Context } from '@temporalio/activity';
-import { trusted, Types } from 'mongoose';
 import type { Services } from '../platform/engines';
-import { indexContracts } from '../services/search/contract-index';
+import { indexContracts, listContractIds } from '../services/search/contract-index';
 import { deleteIndexedBefore } from '../services/search/vector-store';
-import { Contract } from '../models/contract';
-import { orgFilter } from '../models/base';
 
 export function createChatActivities(s: Services) {
   return {
@@ -23,9 +20,7 @@ export function createChatActivities(s: Services) {
       afterId: string | null;
       limit: number;
     }): Promise<string[]> {
-      const filter = { ...orgFilter(organizationId), ...(afterId ? { _id: trusted({ $gt: new Types.ObjectId(afterId) }) } : {}) };
-      const rows = await Contract.find(filter, { _id: 1 }).sort({ _id: 1 }).limit(limit).lean();
-      return rows.map((r) => r._id.toHexString());
+      return listContractIds(organizationId, afterId, limit);
     },
 
     async indexContracts({ organizationId, contractIds }: { organizationId: string; contractIds: string[] }): Promise<number> {

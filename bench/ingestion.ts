@@ -151,7 +151,7 @@ async function esTimes(b: Bench): Promise<EsTimes> {
   };
 }
 
-/** The worker's per-step timings (activities/documents.ts logs them at debug level), summed. */
+/** The worker's per-step timings (the ingestion use cases in services/documents/ log them at debug level), summed. */
 function stepTimes(log: string) {
   const sum = { extractMs: 0, readMs: 0, embedMs: 0, indexMs: 0, drainMs: 0, checkMs: 0, cleanupMs: 0, refreshMs: 0 };
   for (const line of log.split('\n')) {

@@ -5,7 +5,8 @@
  * Both are safe to run again: the activities change and remind each contract once.
  */
 import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { ContractActivities, SweepPage, SweepResult } from '../activities/contracts';
+import type { ContractActivities } from '../activities/contracts';
+import type { SweepPage, SweepResult } from './contract-schedules.shared';
 
 export const SWEEP_PAGE = 200;
 

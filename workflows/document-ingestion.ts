@@ -4,8 +4,8 @@
  * history; long documents continue as new before the history grows large.
  */
 import { ActivityFailure, continueAsNew, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { DocumentActivities, PreparedDocument } from '../activities/documents';
-import { INGEST_BATCH, INGEST_SPAN, type DocumentIngestionStart } from './document-ingestion.shared';
+import type { DocumentActivities } from '../activities/documents';
+import { INGEST_BATCH, INGEST_SPAN, type DocumentIngestionStart, type PreparedDocument } from './document-ingestion.shared';
 import type { ContractTermsActivities } from '../activities/contract-terms';
 
 // The activities heartbeat every 5 s while they run: a worker that dies is noticed after

@@ -4,11 +4,12 @@
  * and written under deterministic ids. The sync workflow calls these for every contract;
  * contract events (through the relay) for one.
  */
-import { trusted } from 'mongoose';
+import { trusted, Types } from 'mongoose';
 import type { Services } from '../../platform/engines';
 import { chunkPages } from '../documents/chunking';
 import { chunkRecords, deleteSource, deleteSources, embedChunks, indexChunks, refreshCollections } from './vector-store';
 import { Contract, type ContractDoc } from '../../models/contract';
+import { orgFilter } from '../../models/base';
 import { startWorkflow } from '../../platform/temporal/client';
 import { groupCommit } from '../../platform/group-commit';
 import type { EventConsumer } from '../../platform/outbox/relay';
@@ -20,6 +21,13 @@ const EMBED_BATCH = 100;
 
 export const contractText = (c: Pick<ContractDoc, 'title' | 'type' | 'counterparty' | 'status' | 'content'>) =>
   `${c.title}\nType: ${c.type}. Counterparty: ${c.counterparty}. Status: ${c.status}.\n\n${c.content ?? ''}`.trim();
+
+/** A page of an organization's contract ids in id order, after `afterId`: what a full sync walks through. */
+export async function listContractIds(organizationId: string, afterId: string | null, limit: number): Promise<string[]> {
+  const filter = { ...orgFilter(organizationId), ...(afterId ? { _id: trusted({ $gt: new Types.ObjectId(afterId) }) } : {}) };
+  const rows = await Contract.find(filter, { _id: 1 }).sort({ _id: 1 }).limit(limit).lean();
+  return rows.map((r) => r._id.toHexString());
+}
 
 /**
  * (Re)indexes contracts of one organization, one after another; a contract that no longer

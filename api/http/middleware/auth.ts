@@ -9,12 +9,11 @@ import type { Request, RequestHandler } from 'express';
 import { Types } from 'mongoose';
 import type { Services } from '../../../platform/engines';
 import type { Principal } from '../../../platform/security/principal';
-import { can, roleAtLeast, type Permission, type Role } from '../../../platform/security/rbac';
-import { sha256Hex } from '../../../platform/security/crypto';
+import { can, type Permission } from '../../../platform/security/rbac';
 import { isApiKey, verifyToken } from '../../../services/identity/tokens';
 import { isTokenIdRevoked } from '../../../services/identity/revoked-token';
 import { authUser } from '../../../platform/security/auth-user';
-import { ApiKey } from '../../../models/api-key';
+import { authenticateApiKey } from '../../../services/identity/authenticate-api-key';
 import { forbidden, unauthorized } from '../../../platform/errors';
 
 /** The bearer value of the Authorization header, or undefined. */
@@ -22,30 +21,6 @@ export function bearerOf(req: Request): string | undefined {
   const header = req.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   return match?.[1];
-}
-
-const lower = (a: Role, b: Role): Role => (roleAtLeast(a, b) ? b : a);
-
-async function apiKeyPrincipal(s: Services, key: string): Promise<Principal | null> {
-  const found = await ApiKey.findOneAndUpdate(
-    { key_hash: sha256Hex(key) },
-    { $set: { last_used_at: new Date() } },
-    { returnDocument: 'after' },
-  );
-  if (!found) return null;
-  // A key never outranks its creator as they are now; a removed creator's keys stop.
-  const organizationId = found.organization_id.toHexString();
-  const creatorId = found.created_by.toHexString();
-  const creator = await authUser(s, creatorId, organizationId);
-  if (!creator) return null;
-  return {
-    kind: 'api_key',
-    id: found.id,
-    userId: creatorId,
-    organizationId,
-    role: lower(found.role, creator.role),
-    name: found.name,
-  };
 }
 
 async function userPrincipal(s: Services, token: string): Promise<Principal | null> {
@@ -61,7 +36,7 @@ export function authenticate(s: Services): RequestHandler {
   return async (req, _res, next) => {
     const bearer = bearerOf(req);
     if (!bearer) throw unauthorized('Missing bearer credential');
-    const principal = isApiKey(bearer) ? await apiKeyPrincipal(s, bearer) : await userPrincipal(s, bearer);
+    const principal = isApiKey(bearer) ? await authenticateApiKey(s, bearer) : await userPrincipal(s, bearer);
     if (!principal) throw unauthorized('Invalid or expired credential');
     req.principal = principal;
     next();

@@ -9,39 +9,14 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { trusted } from 'mongoose';
 import { canonicalJson } from '../../../platform/security/canonical-json';
 import type { Logger } from '../../../platform/logger';
-import { IDEMPOTENCY_TTL_SECONDS, IdempotencyKey, type IdempotencyKeyDoc } from '../../../models/idempotency-key';
+import { claimIdempotencyKey, keepIdempotentAnswer, releaseIdempotencyKey } from '../../../services/idempotency/idempotency-keys';
 import { principalOf } from './auth';
 import { badRequest, conflict } from '../../../platform/errors';
 import { ERROR_CODE_HEADER, errorCodeOf } from '../errors';
-import { isDuplicateKey } from '../../../platform/mongo';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
-
-/** Inserts the in-flight row, or returns the live row someone else holds for this key. */
-async function claim(scope: string, key: string, fingerprint: string): Promise<IdempotencyKeyDoc | null> {
-  await IdempotencyKey.init();
-  await IdempotencyKey.deleteMany({ scope, expires_at: trusted({ $lt: new Date() }) });
-  for (;;) {
-    try {
-      await IdempotencyKey.create({
-        scope,
-        key,
-        fingerprint,
-        state: 'in_flight',
-        expires_at: new Date(Date.now() + IDEMPOTENCY_TTL_SECONDS * 1000),
-      });
-      return null;
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-    }
-    const existing = await IdempotencyKey.findOne({ scope, key }).lean();
-    if (existing && existing.expires_at > new Date()) return existing;
-    if (existing) await IdempotencyKey.deleteOne({ _id: existing._id, expires_at: existing.expires_at });
-  }
-}
 
 /**
  * What makes two requests "the same": method, URL, body and, for an upload (multer ran
@@ -73,7 +48,7 @@ export function idempotent(logger: Logger, codec?: ReplayCodec): RequestHandler 
     const scope = `${p.kind}:${p.id}`;
     const fingerprint = await fingerprintOf(req);
 
-    const existing = await claim(scope, key, fingerprint);
+    const existing = await claimIdempotencyKey(scope, key, fingerprint);
     if (existing) {
       if (existing.fingerprint !== fingerprint) throw conflict('Idempotency-Key: already used for a different request');
       if (existing.state === 'in_flight') throw conflict('Idempotency-Key: a request with this key is still in progress');
@@ -86,7 +61,7 @@ export function idempotent(logger: Logger, codec?: ReplayCodec): RequestHandler 
       return;
     }
 
-    const release = () => IdempotencyKey.deleteOne({ scope, key, state: 'in_flight' });
+    const release = () => releaseIdempotencyKey(scope, key);
     let answered = false;
     const send = res.json.bind(res);
     // The answer is stored before it is sent, so a repeat that arrives right after it replays.
@@ -96,10 +71,11 @@ export function idempotent(logger: Logger, codec?: ReplayCodec): RequestHandler 
       const store =
         res.statusCode >= 500
           ? release()
-          : IdempotencyKey.updateOne(
-              { scope, key },
-              { $set: { state: 'done', status: res.statusCode, body: codec ? codec.stored(body) : body, error_code: errorCodeOf(res) } },
-            );
+          : keepIdempotentAnswer(scope, key, {
+              status: res.statusCode,
+              body: codec ? codec.stored(body) : body,
+              error_code: errorCodeOf(res),
+            });
       store.then(
         () => send(body),
         (err: unknown) => {

@@ -31,7 +31,7 @@ import type { Services } from '../../../platform/engines';
 import { sha256Hex } from '../../../platform/security/crypto';
 import { redisKey } from '../../../platform/redis';
 import { isApiKey, verifyToken } from '../../../services/identity/tokens';
-import { ApiKey } from '../../../models/api-key';
+import { apiKeyOrganization } from '../../../services/identity/authenticate-api-key';
 import { AppError, retryAfter } from '../../../platform/errors';
 import { identityErrors } from '../../../services/identity/errors';
 import { bearerOf } from './auth';
@@ -183,8 +183,8 @@ export function rateLimits(s: Services): RateLimits {
     const bearer = bearerOf(req);
     if (bearer && isApiKey(bearer)) {
       const hash = sha256Hex(bearer);
-      const key = await ApiKey.findOne({ key_hash: hash }, { organization_id: 1 }).lean();
-      return key ? { key: `key:${hash}`, organizationId: key.organization_id.toHexString() } : byAddress(req);
+      const organizationId = await apiKeyOrganization(hash);
+      return organizationId ? { key: `key:${hash}`, organizationId } : byAddress(req);
     }
     const claims = bearer ? verifyToken(c, 'access', bearer) : null;
     return claims ? { key: `user:${claims.sub}`, organizationId: claims.org } : byAddress(req);
