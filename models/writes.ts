@@ -11,6 +11,8 @@ export interface Written {
   organizationId: Types.ObjectId | null;
   /** The record as the write left it, when the write inserted it or returned it whole. */
   stored?: unknown;
+  /** The schema's `carried` fields as they were before a delete or an update of them. */
+  before?: Record<string, unknown>;
 }
 
 type WrittenListener = (written: Written[]) => Promise<void>;
@@ -18,6 +20,11 @@ type WrittenListener = (written: Written[]) => Promise<void>;
 export interface AnnounceOptions {
   /** Fields no listener follows: a write that changes only these is not announced. */
   ignored?: readonly string[];
+  /**
+   * Fields whose value before the write listeners need (a record's parent): a delete leaves
+   * nothing to read back, and a move leaves the old parent to update too.
+   */
+  carried?: readonly string[];
 }
 
 const QUERY_WRITES: MongooseQueryMiddleware[] = [
@@ -38,7 +45,11 @@ interface Identified {
   _id: Types.ObjectId;
   organization_id?: Types.ObjectId | null;
 }
-const writtenOf = (d: Identified): Written => ({ id: d._id, organizationId: d.organization_id ?? null });
+const writtenOf = (d: Identified, carried: readonly string[] = []): Written => ({
+  id: d._id,
+  organizationId: d.organization_id ?? null,
+  ...(carried.length ? { before: Object.fromEntries(carried.map((f) => [f, (d as unknown as Record<string, unknown>)[f]])) } : {}),
+});
 
 /** The fields an update sets, or null when it cannot tell (a delete, a pipeline). */
 function updatedFields(update: unknown): string[] | null {
@@ -68,6 +79,7 @@ export function announceWrites(schema: Schema, options: AnnounceOptions = {}): v
   const listeners = new Set<WrittenListener>();
   listenersOf.set(schema, listeners);
   const ignored = new Set(options.ignored ?? []);
+  const carried = options.carried ?? [];
   const matters = (fields: string[] | null) => fields === null || fields.some((f) => !ignored.has(f.split('.')[0]!));
   const announce = async (written: Written[]) => {
     if (written.length) await Promise.all([...listeners].map((listener) => listener(written)));
@@ -77,7 +89,7 @@ export function announceWrites(schema: Schema, options: AnnounceOptions = {}): v
     const fields = updatedFields(this.getUpdate());
     if (!matters(fields)) return;
     const filter = this.getFilter();
-    if (fields && filter._id instanceof Types.ObjectId) {
+    if (fields && filter._id instanceof Types.ObjectId && !fields.some((f) => carried.includes(f))) {
       // An update of one record by id: nothing to look up (listeners read records back).
       touchedBy.set(this, [
         { id: filter._id, organizationId: filter.organization_id instanceof Types.ObjectId ? filter.organization_id : null },
@@ -85,8 +97,12 @@ export function announceWrites(schema: Schema, options: AnnounceOptions = {}): v
       return;
     }
     // Read before the write: after it, a delete leaves nothing and an update may no longer match.
-    const found = await this.model.find(filter, { _id: 1, organization_id: 1 }).lean<Identified[]>();
-    touchedBy.set(this, found.map(writtenOf));
+    const projection = Object.fromEntries(['_id', 'organization_id', ...carried].map((f) => [f, 1]));
+    const found = await this.model.find(filter, projection).lean<Identified[]>();
+    touchedBy.set(
+      this,
+      found.map((d) => writtenOf(d, carried)),
+    );
   });
   schema.post(
     QUERY_WRITES.filter((op) => op !== 'findOneAndUpdate'),
@@ -108,7 +124,7 @@ export function announceWrites(schema: Schema, options: AnnounceOptions = {}): v
       await announce([{ ...writtenOf(doc as unknown as Identified), ...(doc.$locals.inserted ? { stored: doc } : {}) }]);
   });
   schema.post('deleteOne', { document: true, query: false }, async function (doc) {
-    await announce([writtenOf(doc as unknown as Identified)]);
+    await announce([writtenOf(doc as unknown as Identified, carried)]);
   });
   schema.post('insertMany', async function (docs: unknown) {
     await announce((docs as Identified[]).map((d) => ({ ...writtenOf(d), stored: d })));

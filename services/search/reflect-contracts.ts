@@ -42,23 +42,25 @@ interface Ref {
 }
 
 /**
- * The contracts written records are or hang off, by organization. A record is read back when
- * the write did not return it, or did not name its organization (an update by id).
+ * The contracts written records are or hang off, by organization: the one a record hangs off
+ * now, and the one it hung off before a delete or a move (models/writes.ts `carried`). A record
+ * is read back when the write did not return it, or did not name its organization.
  */
 async function contractsOf(model: Owned | null, written: Written[]): Promise<Map<string, string[]>> {
   const refs = await Promise.all(
-    written.map(async (w): Promise<[string, string] | null> => {
-      if (!model && w.organizationId) return [w.organizationId.toHexString(), w.id.toHexString()];
+    written.map(async (w): Promise<Array<[string, string]>> => {
+      if (!model && w.organizationId) return [[w.organizationId.toHexString(), w.id.toHexString()]];
       const stored =
         (w.stored as Ref | undefined) ??
         (await (model ?? (Contract as unknown as Owned)).findOne({ _id: w.id }, { contract_id: 1, organization_id: 1 }).lean<Ref>());
       const organizationId = stored?.organization_id?.toString() ?? w.organizationId?.toHexString();
-      const contractId = model ? stored?.contract_id?.toString() : w.id.toHexString();
-      return organizationId && contractId ? [organizationId, contractId] : null;
+      if (!organizationId) return [];
+      const contracts = model ? [stored?.contract_id, (w.before as Ref | undefined)?.contract_id] : [w.id];
+      return contracts.flatMap((c): Array<[string, string]> => (c == null ? [] : [[organizationId, c.toString()]]));
     }),
   );
   const byOrganization = new Map<string, string[]>();
-  for (const [org, id] of refs.filter((r) => r !== null)) byOrganization.set(org, [...new Set([...(byOrganization.get(org) ?? []), id])]);
+  for (const [org, id] of refs.flat()) byOrganization.set(org, [...new Set([...(byOrganization.get(org) ?? []), id])]);
   return byOrganization;
 }
 

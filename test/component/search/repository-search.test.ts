@@ -317,6 +317,20 @@ describe('repository search', function () {
     });
   });
 
+  // In the other organization: the owner's organization is near its rate limit by now.
+  it("forgets a document's pages as soon as the document is deleted", async () => {
+    const pdf = await makePdf([['Annex C: escrow of the source code with Harbour Escrow Ltd.']]);
+    const up = await upload(other.token, { name: 'escrow.pdf', bytes: pdf, type: 'application/pdf' }, 'other', {
+      fields: { contract_id: ids.secret! },
+    });
+    expect(up.status).to.equal(201);
+    expect((await settled(other.token, up.body.id)).status).to.equal('ready');
+    const found = async () => (await search('q=escrow%20harbour', other)).body.data.map((h) => h.title);
+    expect(await found()).to.deep.equal(['Acme Secret MSA']);
+    expect((await api('DELETE', `/documents/${up.body.id}`, { token: other.token })).status).to.equal(204);
+    expect(await found()).to.deep.equal([]);
+  });
+
   it('finds a contract right after it is created, edited or deleted (read-your-writes)', async () => {
     const id = await create(owner, { title: 'Umbrella Supply', type: 'nda', counterparty: 'Umbrella' });
     expect(await titles('q=umbrella')).to.deep.equal(['Umbrella Supply']);
