@@ -1,13 +1,14 @@
 /** API entry point: connect the engines, serve HTTP, shut down gracefully on SIGTERM/SIGINT. */
 import { getConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { closeServices, createServices } from '../platform/engines';
+import { closeServices } from '../platform/engines';
+import { startEngines } from '../services/wiring';
 import { createApp } from './app';
 
 async function main() {
   const config = getConfig();
   const logger = createLogger(config, 'api');
-  const services = await createServices(config, logger);
+  const services = await startEngines(config, logger);
   const server = createApp(services).listen(config.PORT, config.HOST, () => {
     logger.info({ url: `http://localhost:${config.PORT}`, temporalUi: config.TEMPORAL_UI_URL }, 'API listening');
   });

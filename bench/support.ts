@@ -15,7 +15,8 @@ import { temporal } from '@temporalio/proto';
 import { isGrpcServiceError } from '@temporalio/client';
 import { loadConfig, type Config } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { closeServices, createServices, type Services } from '../platform/engines';
+import { closeServices, type Services } from '../platform/engines';
+import { startEngines } from '../services/wiring';
 import { createApp } from '../api/app';
 import { WORK_CLASSES, taskQueueOf } from '../platform/temporal/task-queues';
 import { repoRoot } from '../test/support/processes';
@@ -53,7 +54,7 @@ export interface Bench {
 export async function openBench(name: string, overrides: Record<string, string> = {}): Promise<Bench> {
   const env = { ...benchEnvironment(name), ...overrides };
   const config = loadConfig(env);
-  return { config, env, services: await createServices(config, createLogger(config, 'bench')) };
+  return { config, env, services: await startEngines(config, createLogger(config, 'bench')) };
 }
 
 /** Visibility's filter for the workflows of the run's task queues (interactive and bulk). */
