@@ -7,6 +7,7 @@ import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logger';
 import { createServices, type Services } from '../platform/engines';
 import { createRelay } from '../platform/outbox/relay';
+import { recordedEvents } from '../platform/outbox/record-event';
 import { followListWrites } from '../platform/lists/list-index';
 import type { ListSpec } from '../platform/lists/lists';
 import { contractList } from '../models/contract';
@@ -38,7 +39,7 @@ export const EVENT_CONSUMERS = [
 ];
 
 // Queued mail is an outbox of the same kind: the catch-up loop also starts any message whose workflow did not start.
-export const { relayEvent, relayPending, relayOnRecord, startRelayLoop } = createRelay(EVENT_CONSUMERS, [startPendingMail]);
+export const { relayEvent, relayPending, relayOnRecord, startRelayLoop } = createRelay(recordedEvents, EVENT_CONSUMERS, [startPendingMail]);
 
 /** The lists answered from the list index (platform/lists/list-index.ts); their models announce their writes. */
 export const INDEXED_LISTS: readonly ListSpec[] = [
