@@ -1,9 +1,11 @@
 /** API entry point: connect the engines, serve HTTP, shut down gracefully on SIGTERM/SIGINT. */
+// The app first: its OpenAPI registry extends zod, and zod 4 gives `.openapi()` only to
+// schemas made after that (the services' request schemas among them).
+import { createApp } from './app';
 import { getConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { closeServices } from '../platform/engines';
 import { startEngines } from '../services/wiring';
-import { createApp } from './app';
 
 async function main() {
   const config = getConfig();

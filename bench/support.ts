@@ -16,8 +16,9 @@ import { isGrpcServiceError } from '@temporalio/client';
 import { loadConfig, type Config } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { closeServices, type Services } from '../platform/engines';
-import { startEngines } from '../services/wiring';
+// After the app, as in api/server.ts: services' schemas must be made after zod is extended for OpenAPI.
 import { createApp } from '../api/app';
+import { startEngines } from '../services/wiring';
 import { WORK_CLASSES, taskQueueOf } from '../platform/temporal/task-queues';
 import { repoRoot } from '../test/support/processes';
 import { User } from '../models/user';
