@@ -116,6 +116,28 @@ export default tseslint.config(
     },
   },
   {
+    // platform/ knows no feature (issue 32): of models/ it reads only the base helpers, the write
+    // announcements and the outbox's own table; features hand it what it serves (services/wiring.ts).
+    files: ['platform/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+models/(?!(base|writes|event)$)',
+              message: 'platform/ imports no feature model: features hand it their specs (services/wiring.ts)',
+            },
+            {
+              regex: '^(\\.\\./)+(services|api|activities|workflows|workers)(/|$)',
+              message: 'platform/ is what features stand on: it imports no feature',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Routes parse, call a use case and shape the answer (issue 17); a longer one holds a story that belongs in services/.
     files: ['api/routes/**/*.ts'],
     rules: { 'max-lines': ['error', { max: 200 }] },

@@ -1,13 +1,16 @@
 /** API entry point: connect the engines, serve HTTP, shut down gracefully on SIGTERM/SIGINT. */
+// The app first: its OpenAPI registry extends zod, and zod 4 gives `.openapi()` only to
+// schemas made after that (the services' request schemas among them).
+import { createApp } from './app';
 import { getConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { closeServices, createServices } from '../platform/engines';
-import { createApp } from './app';
+import { closeServices } from '../platform/engines';
+import { startEngines } from '../services/wiring';
 
 async function main() {
   const config = getConfig();
   const logger = createLogger(config, 'api');
-  const services = await createServices(config, logger);
+  const services = await startEngines(config, logger);
   const server = createApp(services).listen(config.PORT, config.HOST, () => {
     logger.info({ url: `http://localhost:${config.PORT}`, temporalUi: config.TEMPORAL_UI_URL }, 'API listening');
   });

@@ -15,8 +15,10 @@ import { temporal } from '@temporalio/proto';
 import { isGrpcServiceError } from '@temporalio/client';
 import { loadConfig, type Config } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { closeServices, createServices, type Services } from '../platform/engines';
+import { closeServices, type Services } from '../platform/engines';
+// After the app, as in api/server.ts: services' schemas must be made after zod is extended for OpenAPI.
 import { createApp } from '../api/app';
+import { startEngines } from '../services/wiring';
 import { WORK_CLASSES, taskQueueOf } from '../platform/temporal/task-queues';
 import { repoRoot } from '../test/support/processes';
 import { User } from '../models/user';
@@ -53,7 +55,7 @@ export interface Bench {
 export async function openBench(name: string, overrides: Record<string, string> = {}): Promise<Bench> {
   const env = { ...benchEnvironment(name), ...overrides };
   const config = loadConfig(env);
-  return { config, env, services: await createServices(config, createLogger(config, 'bench')) };
+  return { config, env, services: await startEngines(config, createLogger(config, 'bench')) };
 }
 
 /** Visibility's filter for the workflows of the run's task queues (interactive and bulk). */

@@ -44,7 +44,7 @@ schema.plugin(basePlugin, {
 });
 schema.index({ organization_id: 1, role: 1 });
 
-// The auth cache (platform/security/auth-user.ts) drops the users a write touched.
+// The auth cache (services/identity/auth-user.ts) drops the users a write touched.
 announceWrites(schema);
 
 export type UserDoc = HydratedDocument<InferSchemaType<typeof schema>>;

@@ -1,7 +1,7 @@
 /**
  * Write announcements: every write to a model's records is announced with the records it
  * touched, whatever route, activity or workflow made it, so what is kept beside the store
- * (the auth cache, platform/security/auth-user.ts; the list index, platform/lists/list-index.ts) can follow before
+ * (the auth cache, services/identity/auth-user.ts; the list index, platform/lists/list-index.ts) can follow before
  * the write's caller carries on. Listeners must not throw: the write has happened.
  */
 import { Document, Types, type CallbackError, type Model, type MongooseQueryMiddleware, type Query, type Schema } from 'mongoose';

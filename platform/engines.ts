@@ -1,6 +1,7 @@
 /**
  * The engines a process talks to, created once at start-up and closed on shutdown.
- * The API and the worker both build one; tests build one per run.
+ * The API and the worker both build one, through services/wiring.ts `startEngines`; tests
+ * build one per run.
  */
 import mongoose from 'mongoose';
 import type { Redis } from 'ioredis';
@@ -14,8 +15,6 @@ import { createElasticsearch } from './elasticsearch';
 import { createTemporalClient } from './temporal/client';
 import { createAi } from './ai';
 import type { AiPort } from './ai/port';
-import { forgetWrittenUsers } from './security/auth-user';
-import { followListWrites } from './lists/list-index';
 import { createMailTransport, type MailTransport } from './mail/transport';
 import { createOffloadPool, type OffloadPool } from './offload';
 
@@ -33,7 +32,14 @@ export interface Services {
   offload: OffloadPool;
 }
 
-export async function createServices(config: Config, logger: Logger): Promise<Services> {
+/**
+ * What keeps something beside the store current with this process's writes (the auth cache,
+ * the list index); started with the engines, it returns its unsubscription. The features
+ * choose them (services/wiring.ts `startEngines`): this module knows none.
+ */
+export type WriteFollower = (s: Services) => () => void;
+
+export async function createServices(config: Config, logger: Logger, followers: readonly WriteFollower[]): Promise<Services> {
   await connectMongo(config, logger);
   const { client, connection } = createTemporalClient(config);
   const s: Services = {
@@ -47,7 +53,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     mailer: createMailTransport(config),
     offload: createOffloadPool({ threads: config.OFFLOAD_THREADS }),
   };
-  const stops = [forgetWrittenUsers(s), followListWrites(s)];
+  const stops = followers.map((follow) => follow(s));
   subscriptions.set(s, () => stops.forEach((stop) => stop()));
   return s;
 }

@@ -9,9 +9,9 @@ import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkerOptio
 import type { Services } from '../platform/engines';
 import { getConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { closeServices, createServices } from '../platform/engines';
+import { closeServices } from '../platform/engines';
 import { createActivities } from '../activities';
-import { relayOnRecord, startRelayLoop } from '../services/wiring';
+import { relayOnRecord, startEngines, startRelayLoop } from '../services/wiring';
 import { ensureSchedules } from '../services/contracts/schedules';
 import { startEmbeddingMigration } from '../services/search/embedding-migration';
 import { upgradeCollections } from '../services/search/vector-store';
@@ -70,7 +70,7 @@ async function main() {
   startHeartbeat();
   const config = getConfig();
   const logger = createLogger(config, 'worker');
-  const services = await createServices(config, logger);
+  const services = await startEngines(config, logger);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const workers = await createWorkers(services, connection);
   const schedules = await ensureSchedules(services.temporal, config);

@@ -16,6 +16,9 @@
  *   built      the time the last complete build started; without it the store answers;
  *   fresh      lives REBUILD_AFTER_MS after a build; when gone, a build runs in the background.
  *
+ * Which lists are indexed is the features' choice (services/wiring.ts hands them to
+ * `followListWrites`); this module knows none of them.
+ *
  * Consistency. Every write to an indexed model is announced (models/writes.ts) and applied
  * here before its caller carries on: the record is read back from the store and its entry
  * replaced, unless the entry already holds a newer version (`updated_at`), so writes applied
@@ -40,25 +43,12 @@ import { orgFilter } from '../../models/base';
 import { onWritten, type Written } from '../../models/writes';
 import { skipOf, type PageQuery } from './pagination';
 import { storePage, type ListFilter, type ListModel, type ListPage, type ListSpec } from './lists';
-import { contractList } from '../../models/contract';
-import { vendorList } from '../../models/vendor';
-import { documentList } from '../../models/document';
-import { signatureList } from '../../models/signature';
-import { taskList } from '../../models/compliance-task';
-import { deliveryList } from '../../models/webhook-delivery';
-import { activityList } from '../../models/event';
 
-/** The lists answered from the index (their models announce their writes). */
-export const INDEXED_LISTS: readonly ListSpec[] = [
-  contractList,
-  vendorList,
-  documentList,
-  signatureList,
-  taskList,
-  deliveryList,
-  activityList,
-];
-const indexed = new Set<ListSpec>(INDEXED_LISTS);
+/**
+ * The lists this process follows (`followListWrites`), with how many followers each has: only
+ * those are answered from the index, whose entries the process keeps current with its writes.
+ */
+const followed = new Map<ListSpec, number>();
 
 export type ListIndexDeps = { redis: Redis; config: Pick<Config, 'REDIS_KEY_PREFIX'>; logger: Logger };
 
@@ -264,15 +254,25 @@ async function follow(s: ListIndexDeps, spec: ListSpec, written: Written[]): Pro
   }
 }
 
-/** Keeps the index of every indexed list current with this process's writes; returns the unsubscription. */
-export function followListWrites(s: ListIndexDeps): () => void {
-  const stops = INDEXED_LISTS.map((spec) =>
-    onWritten(spec.model, async (written) => {
+/**
+ * Keeps the index of each of `specs` current with this process's writes (their models must
+ * announce them), and answers them from it in `listPage`; returns the unsubscription.
+ */
+export function followListWrites(s: ListIndexDeps, specs: readonly ListSpec[]): () => void {
+  const stops = specs.map((spec) => {
+    followed.set(spec, (followed.get(spec) ?? 0) + 1);
+    const stop = onWritten(spec.model, async (written) => {
       await follow(s, spec, written).catch((err: unknown) => {
         s.logger.warn({ err: String(err), list: spec.name }, 'list index: records not read back');
       });
-    }),
-  );
+    });
+    return () => {
+      stop();
+      const left = followed.get(spec)! - 1;
+      if (left) followed.set(spec, left);
+      else followed.delete(spec);
+    };
+  });
   return () => stops.forEach((stop) => stop());
 }
 
@@ -412,8 +412,8 @@ async function currentEntry(spec: ListSpec, organizationId: string, id: string):
 }
 
 /**
- * One page of a list and its total: from the index when the filter allows and the index is
- * built (building it first when no other process is at it), else from the store.
+ * One page of a list and its total: from the index when this process follows the list, the
+ * filter allows and the index is built (building it first when no other process is at it), else from the store.
  */
 export async function listPage<M extends ListModel>(
   s: ListIndexDeps,
@@ -423,7 +423,7 @@ export async function listPage<M extends ListModel>(
   page: PageQuery,
 ): Promise<ListPage> {
   const generic: ListSpec = spec;
-  const values = indexed.has(generic) ? indexValues(generic, filter) : null;
+  const values = followed.has(generic) ? indexValues(generic, filter) : null;
   if (values) {
     const combo = comboOf(values);
     try {

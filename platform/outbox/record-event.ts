@@ -29,12 +29,27 @@ export interface NewEvent {
 }
 
 type RecordedListener = (event: InstanceType<typeof Event>) => void;
-let recordedListener: RecordedListener | undefined;
 
-/** Set by the relay (platform/outbox/relay.ts `relayOnRecord`) so a recorded event is relayed at once. */
-export function setEventRecordedListener(listener: RecordedListener | undefined): void {
-  recordedListener = listener;
+/**
+ * Who hears of each event this process records outside a transaction: one listener at a time,
+ * the relay's immediate path (services/wiring.ts hands this object to the relay, whose
+ * `relayOnRecord` listens; setting it again, e.g. for a second app, replaces the listener).
+ */
+export class RecordedEvents {
+  #listener: RecordedListener | undefined;
+
+  /** Replaces the listener; `undefined` leaves recorded events to the relay loop. */
+  listen(listener: RecordedListener | undefined): void {
+    this.#listener = listener;
+  }
+
+  notify(event: InstanceType<typeof Event>): void {
+    this.#listener?.(event);
+  }
 }
+
+/** The process's notifier, which `recordEvent` tells: created once, here, as its callers hold no services. */
+export const recordedEvents = new RecordedEvents();
 
 export async function recordEvent(e: NewEvent, session?: ClientSession) {
   const [doc] = await Event.create(
@@ -54,6 +69,6 @@ export async function recordEvent(e: NewEvent, session?: ClientSession) {
   );
   // Inside a transaction the row is not visible until commit; the relay loop picks it up.
   // The row as written goes along, so the relay need not read it back.
-  if (!session?.inTransaction()) recordedListener?.(doc!);
+  if (!session?.inTransaction()) recordedEvents.notify(doc!);
   return doc!;
 }

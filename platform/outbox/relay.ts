@@ -15,7 +15,7 @@
  */
 import { trusted, type HydratedDocument } from 'mongoose';
 import type { Services } from '../engines';
-import { setEventRecordedListener } from './record-event';
+import type { RecordedEvents } from './record-event';
 import { TEMPORAL_DEADLINE_MS } from '../temporal/client';
 import { Event, type EventDoc } from '../../models/event';
 
@@ -41,9 +41,10 @@ const RELAY_CONCURRENCY = 16;
 
 /**
  * The relay over the given consumers. The relay knows no feature: the worker and app wiring
- * (services/wiring.ts) hand it every consumer and catch-up pass.
+ * (services/wiring.ts) hand it every consumer and catch-up pass, and the notifier of the
+ * events this process records (`recordedEvents`), which its immediate path listens to.
  */
-export function createRelay(consumers: readonly EventConsumer[], catchUp: readonly CatchUpPass[] = []) {
+export function createRelay(recorded: RecordedEvents, consumers: readonly EventConsumer[], catchUp: readonly CatchUpPass[] = []) {
   /**
    * Hands one event (read by its id, or as just recorded) to every consumer, then marks it
    * relayed. Consumers are independent, so they run side by side: an event waits for the
@@ -88,7 +89,7 @@ export function createRelay(consumers: readonly EventConsumer[], catchUp: readon
 
   /** Makes this process relay every event it records at once, in the background. */
   function relayOnRecord(s: Services): void {
-    setEventRecordedListener((event) => {
+    recorded.listen((event) => {
       relayEvent(s, event).catch((err: unknown) =>
         s.logger.warn({ err: (err as Error).message, eventId: event.id }, 'immediate relay failed; the relay loop will retry'),
       );

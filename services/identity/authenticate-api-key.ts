@@ -6,7 +6,7 @@ import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { roleAtLeast, type Role } from '../../platform/security/rbac';
 import { sha256Hex } from '../../platform/security/crypto';
-import { authUser } from '../../platform/security/auth-user';
+import { authUser } from './auth-user';
 import { ApiKey } from '../../models/api-key';
 
 const lower = (a: Role, b: Role): Role => (roleAtLeast(a, b) ? b : a);

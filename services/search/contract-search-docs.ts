@@ -86,7 +86,7 @@ interface ChunkSource {
 export async function documentPages(s: SearchEngines, documentIds: string[]): Promise<Extras['pages']> {
   if (!documentIds.length) return [];
   const chunks: ChunkSource[] = [];
-  // The collections uploads go to (vector-store.ts indexName).
+  // The collections uploads go to (vector-store `indexName`).
   const indices = (['user_documents', 'knowledge_base'] satisfies Collection[]).map((c) => `${s.config.ELASTICSEARCH_INDEX_PREFIX}${c}`);
   let res = await s.es.search<ChunkSource>({
     index: indices,

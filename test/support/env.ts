@@ -10,10 +10,10 @@ import mongoose from 'mongoose';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { loadConfig, type Config } from '../../platform/config';
 import { createLogger } from '../../platform/logger';
-import { closeServices, createServices, type Services } from '../../platform/engines';
+import { closeServices, type Services } from '../../platform/engines';
 import { createApp } from '../../api/app';
 import { createWorkers } from '../../workers/worker';
-import { relayOnRecord, startRelayLoop } from '../../services/wiring';
+import { relayOnRecord, startEngines, startRelayLoop } from '../../services/wiring';
 
 export interface TestEnv {
   config: Config;
@@ -50,7 +50,7 @@ let relayLoop: ReturnType<typeof startRelayLoop> | undefined;
 
 export async function startTestEnv(): Promise<TestEnv> {
   const config = loadConfig(testEnvironment());
-  const services = await createServices(config, createLogger(config, 'test'));
+  const services = await startEngines(config, createLogger(config, 'test'));
   server = createApp(services).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server!.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;

@@ -1,7 +1,7 @@
 /**
  * Authentication (who is calling) and authorization (may they do this).
  * A bearer value starting with `clk_` is an API key, anything else a JWT access token.
- * The caller's user record is checked on every request (through platform/security/auth-user's cache,
+ * The caller's user record is checked on every request (through services/identity/auth-user's cache,
  * which every write to users clears), so a role change or a removal takes effect at once
  * on tokens and keys already issued.
  */
@@ -12,7 +12,7 @@ import type { Principal } from '../../../platform/security/principal';
 import { can, type Permission } from '../../../platform/security/rbac';
 import { isApiKey, verifyToken } from '../../../services/identity/tokens';
 import { isTokenIdRevoked } from '../../../services/identity/revoked-token';
-import { authUser } from '../../../platform/security/auth-user';
+import { authUser } from '../../../services/identity/auth-user';
 import { authenticateApiKey } from '../../../services/identity/authenticate-api-key';
 import { forbidden, unauthorized } from '../../../platform/errors';
 

@@ -3,7 +3,7 @@ import { Types } from 'mongoose';
 import { testEnv } from '../../support/env';
 import { api } from '../../support/http';
 import { addMember, signUp, type TestUser } from '../../support/auth';
-import { authUser } from '../../../platform/security/auth-user';
+import { authUser } from '../../../services/identity/auth-user';
 import { redisKey } from '../../../platform/redis';
 import { User } from '../../../models/user';
 

@@ -7,7 +7,8 @@ import { Types } from 'mongoose';
 import { api } from '../../support/http';
 import { signUp, type TestUser } from '../../support/auth';
 import { testEnv } from '../../support/env';
-import { INDEXED_LISTS, dropListIndex, listPage } from '../../../platform/lists/list-index';
+import { dropListIndex, listPage } from '../../../platform/lists/list-index';
+import { INDEXED_LISTS } from '../../../services/wiring';
 import { storePage, type ListFilter, type ListSpec } from '../../../platform/lists/lists';
 import { Contract, contractList } from '../../../models/contract';
 import { activityList } from '../../../models/event';
@@ -197,6 +198,17 @@ describe('list index', function () {
       await expectSameAsStore(spec, other.organizationId, [{}]);
     }
     expect((await api<Page>('GET', '/contracts', { token: other.token })).body.contracts.map((c) => c.title)).to.deep.equal(['Elsewhere']);
+  });
+
+  it('answers a list this process does not follow from the store, and keeps no index of it', async () => {
+    // The contract list under another name: no follower keeps its entries current, so an index of it could only go stale.
+    const unfollowed: ListSpec = { ...contractList, name: 'contracts-unfollowed' };
+    const { indexed, stored } = await bothAnswers(unfollowed, owner.organizationId, {}, { page: 1, page_size: 20 });
+    expect((stored as { total: number }).total).to.be.greaterThan(0);
+    expect(indexed).to.deep.equal(stored);
+    const { redis, config } = testEnv().services;
+    expect(await redis.keys(`${redisKey(config, 'list', `{contracts-unfollowed:${owner.organizationId}}`)}*`)).to.deep.equal([]);
+    expect(await redis.keys(`${redisKey(config, 'list', `{contracts:${owner.organizationId}}`)}*`)).to.not.deep.equal([]);
   });
 });
 

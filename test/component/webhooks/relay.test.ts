@@ -3,7 +3,7 @@ import { Types, trusted } from 'mongoose';
 import { testEnv } from '../../support/env';
 import { startReceiver } from '../../support/receiver';
 import { encryptSecret } from '../../../platform/security/crypto';
-import { recordEvent, setEventRecordedListener, type NewEvent } from '../../../platform/outbox/record-event';
+import { recordEvent, recordedEvents, type NewEvent } from '../../../platform/outbox/record-event';
 import { relayEvent, relayOnRecord, relayPending } from '../../../services/wiring';
 import { Event } from '../../../models/event';
 import { WebhookDelivery } from '../../../models/webhook-delivery';
@@ -58,7 +58,7 @@ describe('event relay', () => {
       events: ['contract.created'],
       secret_encrypted: encryptSecret(testEnv().config, 'relay-secret-0123456789'),
     });
-    setEventRecordedListener(undefined); // as if the process died right after the commit
+    recordedEvents.listen(undefined); // as if the process died right after the commit
     let recorded;
     try {
       recorded = await recordEvent(event('Late'));
@@ -75,7 +75,7 @@ describe('event relay', () => {
 
   /** Records events as a process that dies before relaying them would (no immediate relay). */
   async function recordUnrelayed(organizationId: string, titles: string[]) {
-    setEventRecordedListener(undefined);
+    recordedEvents.listen(undefined);
     try {
       return await Promise.all(titles.map((t) => recordEvent(event(t, organizationId))));
     } finally {

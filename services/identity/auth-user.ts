@@ -10,10 +10,10 @@
  */
 import { z } from 'zod';
 import type { Redis } from 'ioredis';
-import type { Config } from '../config';
-import type { Logger } from '../logger';
-import { redisKey } from '../redis';
-import { ROLES } from './rbac';
+import type { Config } from '../../platform/config';
+import type { Logger } from '../../platform/logger';
+import { redisKey } from '../../platform/redis';
+import { ROLES } from '../../platform/security/rbac';
 import { User } from '../../models/user';
 import { onWritten } from '../../models/writes';
 
