@@ -19,6 +19,13 @@ import { Contract } from '../../models/contract';
 import { Signature } from '../../models/signature';
 import { ComplianceTask, OPEN_STATUSES } from '../../models/compliance-task';
 import { IntegrationLink } from '../../models/integration-link';
+import { removeContract } from '../search/contract-index';
+
+/** The deletion's workflow step: the store part again (idempotent), then the contract's chunks out of the index. */
+export async function finishContractDeletion(s: Services, deletion: ContractDeletion): Promise<void> {
+  await closeContract(s, deletion);
+  await removeContract(s, deletion.organizationId, deletion.contractId);
+}
 
 /** Removes the contract and closes what refers to it, in the store. Safe to run again. */
 export async function closeContract(s: Services, { organizationId, contractId, by }: ContractDeletion): Promise<void> {
