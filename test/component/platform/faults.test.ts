@@ -1,8 +1,8 @@
 /**
  * Fault tests (`npm run test:faults`; minutes, so outside `npm test`): a worker killed
- * mid-ingestion and mid-CRM-sync, Temporal down for 30 s while contracts change,
- * Elasticsearch cut off from an API process, and the SMTP server down for 2 minutes. Each breaks engines or processes of its own,
- * never the shared ones.
+ * mid-ingestion, mid-CRM-sync and mid-way through the search rebuild, Temporal down for 30 s
+ * while contracts change, Elasticsearch cut off from an API process, and the SMTP server down
+ * for 2 minutes. Each breaks engines or processes of its own, never the shared ones.
  * Also covered elsewhere: a short Temporal outage (test/component/webhooks/webhooks.test.ts, "when Temporal is
  * down"), the store down and back (test/component/platform/health.test.ts).
  */
@@ -10,10 +10,11 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Types } from 'mongoose';
+import mongoose, { Types } from 'mongoose';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { api } from '../../support/http';
 import { testEnv, testEnvironment } from '../../support/env';
-import { signUp, type TestUser } from '../../support/auth';
+import { fromIp, signUp, uniqueIp, type TestUser } from '../../support/auth';
 import { upload, type UploadedDocument } from '../../support/documents';
 import { startReceiver } from '../../support/receiver';
 import { startOutageStack, type OutageStack } from '../../support/outage';
@@ -26,6 +27,9 @@ import { Signature } from '../../../models/signature';
 import { SignedPdf } from '../../../models/signed-pdf';
 import type { SyncProgress } from '../../../activities/integration-sync';
 import { signatureWorkflowId } from '../../../workflows/signature.shared';
+import { generationReindexId } from '../../../workflows/search-reindex.shared';
+import { REBUILD_PAGE, type RebuildProgress } from '../../../services/search/rebuild-search-index';
+import { aliasedIndices, GENERATION, generationIndex, isBuilt, searchAlias } from '../../../services/search/contract-search-index';
 
 /**
  * An HTTP relay to a vendor fake that holds the nth matching request: it arrives, the test
@@ -313,6 +317,137 @@ describe('faults', function () {
       expect(new Set([...fake.records.values()].map((r) => r.id)).size).to.equal(CONTRACTS);
       console.log(
         `      ${CONTRACTS} contracts in ${fake.upsertCalls().length} upsert calls; ${twice} upserted twice (the batch in flight at the kill); done ${resumedMs} ms after the kill`,
+      );
+    });
+  });
+
+  describe('a worker killed with SIGKILL mid-way through the search rebuild after a mapping change', function () {
+    this.timeout(900000);
+    // A database and index prefix of its own: the rebuild copies every contract of its
+    // database into a new generation's index, here exactly the ones this test seeds.
+    const label = `reindexkill_${randomBytes(4).toString('hex')}`;
+    const shared = testEnvironment();
+    const mongo = new URL(shared.MONGODB_URI!);
+    mongo.pathname = `${mongo.pathname}_${label}`;
+    const prefix = `${shared.ELASTICSEARCH_INDEX_PREFIX}${label}_`;
+    const own = ownTaskQueue({
+      MONGODB_URI: mongo.toString(),
+      ELASTICSEARCH_INDEX_PREFIX: prefix,
+      REDIS_KEY_PREFIX: `${shared.REDIS_KEY_PREFIX}:${label}`,
+      EMBEDDING_MODEL_DIR: '.stack/no-model',
+    });
+    const db = () => mongoose.connection.useDb(mongo.pathname.slice(1));
+    after(async () => {
+      await db().dropDatabase();
+    });
+
+    it('is resumed from its last heartbeat by a new worker, and ends with every contract indexed once', async () => {
+      const { services } = testEnv();
+      const search = { es: services.es, config: { ...services.config, ELASTICSEARCH_INDEX_PREFIX: prefix } };
+      const base = own.base();
+      const register = await api<{ access_token: string; user: { organization_id: string } }>('POST', '/auth/register', {
+        base,
+        headers: fromIp(uniqueIp()),
+        body: { email: `${label}@example.test`, password: 'reindex-password-1', full_name: 'Reindex Owner' },
+      });
+      expect(register.status, register.text).to.equal(201);
+      const org = register.body.user.organization_id;
+
+      // Ten pages of REBUILD_PAGE, written to the store directly: no hook indexes them, so
+      // only the rebuild can. (No index of this prefix exists: a mapping change's first start.)
+      const CONTRACTS = 10 * REBUILD_PAGE;
+      const now = new Date();
+      const seeded = Array.from({ length: CONTRACTS }, (_, i) => ({
+        _id: new Types.ObjectId(),
+        organization_id: new Types.ObjectId(org),
+        title: `Supply agreement ${i}`,
+        type: 'service_agreement',
+        status: 'active',
+        counterparty: `Supplier ${i % 50}`,
+        party_name: null,
+        content: `The supplier delivers lot ${i}.`,
+        vendor_id: null,
+        document_id: null,
+        value: i,
+        currency: 'USD',
+        start_date: null,
+        end_date: null,
+        signed_at: null,
+        created_by: null,
+        risk_score: null,
+        analysis: null,
+        analyzed_at: null,
+        created_at: now,
+        updated_at: now,
+      }));
+      await db().collection('contracts').insertMany(seeded);
+      const ids = seeded.map((c) => c._id.toHexString()).sort();
+
+      // The worker's start finds no built index of this generation and starts the rebuild.
+      own.startWorker();
+      const handle = services.temporal.workflow.getHandle(generationReindexId(searchAlias(search), GENERATION));
+      const rebuilding = async () => {
+        const pending = (await handle.describe()).raw.pendingActivities ?? [];
+        const part = pending.find((a) => a.activityType?.name === 'rebuildSearchPart');
+        const details = part?.heartbeatDetails?.payloads?.[0];
+        return { attempt: part?.attempt ?? 0, progress: details ? defaultPayloadConverter.fromPayload<RebuildProgress>(details) : null };
+      };
+      // At least one page written and reported, the part still running.
+      await waitFor(async () => ((await rebuilding()).progress?.indexed ?? 0) > 0, 300000, 'the first page of the rebuild');
+      const killedAt = Date.now();
+      await own.killWorker(0);
+      // What the server holds for the killed attempt: where its retry starts.
+      const { progress: reported } = await rebuilding();
+      const resumeAfter = reported!.after!;
+      const writtenBeforeKill = ids.filter((id) => id <= resumeAfter).length;
+      expect(writtenBeforeKill).to.be.within(REBUILD_PAGE, CONTRACTS - REBUILD_PAGE);
+      // Pages past the last heartbeat the server holds (heartbeats are throttled) are written again.
+      await services.es.indices.refresh({ index: generationIndex(search) });
+      const inIndexAtKill = (await services.es.count({ index: generationIndex(search) })).count;
+
+      own.startWorker();
+      expect(await handle.result()).to.deep.equal({ indexed: CONTRACTS });
+
+      // The alias names this generation's index, marked built.
+      expect(await aliasedIndices(search)).to.deep.equal([generationIndex(search)]);
+      expect(await isBuilt(search)).to.equal(true);
+      // Every contract once, none other.
+      const index = searchAlias(search);
+      await services.es.indices.refresh({ index });
+      const query = { term: { organization_id: org } };
+      const all = await services.es.search({ index, query, size: CONTRACTS + 1, _source: false, track_total_hits: true });
+      const hitIds = all.hits.hits.map((h) => h._id!);
+      expect(hitIds.length).to.equal(CONTRACTS);
+      expect(hitIds.sort()).to.deep.equal(ids);
+      const found = await api<{ total: number }>('GET', '/search/contracts?page_size=1', { base, token: register.body.access_token });
+      expect(found.status).to.equal(200);
+      expect(found.body.total).to.equal(CONTRACTS);
+
+      // The part was retried after the kill...
+      const events = (await handle.fetchHistory()).events ?? [];
+      const parts = new Set(
+        events
+          .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'rebuildSearchPart')
+          .map((e) => String(e.eventId)),
+      );
+      const retried = events.find(
+        (e) =>
+          parts.has(String(e.activityTaskStartedEventAttributes?.scheduledEventId)) &&
+          (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1,
+      );
+      expect(retried, 'a retried attempt of the killed part').to.not.equal(undefined);
+      // ...and the retry wrote only the contracts after its predecessor's last heartbeat: each
+      // document carries when it was read (indexed_at), and those the killed worker reported
+      // were not rewritten (a retry from the start would have rewritten them all).
+      const since = (range: { lt: string } | { gte: string }) =>
+        services.es.count({ index, query: { bool: { filter: [query, { range: { indexed_at: range } }] } } });
+      const before = (await since({ lt: new Date(killedAt).toISOString() })).count;
+      const rewritten = (await since({ gte: new Date(killedAt).toISOString() })).count;
+      expect(before).to.equal(writtenBeforeKill);
+      expect(rewritten).to.equal(CONTRACTS - writtenBeforeKill);
+      console.log(
+        `      ${CONTRACTS} contracts; killed with ${inIndexAtKill} written, ${writtenBeforeKill} reported (attempt ${String(retried!.activityTaskStartedEventAttributes!.attempt)} ` +
+          `wrote the other ${rewritten}); done ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill (heartbeat timeout 30 s)`,
       );
     });
   });
