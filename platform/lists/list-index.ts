@@ -16,7 +16,8 @@
  *   built      the time the last complete build started; without it the store answers;
  *   fresh      lives REBUILD_AFTER_MS after a build; when gone, a build runs in the background;
  *   over       lives REBUILD_AFTER_MS once the list has more than LIST_INDEX_MAX_RECORDS
- *              records: the rest is dropped, no write is kept and the store answers.
+ *              records (or entries in meta, deleted ones' included): the rest is dropped, no
+ *              write is kept and the store answers.
  *
  * Which lists are indexed is the features' choice (services/wiring.ts hands them to
  * `followListWrites`); this module knows none of them. Whether there is an index at all is
@@ -96,7 +97,8 @@ const keys = (s: ListIndex, spec: ListSpec, organizationId: string) => {
 
 // Applies entries: per record id, version, score, combos (JSON array; '' when deleted), item,
 // search text (lowercased; '' for none). An entry replaces the stored one unless that one is newer.
-// Returns the records held, or -1 when the list is over its bound (KEYS[4]) and nothing is kept.
+// Returns the entries held (deleted records' marks included, so the bound holds memory too), or -1
+// when the list is over its bound (KEYS[4]) and nothing is kept.
 const APPLY = `
 if redis.call('EXISTS', KEYS[4]) == 1 then return -1 end
 local meta, rows, texts, z = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
@@ -118,7 +120,7 @@ for i = 2, #ARGV, 6 do
     end
   end
 end
-return redis.call('HLEN', rows)`;
+return redis.call('HLEN', meta)`;
 
 // A page: false when not built, else { total, items, fresh }.
 const PAGE = `
