@@ -82,6 +82,18 @@ const schema = z
     REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
     /** Namespace of every key this service writes in Redis (deployments or test runs sharing one Redis use their own). */
     REDIS_KEY_PREFIX: z.string().min(1).default('clm'),
+    /**
+     * The Redis list index (platform/lists/list-index.ts), which answers the plain lists where the
+     * store cannot page cheaply: `auto` keeps it on only when the store is FerretDB (detected at
+     * start), `on` and `off` force it. Off, the store answers every list and nothing is kept in Redis.
+     */
+    LIST_INDEX: z.enum(['auto', 'on', 'off']).default('auto'),
+    /** The list index's own Redis (e.g. another instance, or redis://host:6379/1); empty: REDIS_URL's. */
+    LIST_INDEX_REDIS_URL: z
+      .union([z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }), z.literal('')])
+      .default(''),
+    /** Records of one organization's list the index keeps (about 1 KB of Redis each); a longer list is answered by the store. */
+    LIST_INDEX_MAX_RECORDS: positiveInt.default(50_000),
     ELASTICSEARCH_URL: z.url().default('http://127.0.0.1:9200'),
     /** Any SMTP relay: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://host:465; locally GreenMail. */
     SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).default('smtp://127.0.0.1:3025'),

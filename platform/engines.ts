@@ -37,7 +37,7 @@ export interface Services {
  * the list index); started with the engines, it returns its unsubscription. The features
  * choose them (services/wiring.ts `startEngines`): this module knows none.
  */
-export type WriteFollower = (s: Services) => () => void;
+export type WriteFollower = (s: Services) => (() => void) | Promise<() => void>;
 
 export async function createServices(config: Config, logger: Logger, followers: readonly WriteFollower[]): Promise<Services> {
   await connectMongo(config, logger);
@@ -53,7 +53,7 @@ export async function createServices(config: Config, logger: Logger, followers: 
     mailer: createMailTransport(config),
     offload: createOffloadPool({ threads: config.OFFLOAD_THREADS }),
   };
-  const stops = followers.map((follow) => follow(s));
+  const stops = await Promise.all(followers.map(async (follow) => follow(s)));
   subscriptions.set(s, () => stops.forEach((stop) => stop()));
   return s;
 }

@@ -23,6 +23,16 @@ export async function connectMongo(config: Pick<Config, 'MONGODB_URI'>, logger: 
   }
 }
 
+/**
+ * Whether the store is FerretDB rather than MongoDB: FerretDB's `buildInfo` answer carries
+ * `ferretdbVersion` (1.24 answers `"unknown"`, but the field is there).
+ */
+export async function isFerretDb(): Promise<boolean> {
+  const db = mongoose.connection.db;
+  if (!db) throw new Error('store not connected');
+  return 'ferretdbVersion' in (await db.admin().command({ buildInfo: 1 }));
+}
+
 export async function pingMongo(timeoutMs: number): Promise<boolean> {
   const db = mongoose.connection.db;
   if (!db) return false;

@@ -41,7 +41,7 @@ export const EVENT_CONSUMERS = [
 // Queued mail is an outbox of the same kind: the catch-up loop also starts any message whose workflow did not start.
 export const { relayEvent, relayPending, relayOnRecord, startRelayLoop } = createRelay(recordedEvents, EVENT_CONSUMERS, [startPendingMail]);
 
-/** The lists answered from the list index (platform/lists/list-index.ts); their models announce their writes. */
+/** The lists answered from the list index when there is one (platform/lists/list-index.ts); their models announce their writes. */
 export const INDEXED_LISTS: readonly ListSpec[] = [
   contractList,
   vendorList,
@@ -52,7 +52,10 @@ export const INDEXED_LISTS: readonly ListSpec[] = [
   activityList,
 ];
 
+/** Starts a process's list index, when LIST_INDEX wants one, on the indexed lists. */
+export const followIndexedLists = (s: Services) => followListWrites(s, INDEXED_LISTS);
+
 /** Connects a process to the engines, its auth cache and list index following its writes: the one way to start them. */
 export function startEngines(config: Config, logger: Logger): Promise<Services> {
-  return createServices(config, logger, [forgetWrittenUsers, (s) => followListWrites(s, INDEXED_LISTS)]);
+  return createServices(config, logger, [forgetWrittenUsers, followIndexedLists]);
 }

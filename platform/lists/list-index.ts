@@ -14,10 +14,16 @@
  *              so a search is answered here too, by one scan of the order's ids;
  *   meta       hash id -> {"v": version, "k": [combos]}, or {"v": ..., "d": 1} once deleted;
  *   built      the time the last complete build started; without it the store answers;
- *   fresh      lives REBUILD_AFTER_MS after a build; when gone, a build runs in the background.
+ *   fresh      lives REBUILD_AFTER_MS after a build; when gone, a build runs in the background;
+ *   over       lives REBUILD_AFTER_MS once the list has more than LIST_INDEX_MAX_RECORDS
+ *              records (or entries in meta, deleted ones' included): the rest is dropped, no
+ *              write is kept and the store answers.
  *
  * Which lists are indexed is the features' choice (services/wiring.ts hands them to
- * `followListWrites`); this module knows none of them.
+ * `followListWrites`); this module knows none of them. Whether there is an index at all is
+ * LIST_INDEX's: `auto` keeps it only on FerretDB, which sorts and counts in its own process;
+ * MongoDB answers the same pages from compound indexes, so there no write is followed and
+ * `listPage` answers from the store. Its callers never know which.
  *
  * Consistency. Every write to an indexed model is announced (models/writes.ts) and applied
  * here before its caller carries on: the record is read back from the store and its entry
@@ -33,24 +39,37 @@
  * as the store has it before the page is answered.
  */
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 import { Types } from 'mongoose';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import { redisKey } from '../redis';
+import { createRedis, redisKey } from '../redis';
+import { isFerretDb } from '../mongo';
 import { LockUnavailableError, withLock } from '../lock';
 import { orgFilter } from '../../models/base';
 import { onWritten, type Written } from '../../models/writes';
 import { skipOf, type PageQuery } from './pagination';
 import { storePage, type ListFilter, type ListModel, type ListPage, type ListSpec } from './lists';
 
-/**
- * The lists this process follows (`followListWrites`), with how many followers each has: only
- * those are answered from the index, whose entries the process keeps current with its writes.
- */
-const followed = new Map<ListSpec, number>();
+export type ListIndexDeps = {
+  redis: Redis;
+  config: Pick<Config, 'REDIS_KEY_PREFIX' | 'LIST_INDEX' | 'LIST_INDEX_REDIS_URL' | 'LIST_INDEX_MAX_RECORDS'>;
+  logger: Logger;
+};
 
-export type ListIndexDeps = { redis: Redis; config: Pick<Config, 'REDIS_KEY_PREFIX'>; logger: Logger };
+/** One process's list index: its Redis, and the lists it follows (only those are answered from it). */
+interface ListIndex {
+  redis: Redis;
+  config: Pick<Config, 'REDIS_KEY_PREFIX' | 'LIST_INDEX_MAX_RECORDS'>;
+  logger: Logger;
+  followed: ReadonlySet<ListSpec>;
+  /** Lists whose writes could not reach Redis: their `built` goes as soon as Redis answers. */
+  unsynced: Map<string, { spec: ListSpec; organizationId: string }>;
+}
+
+/** The index of each process's services (`followListWrites`); none: the store answers every list. */
+const indexes = new WeakMap<ListIndexDeps, ListIndex>();
 
 export const REBUILD_AFTER_MS = 24 * 3600_000;
 /** Records per Redis call when many are applied at once. */
@@ -61,7 +80,7 @@ const READ_BACK = 8;
 const IN_FLIGHT_MS = 60_000;
 const DELETED = Number.MAX_SAFE_INTEGER;
 
-const keys = (s: ListIndexDeps, spec: ListSpec, organizationId: string) => {
+const keys = (s: ListIndex, spec: ListSpec, organizationId: string) => {
   const base = redisKey(s.config, 'list', `{${spec.name}:${organizationId}}`);
   return {
     base,
@@ -71,13 +90,17 @@ const keys = (s: ListIndexDeps, spec: ListSpec, organizationId: string) => {
     meta: `${base}:meta`,
     built: `${base}:built`,
     fresh: `${base}:fresh`,
+    over: `${base}:over`,
     lock: `${base}:lock`,
   };
 };
 
 // Applies entries: per record id, version, score, combos (JSON array; '' when deleted), item,
 // search text (lowercased; '' for none). An entry replaces the stored one unless that one is newer.
+// Returns the entries held (deleted records' marks included, so the bound holds memory too), or -1
+// when the list is over its bound (KEYS[4]) and nothing is kept.
 const APPLY = `
+if redis.call('EXISTS', KEYS[4]) == 1 then return -1 end
 local meta, rows, texts, z = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
 for i = 2, #ARGV, 6 do
   local id, v, score, combos, row, text = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
@@ -97,7 +120,7 @@ for i = 2, #ARGV, 6 do
     end
   end
 end
-return 0`;
+return redis.call('HLEN', meta)`;
 
 // A page: false when not built, else { total, items, fresh }.
 const PAGE = `
@@ -207,25 +230,48 @@ const entryOf = (spec: ListSpec, doc: IndexedRecord): Entry => [
 ];
 const deletedEntry = (id: string, version = DELETED): Entry => [id, version, 0, '', '', ''];
 
-async function apply(s: ListIndexDeps, spec: ListSpec, organizationId: string, entries: Entry[]): Promise<void> {
+/** Applies entries; false when the list is over its bound, whose entries are then dropped. */
+async function apply(s: ListIndex, spec: ListSpec, organizationId: string, entries: Entry[]): Promise<boolean> {
   const k = keys(s, spec, organizationId);
   for (let i = 0; i < entries.length; i += BATCH) {
-    await run(s.redis, SCRIPTS.apply, [k.meta, k.rows, k.texts], [k.z, ...entries.slice(i, i + BATCH).flat()]);
+    const held = (await run(
+      s.redis,
+      SCRIPTS.apply,
+      [k.meta, k.rows, k.texts, k.over],
+      [k.z, ...entries.slice(i, i + BATCH).flat()],
+    )) as number;
+    if (held < 0) return false;
+    if (held > s.config.LIST_INDEX_MAX_RECORDS) {
+      await overBound(s, spec, organizationId, held);
+      return false;
+    }
   }
+  return true;
 }
 
-/** Lists whose writes could not reach Redis: their `built` goes as soon as Redis answers. */
-const unsynced = new Map<string, { spec: ListSpec; organizationId: string }>();
+/**
+ * Gives up one organization's index of a list that grew past LIST_INDEX_MAX_RECORDS: marks it
+ * (no later write is kept, APPLY checks the mark) and drops what it holds. A day later the next
+ * read tries again, in case the list shrank.
+ */
+async function overBound(s: ListIndex, spec: ListSpec, organizationId: string, records: number): Promise<void> {
+  await s.redis.set(keys(s, spec, organizationId).over, String(records), 'PX', REBUILD_AFTER_MS);
+  await dropEntries(s, spec, organizationId);
+  s.logger.info(
+    { list: spec.name, organizationId, records, bound: s.config.LIST_INDEX_MAX_RECORDS },
+    'list over the list index bound; the store answers it',
+  );
+}
 
-async function dropUnsynced(s: ListIndexDeps): Promise<void> {
-  for (const [key, { spec, organizationId }] of unsynced) {
+async function dropUnsynced(s: ListIndex): Promise<void> {
+  for (const [key, { spec, organizationId }] of s.unsynced) {
     await s.redis.del(keys(s, spec, organizationId).built);
-    unsynced.delete(key);
+    s.unsynced.delete(key);
   }
 }
 
 /** Applies writes to one list's records: reads each back from the store. */
-async function follow(s: ListIndexDeps, spec: ListSpec, written: Written[]): Promise<void> {
+async function follow(s: ListIndex, spec: ListSpec, written: Written[]): Promise<void> {
   const byOrg = new Map<string, Entry[]>();
   const queue = [...written];
   const readBack = async () => {
@@ -245,7 +291,7 @@ async function follow(s: ListIndexDeps, spec: ListSpec, written: Written[]): Pro
       await dropUnsynced(s);
       await apply(s, spec, organizationId, entries);
     } catch (err) {
-      unsynced.set(`${spec.name}:${organizationId}`, { spec, organizationId });
+      s.unsynced.set(`${spec.name}:${organizationId}`, { spec, organizationId });
       s.logger.warn(
         { err: String(err), list: spec.name, organizationId },
         'list index not updated; the store answers this list until it is rebuilt',
@@ -254,34 +300,60 @@ async function follow(s: ListIndexDeps, spec: ListSpec, written: Written[]): Pro
   }
 }
 
-/**
- * Keeps the index of each of `specs` current with this process's writes (their models must
- * announce them), and answers them from it in `listPage`; returns the unsubscription.
- */
-export function followListWrites(s: ListIndexDeps, specs: readonly ListSpec[]): () => void {
-  const stops = specs.map((spec) => {
-    followed.set(spec, (followed.get(spec) ?? 0) + 1);
-    const stop = onWritten(spec.model, async (written) => {
-      await follow(s, spec, written).catch((err: unknown) => {
-        s.logger.warn({ err: String(err), list: spec.name }, 'list index: records not read back');
-      });
-    });
-    return () => {
-      stop();
-      const left = followed.get(spec)! - 1;
-      if (left) followed.set(spec, left);
-      else followed.delete(spec);
-    };
-  });
-  return () => stops.forEach((stop) => stop());
+/** Whether LIST_INDEX wants an index against this store. */
+async function indexWanted(s: ListIndexDeps): Promise<boolean> {
+  if (s.config.LIST_INDEX !== 'auto') return s.config.LIST_INDEX === 'on';
+  try {
+    return await isFerretDb();
+  } catch (err) {
+    s.logger.warn({ err: String(err) }, 'store engine not known; the store answers every list');
+    return false;
+  }
+}
+
+/** The index's own Redis (LIST_INDEX_REDIS_URL), ready or given up on after its connect timeout: until then the store answers. */
+async function ownRedis(s: ListIndexDeps): Promise<Redis> {
+  const redis = createRedis({ REDIS_URL: s.config.LIST_INDEX_REDIS_URL }, s.logger);
+  const timeout = AbortSignal.timeout(2000);
+  await once(redis, 'ready', { signal: timeout }).catch(() => undefined);
+  return redis;
 }
 
 /**
- * Builds one organization's index of a list from the store, if no other process is at it.
- * Returns false when another holds the build.
+ * Starts this process's list index, when LIST_INDEX wants one: keeps the index of each of
+ * `specs` current with this process's writes (their models must announce them), and answers
+ * them from it in `listPage`. Returns the unsubscription.
  */
-export async function buildListIndex(s: ListIndexDeps, spec: ListSpec, organizationId: string): Promise<boolean> {
+export async function followListWrites(s: ListIndexDeps, specs: readonly ListSpec[]): Promise<() => void> {
+  if (!(await indexWanted(s))) {
+    s.logger.info({ LIST_INDEX: s.config.LIST_INDEX }, 'list index off; the store answers every list');
+    return () => undefined;
+  }
+  const redis = s.config.LIST_INDEX_REDIS_URL ? await ownRedis(s) : s.redis;
+  const index: ListIndex = { redis, config: s.config, logger: s.logger, followed: new Set(specs), unsynced: new Map() };
+  indexes.set(s, index);
+  const stops = specs.map((spec) =>
+    onWritten(spec.model, async (written) => {
+      await follow(index, spec, written).catch((err: unknown) => {
+        s.logger.warn({ err: String(err), list: spec.name }, 'list index: records not read back');
+      });
+    }),
+  );
+  return () => {
+    stops.forEach((stop) => stop());
+    indexes.delete(s);
+    if (redis !== s.redis) redis.disconnect();
+  };
+}
+
+/**
+ * Builds one organization's index of a list from the store, if no other process is at it and
+ * the list is within its bound. Returns false when another holds the build or the list is over
+ * the bound.
+ */
+async function buildListIndex(s: ListIndex, spec: ListSpec, organizationId: string): Promise<boolean> {
   const k = keys(s, spec, organizationId);
+  if (await s.redis.exists(k.over)) return false;
   try {
     return await withLock(s.redis, k.lock, { ttlMs: 600_000, waitMs: 0 }, async () => {
       const started = Date.now();
@@ -290,13 +362,17 @@ export async function buildListIndex(s: ListIndexDeps, spec: ListSpec, organizat
       for await (const doc of spec.model.find(orgFilter(organizationId)).cursor({ batchSize: 1000 })) {
         const record = doc as IndexedRecord;
         seen.add(String(record._id));
+        if (seen.size > s.config.LIST_INDEX_MAX_RECORDS) {
+          await overBound(s, spec, organizationId, seen.size);
+          return false;
+        }
         batch.push(entryOf(spec, record));
         if (batch.length === BATCH) {
-          await apply(s, spec, organizationId, batch);
+          if (!(await apply(s, spec, organizationId, batch))) return false;
           batch = [];
         }
       }
-      await apply(s, spec, organizationId, batch);
+      if (!(await apply(s, spec, organizationId, batch))) return false;
       // Entries of records gone from the store whose removal never reached Redis; one written
       // after the build started is newer than this and stays.
       const stale = (await s.redis.hkeys(k.meta)).filter((id) => !seen.has(id));
@@ -330,7 +406,7 @@ function indexValues(spec: ListSpec, filter: ListFilter): Record<string, string>
 }
 
 async function readPage(
-  s: ListIndexDeps,
+  s: ListIndex,
   spec: ListSpec,
   organizationId: string,
   combo: string,
@@ -389,7 +465,7 @@ const inOrganization = (organizationId: string, id: string) => ({
  * equality every store answers from an index; FerretDB would scan for an `$in`), so a page costs
  * about 20 point reads more and never shows a deleted or older record.
  */
-async function staleEntries(s: ListIndexDeps, spec: ListSpec, organizationId: string, rows: Array<{ id: string }>): Promise<string[]> {
+async function staleEntries(s: ListIndex, spec: ListSpec, organizationId: string, rows: Array<{ id: string }>): Promise<string[]> {
   if (!rows.length) return [];
   const ids = rows.map((r) => r.id);
   const metas = await s.redis.hmget(keys(s, spec, organizationId).meta, ...ids);
@@ -412,8 +488,9 @@ async function currentEntry(spec: ListSpec, organizationId: string, id: string):
 }
 
 /**
- * One page of a list and its total: from the index when this process follows the list, the
- * filter allows and the index is built (building it first when no other process is at it), else from the store.
+ * One page of a list and its total: from the index when this process has one (LIST_INDEX) and
+ * follows the list, the filter allows, the list is within its bound and the index is built
+ * (building it first when no other process is at it), else from the store.
  */
 export async function listPage<M extends ListModel>(
   s: ListIndexDeps,
@@ -423,13 +500,14 @@ export async function listPage<M extends ListModel>(
   page: PageQuery,
 ): Promise<ListPage> {
   const generic: ListSpec = spec;
-  const values = followed.has(generic) ? indexValues(generic, filter) : null;
-  if (values) {
+  const index = indexes.get(s);
+  const values = index?.followed.has(generic) ? indexValues(generic, filter) : null;
+  if (index && values) {
     const combo = comboOf(values);
     try {
-      await dropUnsynced(s);
-      const read = () => readPage(s, generic, organizationId, combo, page, generic.searchText ? filter.search : undefined);
-      const answer = (await read()) ?? ((await buildListIndex(s, generic, organizationId)) ? await read() : null);
+      await dropUnsynced(index);
+      const read = () => readPage(index, generic, organizationId, combo, page, generic.searchText ? filter.search : undefined);
+      const answer = (await read()) ?? ((await buildListIndex(index, generic, organizationId)) ? await read() : null);
       if (answer) return answer;
     } catch (err) {
       s.logger.warn({ err: String(err), list: spec.name }, 'list index unavailable; the store answers');
@@ -438,9 +516,15 @@ export async function listPage<M extends ListModel>(
   return storePage(spec, organizationId, filter, page);
 }
 
-/** Drops one organization's index of a list (repairs, tests): the next read builds it again. */
-export async function dropListIndex(s: ListIndexDeps, spec: ListSpec, organizationId: string): Promise<void> {
+/** Drops one organization's entries of a list (not its bound's mark). */
+async function dropEntries(s: ListIndex, spec: ListSpec, organizationId: string): Promise<void> {
   const k = keys(s, spec, organizationId);
   const combos = new Set((await s.redis.hvals(k.meta)).flatMap((m) => (JSON.parse(m) as { k?: string[] }).k ?? []));
   await s.redis.del(k.built, k.fresh, k.rows, k.texts, k.meta, ...[...combos].map((c) => k.z + c));
+}
+
+/** Drops one organization's index of a list (repairs, tests): the next read builds it again. */
+export async function dropListIndex(s: ListIndexDeps, spec: ListSpec, organizationId: string): Promise<void> {
+  const index = indexes.get(s);
+  if (index) await dropEntries(index, spec, organizationId);
 }

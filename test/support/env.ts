@@ -10,7 +10,7 @@ import mongoose from 'mongoose';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { loadConfig, type Config } from '../../platform/config';
 import { createLogger } from '../../platform/logger';
-import { closeServices, type Services } from '../../platform/engines';
+import { closeServices, type Services, type WriteFollower } from '../../platform/engines';
 import { createApp } from '../../api/app';
 import { createWorkers } from '../../workers/worker';
 import { relayOnRecord, startEngines, startRelayLoop } from '../../services/wiring';
@@ -107,19 +107,24 @@ export function testEnv(): TestEnv {
 
 /**
  * Runs `fn` with the /api/v1 base of a second API instance on the run's services, its
- * configuration changed by `overrides` and any service replaced by `replace` (e.g. another AI provider).
+ * configuration changed by `overrides` and any service replaced by `replace` (e.g. another AI
+ * provider), and with `followers` following its writes (as startEngines starts them in a process).
  */
 export async function withSecondApi(
   overrides: Partial<Config>,
-  fn: (base: string) => Promise<void>,
+  fn: (base: string, services: Services) => Promise<void>,
   replace: Partial<Services> = {},
+  followers: readonly WriteFollower[] = [],
 ): Promise<void> {
   const { services } = testEnv();
-  const second: Server = createApp({ ...services, ...replace, config: { ...services.config, ...overrides } }).listen(0, '127.0.0.1');
+  const secondServices: Services = { ...services, ...replace, config: { ...services.config, ...overrides } };
+  const stops = await Promise.all(followers.map(async (follow) => follow(secondServices)));
+  const second: Server = createApp(secondServices).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => second.once('listening', () => resolve()));
   try {
-    await fn(`http://127.0.0.1:${(second.address() as AddressInfo).port}/api/v1`);
+    await fn(`http://127.0.0.1:${(second.address() as AddressInfo).port}/api/v1`, secondServices);
   } finally {
+    stops.forEach((stop) => stop());
     await new Promise((resolve) => second.close(resolve));
     // createApp pointed the process's immediate relay at the second API's settings (one app per
     // process in production); events recorded later must again start workflows where the test worker polls.

@@ -4,11 +4,14 @@
  */
 import { expect } from 'chai';
 import { Types } from 'mongoose';
+import { Redis } from 'ioredis';
 import { api } from '../../support/http';
 import { signUp, type TestUser } from '../../support/auth';
-import { testEnv } from '../../support/env';
+import { testEnv, withSecondApi } from '../../support/env';
 import { dropListIndex, listPage } from '../../../platform/lists/list-index';
-import { INDEXED_LISTS } from '../../../services/wiring';
+import { followIndexedLists, INDEXED_LISTS } from '../../../services/wiring';
+import { isFerretDb } from '../../../platform/mongo';
+import type { Config } from '../../../platform/config';
 import { storePage, type ListFilter, type ListSpec } from '../../../platform/lists/lists';
 import { Contract, contractList } from '../../../models/contract';
 import { activityList } from '../../../models/event';
@@ -241,5 +244,115 @@ describe('list index after a partial Redis loss', function () {
     expect((await api('GET', `/vendors/${gone}`, { token: owner.token })).status).to.equal(404);
     // Repaired in place: the next page comes from the index and agrees with the store.
     await expectSameAsStore(vendorList, owner.organizationId, [{}]);
+  });
+});
+
+describe('list index: when it runs, where it lives, how long a list it keeps', function () {
+  this.timeout(120000);
+  // Every list a user meets that the index may answer.
+  const LISTS = [
+    '/vendors?page_size=2',
+    '/vendors?page=2&page_size=2',
+    '/vendors?page=3&page_size=2',
+    '/documents',
+    '/signatures',
+    '/compliance/tasks',
+    '/webhooks/deliveries',
+    '/analytics/activity?page_size=3',
+    '/analytics/activity?page=2&page_size=3',
+  ];
+  let run = 0;
+  /** A second API on the run's engines, as a second process would start: its own key prefix, its list index started by startEngines' follower. */
+  const withIndexApi = (overrides: Partial<Config>, fn: (base: string, prefix: string) => Promise<void>) => {
+    const prefix = `${testEnv().config.REDIS_KEY_PREFIX}-second-${++run}`;
+    return withSecondApi({ REDIS_KEY_PREFIX: prefix, ...overrides }, (base) => fn(base, prefix), {}, [followIndexedLists]);
+  };
+  const vendorsOf = async (owner: TestUser, names: string[], base?: string) => {
+    for (const name of names) {
+      const res = await api('POST', '/vendors', { token: owner.token, body: { name, category: 'software' }, base });
+      expect(res.status).to.equal(201);
+    }
+  };
+  /** Each list as the main API (index on: the store is FerretDB) and `base` answer it. */
+  async function expectSameLists(owner: TestUser, base: string, paths = LISTS) {
+    for (const path of paths) {
+      const [main, second] = await Promise.all([api('GET', path, { token: owner.token }), api('GET', path, { token: owner.token, base })]);
+      expect(main.status, path).to.equal(200);
+      expect(second.body, path).to.deep.equal(main.body);
+    }
+  }
+  const keysOf = (redis: Redis, base: string) => redis.keys(`${base}*`).then((keys) => keys.sort());
+
+  it('is on under LIST_INDEX=auto against FerretDB, the store of this stack', async () => {
+    expect(await isFerretDb()).to.equal(true);
+    const owner = await signUp();
+    await vendorsOf(owner, ['Auto Ltd']);
+    await withIndexApi({ LIST_INDEX: 'auto' }, async (base, prefix) => {
+      await expectSameLists(owner, base, LISTS.slice(0, 1));
+      expect(await testEnv().services.redis.hlen(`${prefix}:list:{vendors:${owner.organizationId}}:rows`)).to.equal(1);
+    });
+  });
+
+  it('LIST_INDEX=off: the store answers the same pages, and no list key is written', async () => {
+    const owner = await signUp();
+    await vendorsOf(owner, ['Alpha Ltd', 'Beta Ltd', 'Gamma Ltd']);
+    await withIndexApi({ LIST_INDEX: 'off' }, async (base, prefix) => {
+      // Writes through the second API too: none is followed into Redis.
+      await vendorsOf(owner, ['Delta Ltd', 'Epsilon Ltd'], base);
+      await expectSameLists(owner, base);
+      expect((await api<{ total: number }>('GET', '/vendors', { token: owner.token, base })).body.total).to.equal(5);
+      expect(await testEnv().services.redis.keys(`${prefix}:list:*`)).to.deep.equal([]);
+    });
+  });
+
+  it('LIST_INDEX_REDIS_URL: the index keeps its keys in that Redis database, none in the main one', async () => {
+    const owner = await signUp();
+    await vendorsOf(owner, ['Own Db Ltd', 'Other Db Ltd']);
+    const url = new URL(testEnv().config.REDIS_URL);
+    url.pathname = url.pathname === '/1' ? '/2' : '/1';
+    const own = new Redis(url.toString());
+    try {
+      await withIndexApi({ LIST_INDEX: 'on', LIST_INDEX_REDIS_URL: url.toString() }, async (base, prefix) => {
+        await vendorsOf(owner, ['Written Ltd'], base);
+        await expectSameLists(owner, base);
+        const vendors = `${prefix}:list:{vendors:${owner.organizationId}}`;
+        expect(await own.hlen(`${vendors}:rows`)).to.equal(3);
+        expect(await own.exists(`${vendors}:built`)).to.equal(1);
+        expect(await testEnv().services.redis.keys(`${prefix}:list:*`)).to.deep.equal([]);
+        const keys = await own.keys(`${prefix}:*`);
+        if (keys.length) await own.del(...keys);
+      });
+    } finally {
+      own.disconnect();
+    }
+  });
+
+  it('LIST_INDEX_MAX_RECORDS: a longer list is answered by the store and keeps no entry, a shorter one is indexed until it grows past it', async () => {
+    const [big, small] = await Promise.all([signUp(), signUp()]);
+    await vendorsOf(big, ['V1 Ltd', 'V2 Ltd', 'V3 Ltd', 'V4 Ltd', 'V5 Ltd', 'V6 Ltd']);
+    await vendorsOf(small, ['S1 Ltd', 'S2 Ltd', 'S3 Ltd']);
+    await withIndexApi({ LIST_INDEX: 'on', LIST_INDEX_MAX_RECORDS: 5 }, async (base, prefix) => {
+      const { redis } = testEnv().services;
+      const bigKeys = `${prefix}:list:{vendors:${big.organizationId}}`;
+      const smallKeys = `${prefix}:list:{vendors:${small.organizationId}}`;
+      // Over the bound at its build: the store answers, and only the mark of the bound is kept.
+      await expectSameLists(big, base, LISTS.slice(0, 3));
+      expect((await api<{ total: number }>('GET', '/vendors', { token: big.token, base })).body.total).to.equal(6);
+      expect(await keysOf(redis, bigKeys)).to.deep.equal([`${bigKeys}:over`]);
+      // Its later writes are not kept either.
+      await vendorsOf(big, ['V7 Ltd'], base);
+      expect(await keysOf(redis, bigKeys)).to.deep.equal([`${bigKeys}:over`]);
+      await expectSameLists(big, base, LISTS.slice(0, 3));
+
+      // Within the bound: indexed.
+      await expectSameLists(small, base, LISTS.slice(0, 3));
+      expect(await redis.hlen(`${smallKeys}:rows`)).to.equal(3);
+      expect(await redis.exists(`${smallKeys}:built`)).to.equal(1);
+      // Past it by writes: dropped, and the store answers.
+      await vendorsOf(small, ['S4 Ltd', 'S5 Ltd', 'S6 Ltd'], base);
+      expect(await keysOf(redis, smallKeys)).to.deep.equal([`${smallKeys}:over`]);
+      await expectSameLists(small, base, LISTS.slice(0, 3));
+      expect((await api<{ total: number }>('GET', '/vendors', { token: small.token, base })).body.total).to.equal(6);
+    });
   });
 });
