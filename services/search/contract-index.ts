@@ -10,7 +10,7 @@ import { chunkPages } from '../documents/chunking';
 import { chunkRecords, deleteSource, deleteSources, embedChunks, indexChunks, refreshCollections } from './vector-store';
 import { Contract, type ContractDoc } from '../../models/contract';
 import { startWorkflow } from '../../platform/temporal/client';
-import { groupCommit } from '../../platform/group-commit';
+import { sharedFlush } from '../../platform/shared-flush';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { contractChangedSignal, contractIndex, contractIndexWorkflowId } from '../../workflows/contract-index.shared';
 
@@ -121,7 +121,7 @@ export const contractIndexConsumer: EventConsumer = {
   async consume(s, event) {
     if (!TEXT_EVENTS.has(event.type)) return;
     let signal = signallers.get(s);
-    if (!signal) signallers.set(s, (signal = groupCommit(signalChanged(s), { lingerMs: SIGNAL_LINGER_MS })));
+    if (!signal) signallers.set(s, (signal = sharedFlush(signalChanged(s), { lingerMs: SIGNAL_LINGER_MS })));
     await signal(event.organization_id.toHexString(), event.resource_id);
   },
 };
