@@ -6,13 +6,14 @@
  * after `lingerMs` (by default at the end of the current turn), with every call that came
  * meanwhile; calls that come while a flush is under way go in the next one, as soon as it ends.
  * A flush holds at most `maxItems` items: one that fills up goes at once, even beside a flush
- * under way. Each caller's promise settles with the flush that carried its item, so a failed
- * flush rejects every item in it and each caller handles that as it would its own failure. A
- * flush always starts after its callers asked, so a read shared this way is as fresh as their own.
+ * under way, as does one that waited `maxWaitMs` for a flush under way. Each caller's promise
+ * settles with the flush that carried its item, so a failed flush rejects every item in it and
+ * each caller handles that as it would its own failure. A flush always starts after its
+ * callers asked, so a read shared this way is as fresh as their own.
  */
 export function sharedFlush<T = void, R = void>(
   flush: (key: string, items: T[]) => Promise<R>,
-  { lingerMs = 0, maxItems = Infinity }: { lingerMs?: number; maxItems?: number } = {},
+  { lingerMs = 0, maxItems = Infinity, maxWaitMs }: { lingerMs?: number; maxItems?: number; maxWaitMs?: number } = {},
 ): (key: string, item: T) => Promise<R> {
   interface Waiting {
     items: T[];
@@ -55,7 +56,7 @@ export function sharedFlush<T = void, R = void>(
         // Callers in the same turn (the consumers of one event) share it too.
         if (lingerMs > 0) setTimeout(() => flushWaiting(key, created), lingerMs);
         else queueMicrotask(() => flushWaiting(key, created));
-      }
+      } else if (maxWaitMs !== undefined) setTimeout(() => flushWaiting(key, created), maxWaitMs);
     } else next.items.push(item);
     if (next.items.length >= maxItems) flushWaiting(key, next);
     return next.done;

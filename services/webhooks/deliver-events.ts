@@ -73,8 +73,10 @@ async function deliveryFor(event: EventRecord, subscriptionId: Types.ObjectId, w
   }
 }
 
-/** A batch's workflow takes at most this many events; a full batch goes without waiting. */
+/** A batch's workflow takes at most this many events; a full batch goes without waiting... */
 const BATCH_MAX_EVENTS = 50;
+/** ... as does one that waited this long for its organization's previous batch. */
+const BATCH_MAX_WAIT_MS = 500;
 
 /** An event on its way to its organization's batch, with the subscriptions it matches. */
 interface Relayed {
@@ -106,7 +108,7 @@ const deliverBatch = sharedFlush(
     const failed = [...written, ...started].find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
   },
-  { maxItems: BATCH_MAX_EVENTS },
+  { maxItems: BATCH_MAX_EVENTS, maxWaitMs: BATCH_MAX_WAIT_MS },
 );
 
 /**

@@ -107,4 +107,20 @@ describe('shared flush', () => {
     await Promise.all([...first, ...during]);
     expect(flushes).to.have.length(3);
   });
+
+  it('with a maximum wait, sends a batch that waited that long beside the flush under way', async () => {
+    const { flushes, flush } = recordingFlush();
+    const add = sharedFlush(flush, { maxWaitMs: 30 });
+    const first = add('org', 1);
+    await turn();
+    const waited = [add('org', 2), add('org', 3)];
+    await turn();
+    expect(flushes.map((f) => f.items)).to.deep.equal([[1]]);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(flushes.map((f) => f.items)).to.deep.equal([[1], [2, 3]]);
+    flushes[0]!.finish();
+    flushes[1]!.finish();
+    await Promise.all([first, ...waited]);
+    expect(flushes).to.have.length(2);
+  });
 });
