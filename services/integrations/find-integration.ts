@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Principal } from '../../platform/security/principal';
 import { notFound } from '../../platform/errors';
 import { integrationErrors } from './errors';
-import { groupCommit } from '../../platform/group-commit';
+import { sharedFlush } from '../../platform/shared-flush';
 import { orgFilter } from '../../models/base';
 import { INTEGRATION_TYPES, Integration, type IntegrationType } from '../../models/integration';
 import type { Connector } from './connector';
@@ -35,7 +35,7 @@ export async function connectedIntegration(p: Principal, type: IntegrationType) 
  * consumers of one event, and the events relayed while a read of the organization is under
  * way, share one read.
  */
-export const liveIntegrations = groupCommit((organizationId: string) =>
+export const liveIntegrations = sharedFlush((organizationId: string) =>
   Integration.find({ ...orgFilter(organizationId), status: LIVE }, { _id: 1, type: 1, config: 1 })
     .lean()
     .exec(),

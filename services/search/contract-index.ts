@@ -11,7 +11,7 @@ import { chunkRecords, deleteSource, deleteSources, embedChunks, indexChunks, re
 import { Contract, type ContractDoc } from '../../models/contract';
 import { orgFilter } from '../../models/base';
 import { startWorkflow } from '../../platform/temporal/client';
-import { groupCommit } from '../../platform/group-commit';
+import { sharedFlush } from '../../platform/shared-flush';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { contractChangedSignal, contractIndex, contractIndexWorkflowId } from '../../workflows/contract-index.shared';
 import { reflectContracts } from './reflect-contracts';
@@ -144,7 +144,7 @@ export const contractIndexConsumer: EventConsumer = {
     if (typeof contractId !== 'string') return;
     let signal = signallers.get(s);
     if (!signal) {
-      const grouped = (searchOnly: boolean) => groupCommit(signalChanged(s, searchOnly), { lingerMs: SIGNAL_LINGER_MS });
+      const grouped = (searchOnly: boolean) => sharedFlush(signalChanged(s, searchOnly), { lingerMs: SIGNAL_LINGER_MS });
       signallers.set(s, (signal = { text: grouped(false), search: grouped(true) }));
     }
     await signal[kind](event.organization_id.toHexString(), contractId);

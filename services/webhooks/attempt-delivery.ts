@@ -13,7 +13,7 @@ import { WebhookAttemptClaim } from '../../models/webhook-attempt-claim';
 import { WebhookDelivery } from '../../models/webhook-delivery';
 import { WebhookSubscription } from '../../models/webhook-subscription';
 import { isDuplicateKey } from '../../platform/mongo';
-import { groupCommit } from '../../platform/group-commit';
+import { sharedFlush } from '../../platform/shared-flush';
 import type { DeliveryRef } from '../../workflows/webhook-delivery.shared';
 
 export interface AttemptInput {
@@ -33,7 +33,7 @@ export function webhookAttempts(s: Services) {
   const dispatcher = createPolicyAgent(policy);
   // A batch's attempts run side by side, mostly to one subscription: those that ask while its
   // read is under way share the next read (still made after they asked).
-  const readSubscription = groupCommit((id: string) => WebhookSubscription.findById(id).exec());
+  const readSubscription = sharedFlush((id: string) => WebhookSubscription.findById(id).exec());
 
   async function send(url: string, headers: Record<string, string>, body: string) {
     const started = Date.now();

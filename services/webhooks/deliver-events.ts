@@ -1,9 +1,9 @@
 /**
  * Webhooks as a consumer of the event relay: one delivery row per event and matching
  * subscription (unique, so a replayed relay finds the same row and id), each naming the
- * workflow that delivers it. The events a process relays close together, per organization,
- * share one `webhook-batch-<first event id>` workflow (workflows/webhook-delivery.ts), which
- * reads the deliveries naming it.
+ * workflow that delivers it. The events a process relays while their organization's previous
+ * batch is written and started (up to 50) share one `webhook-batch-<first event id>` workflow
+ * (workflows/webhook-delivery.ts), which reads the deliveries naming it.
  *
  * Why nothing is lost or sent twice:
  * - an event is marked relayed only after a start (signal-with-start) of its deliveries'
@@ -23,7 +23,7 @@ import { WebhookDelivery } from '../../models/webhook-delivery';
 import { WebhookSubscription } from '../../models/webhook-subscription';
 import { batchWorkflowId, deliveriesAssignedSignal, webhookBatch } from '../../workflows/webhook-delivery.shared';
 import { isDuplicateKey } from '../../platform/mongo';
-import { groupCommit } from '../../platform/group-commit';
+import { sharedFlush } from '../../platform/shared-flush';
 
 /** The delivered body: the interface document's payload, serialized once and signed as is. */
 export function webhookBody(event: Pick<EventRecord, 'type' | 'occurred_at' | 'data' | 'organization_id'>): string {
@@ -73,119 +73,50 @@ async function deliveryFor(event: EventRecord, subscriptionId: Types.ObjectId, w
   }
 }
 
-/** A batch closes once this many events joined it, even while an earlier start is under way... */
+/** A batch's workflow takes at most this many events; a full batch goes without waiting... */
 const BATCH_MAX_EVENTS = 50;
-/** ... or once it is this old. */
+/** ... as does one that waited this long for its organization's previous batch. */
 const BATCH_MAX_WAIT_MS = 500;
 
-/**
- * Events of one organization whose new deliveries one workflow takes. A batch takes events
- * while open; it closes when no start of its organization is under way (so a lone event waits
- * for nothing, and in a burst the events that come during one start share the next), when
- * full, or when old. It is started once the events that joined it have written their rows, so
- * the start comes after every row naming it.
- */
-interface Batch {
+/** An event on its way to its organization's batch, with the subscriptions it matches. */
+interface Relayed {
   s: Services;
-  organizationId: Types.ObjectId;
-  workflowId: string;
-  events: number;
-  /** Events that joined and are still writing their rows. */
-  writing: number;
-  /** Rows naming the batch's workflow (none when only replays, which find their rows under their first workflow, joined). */
-  rows: number;
-  open: boolean;
-  timer?: NodeJS.Timeout;
-  started: Promise<void>;
-  settle: { resolve: () => void; reject: (err: unknown) => void };
+  event: EventRecord;
+  subscriptionIds: Types.ObjectId[];
 }
 
-interface OrganizationBatches {
-  key: string;
-  open?: Batch;
-  /** Starts under way. */
-  starting: number;
-}
-
-/** This process's batches, per organization. */
-const batching = new Map<string, OrganizationBatches>();
-
-function join(s: Services, event: EventRecord): { org: OrganizationBatches; batch: Batch } {
-  const key = event.organization_id.toHexString();
-  let org = batching.get(key);
-  if (!org) batching.set(key, (org = { key, starting: 0 }));
-  if (!org.open) {
-    let settle!: Batch['settle'];
-    const started = new Promise<void>((resolve, reject) => {
-      settle = { resolve, reject };
-    });
-    started.catch(() => undefined); // its events await it; this only keeps a batch no event awaits from an unhandled rejection
-    const batch: Batch = {
-      s,
-      organizationId: event.organization_id,
-      workflowId: batchWorkflowId(event.id),
-      events: 0,
-      writing: 0,
-      rows: 0,
-      open: true,
-      started,
-      settle,
-    };
-    const opened = org;
-    batch.timer = setTimeout(() => close(opened, batch), BATCH_MAX_WAIT_MS);
-    org.open = batch;
-  }
-  const batch = org.open;
-  batch.events++;
-  batch.writing++;
-  if (batch.events >= BATCH_MAX_EVENTS) close(org, batch);
-  return { org, batch };
-}
-
-/** An event that joined `batch` has written its rows (`rows` of them name the batch). */
-function written(org: OrganizationBatches, batch: Batch, rows: number): void {
-  batch.writing--;
-  batch.rows += rows;
-  if (batch.open && batch.writing === 0 && org.starting === 0) close(org, batch);
-  else startWhenWritten(org, batch);
-}
-
-/** The batch takes no more events. */
-function close(org: OrganizationBatches, batch: Batch): void {
-  if (!batch.open) return;
-  batch.open = false;
-  clearTimeout(batch.timer);
-  if (org.open === batch) org.open = undefined;
-  startWhenWritten(org, batch);
-}
-
-function startWhenWritten(org: OrganizationBatches, batch: Batch): void {
-  if (batch.open || batch.writing > 0) return;
-  if (!batch.rows) {
-    batch.settle.resolve();
-    return forget(org);
-  }
-  org.starting++;
-  startDeliveries(batch.s, batch.workflowId, batch.organizationId)
-    .then(batch.settle.resolve, batch.settle.reject)
-    .finally(() => {
-      org.starting--;
-      // The open batch may have waited only for this start.
-      if (org.open && org.open.writing === 0) close(org, org.open);
-      forget(org);
-    });
-}
-
-function forget(org: OrganizationBatches): void {
-  if (!org.open && !org.starting) batching.delete(org.key);
-}
+/**
+ * Per organization, the events relayed while its previous batch is written and started make
+ * the next batch: a lone event waits for nothing. The batch's workflow is named after its
+ * first event; all its rows are written naming it, then it is started once, so the start comes
+ * after every row naming it. A replay's rows keep the workflow they named first, which is
+ * started (or signalled) again. Each event's relay settles with its batch.
+ */
+const deliverBatch = sharedFlush(
+  async (_organizationId: string, batch: Relayed[]) => {
+    const { s, event: first } = batch[0]!;
+    const workflowId = batchWorkflowId(first.id);
+    const writes = batch.flatMap(({ event, subscriptionIds }) => subscriptionIds.map((id) => deliveryFor(event, id, workflowId)));
+    const written = await Promise.allSettled(writes);
+    const pending = new Set(
+      written.flatMap((r) =>
+        r.status === 'fulfilled' && r.value.status === 'pending' && r.value.workflow_id ? [r.value.workflow_id] : [],
+      ),
+    );
+    // Rows written before another failed are still started; the batch's events are relayed again.
+    const started = await Promise.allSettled([...pending].map((id) => startDeliveries(s, id, first.organization_id)));
+    const failed = [...written, ...started].find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  },
+  { maxItems: BATCH_MAX_EVENTS, maxWaitMs: BATCH_MAX_WAIT_MS },
+);
 
 /**
  * An organization's active subscriptions: the events relayed while a read of their
  * organization is under way share the next read (made after they were recorded, so a
  * subscription made before an event is always seen by it).
  */
-const activeSubscriptions = groupCommit((organizationId: string) =>
+const activeSubscriptions = sharedFlush((organizationId: string) =>
   WebhookSubscription.find({ organization_id: organizationId, active: true }, { _id: 1, events: 1 }).lean().exec(),
 );
 
@@ -194,19 +125,6 @@ export const webhookConsumer: EventConsumer = {
   async consume(s, event) {
     const subscriptions = (await activeSubscriptions(event.organization_id.toHexString())).filter((sub) => sub.events.includes(event.type));
     if (!subscriptions.length) return;
-    const { org, batch } = join(s, event);
-    let deliveries: Array<InstanceType<typeof WebhookDelivery>> = [];
-    try {
-      deliveries = await Promise.all(subscriptions.map((sub) => deliveryFor(event, sub._id, batch.workflowId)));
-    } finally {
-      written(org, batch, deliveries.filter((d) => d.workflow_id === batch.workflowId).length);
-    }
-    // A replay finds its pending rows under the workflow they named first: start or signal that one.
-    const pending = new Set(deliveries.filter((d) => d.status === 'pending' && d.workflow_id).map((d) => d.workflow_id!));
-    await Promise.all(
-      [...pending].map((workflowId) =>
-        workflowId === batch.workflowId ? batch.started : startDeliveries(s, workflowId, event.organization_id),
-      ),
-    );
+    await deliverBatch(event.organization_id.toHexString(), { s, event, subscriptionIds: subscriptions.map((sub) => sub._id) });
   },
 };

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { groupCommit } from '../../../platform/group-commit';
+import { sharedFlush } from '../../../platform/shared-flush';
 
 /** A flush that records its items and finishes when the test says. */
 function recordingFlush() {
@@ -13,10 +13,10 @@ function recordingFlush() {
 
 const turn = () => new Promise((r) => setImmediate(r));
 
-describe('group commit', () => {
+describe('shared flush', () => {
   it('flushes a lone item at once, and the items that come during a flush together right after it', async () => {
     const { flushes, flush } = recordingFlush();
-    const add = groupCommit(flush);
+    const add = sharedFlush(flush);
     const first = add('org-a', 1);
     await turn();
     expect(flushes.map((f) => f.items)).to.deep.equal([[1]]);
@@ -40,7 +40,7 @@ describe('group commit', () => {
 
   it('rejects every item of a failed flush, and later items still go in a flush of their own', async () => {
     const { flushes, flush } = recordingFlush();
-    const add = groupCommit(flush);
+    const add = sharedFlush(flush);
     const first = add('org', 1);
     await turn();
     const failing = [add('org', 2), add('org', 3)];
@@ -59,7 +59,7 @@ describe('group commit', () => {
   });
 
   it('gives a flush that throws before its promise to its callers as a rejection', async () => {
-    const add = groupCommit<number>(() => {
+    const add = sharedFlush<number>(() => {
       throw new Error('bad input');
     });
     const outcomes = await Promise.allSettled([add('k', 1), add('k', 2)]);
@@ -68,7 +68,7 @@ describe('group commit', () => {
 
   it('lets callers of the same turn share a flush, and returns its result to each', async () => {
     let reads = 0;
-    const read = groupCommit((key: string) => Promise.resolve(`${key}#${++reads}`));
+    const read = sharedFlush((key: string) => Promise.resolve(`${key}#${++reads}`));
     expect(await Promise.all([read('sub'), read('sub'), read('sub')])).to.deep.equal(['sub#1', 'sub#1', 'sub#1']);
     // A caller after that read gets a read of its own, made after it asked.
     expect(await read('sub')).to.equal('sub#2');
@@ -76,7 +76,7 @@ describe('group commit', () => {
 
   it('with a linger, collects the items that come within it into one flush', async () => {
     const { flushes, flush } = recordingFlush();
-    const add = groupCommit(flush, { lingerMs: 30 });
+    const add = sharedFlush(flush, { lingerMs: 30 });
     const pending = [add('org', 1)];
     await turn();
     expect(flushes).to.have.length(0);
@@ -85,5 +85,42 @@ describe('group commit', () => {
     expect(flushes.map((f) => f.items)).to.deep.equal([[1, 2, 3]]);
     flushes[0]!.finish();
     await Promise.all(pending);
+  });
+
+  it('with a maximum, sends a full flush at once, even beside one under way, and the rest in the next', async () => {
+    const { flushes, flush } = recordingFlush();
+    const add = sharedFlush(flush, { maxItems: 2 });
+    const first = [add('org', 1), add('org', 2)];
+    const during = [add('org', 3), add('org', 4), add('org', 5)];
+    await turn();
+    // [3, 4] filled up while the full [1, 2] was under way and went beside it; 5 waits for a flush to end.
+    expect(flushes.map((f) => f.items)).to.deep.equal([
+      [1, 2],
+      [3, 4],
+    ]);
+    flushes[1]!.finish();
+    await Promise.all(during.slice(0, 2));
+    await turn();
+    expect(flushes.map((f) => f.items)).to.deep.equal([[1, 2], [3, 4], [5]]);
+    flushes[0]!.finish();
+    flushes[2]!.finish();
+    await Promise.all([...first, ...during]);
+    expect(flushes).to.have.length(3);
+  });
+
+  it('with a maximum wait, sends a batch that waited that long beside the flush under way', async () => {
+    const { flushes, flush } = recordingFlush();
+    const add = sharedFlush(flush, { maxWaitMs: 30 });
+    const first = add('org', 1);
+    await turn();
+    const waited = [add('org', 2), add('org', 3)];
+    await turn();
+    expect(flushes.map((f) => f.items)).to.deep.equal([[1]]);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(flushes.map((f) => f.items)).to.deep.equal([[1], [2, 3]]);
+    flushes[0]!.finish();
+    flushes[1]!.finish();
+    await Promise.all([first, ...waited]);
+    expect(flushes).to.have.length(2);
   });
 });
