@@ -67,7 +67,12 @@ async function pageWithTotal<T>(
       index: searchAlias(s),
       ignore_unavailable: true,
       allow_no_indices: true,
-      searches: [{ request_cache: true }, { query, size: 0, track_total_hits: true, ...(aggs ? { aggs } : {}) }, {}, { query, ...page, track_total_hits: false }],
+      searches: [
+        { request_cache: true },
+        { query, size: 0, track_total_hits: true, ...(aggs ? { aggs } : {}) },
+        {},
+        { query, ...page, track_total_hits: false },
+      ],
     });
   } catch (err) {
     if (isVectorStoreDown(err)) throw unavailable();
