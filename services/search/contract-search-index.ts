@@ -17,7 +17,7 @@ import type { Services } from '../../platform/engines';
 export type SearchEngines = Pick<Services, 'es' | 'config'>;
 
 /** Bumped on every change of MAPPINGS or SETTINGS: the worker then rebuilds into a new index. */
-export const GENERATION = 1;
+export const GENERATION = 2;
 
 export const searchAlias = (s: Pick<Services, 'config'>) => `${s.config.ELASTICSEARCH_INDEX_PREFIX}contracts_search`;
 export const generationIndex = (s: Pick<Services, 'config'>, generation = GENERATION) => `${searchAlias(s)}-v${generation}`;
@@ -82,6 +82,9 @@ const SETTINGS: estypes.IndicesIndexSettings = {
   max_result_window: MAX_WINDOW,
   // A write that must be seen at once asks for a refresh itself (writeSearchDocs).
   refresh_interval: '1s',
+  // The lists' default order (newest first, ties by id: sortOf's): a page of it reads its own
+  // hits and stops, where an unsorted index has every match of the organization sorted.
+  sort: { field: ['created_at', 'id'], order: ['desc', 'desc'] },
   analysis: { normalizer: { lowercase: { type: 'custom', filter: ['lowercase'] } } },
 };
 

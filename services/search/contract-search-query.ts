@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { estypes } from '@elastic/elasticsearch';
 import { choice, idSchema } from '../../platform/input';
 import { CONTRACT_STATUSES } from '../../models/contract';
+import { dayOf } from '../../platform/dates';
 import { MAX_WINDOW } from './contract-search-index';
 
 export const FACETS = ['status', 'type', 'counterparty', 'governing_law', 'auto_renewal', 'renewal_window'] as const;
@@ -205,27 +206,34 @@ export function sortOf(c: SearchCriteria): { key: string; sort: estypes.SortComb
 export const highlightOf = (c: SearchCriteria): estypes.SearchHighlight | undefined =>
   c.q ? { fields: { title: { number_of_fragments: 0 }, counterparty: { number_of_fragments: 0 }, content: HIGHLIGHT } } : undefined;
 
-/** Renewal windows on the opt-out deadline, counted from today (UTC): each bucket apart from the others. */
-const WINDOWS: Array<{ key: string; from?: string; to?: string }> = [
-  { key: 'overdue', to: 'now/d' },
-  { key: '30', from: 'now/d', to: 'now/d+30d' },
-  { key: '60', from: 'now/d+30d', to: 'now/d+60d' },
-  { key: '90', from: 'now/d+60d', to: 'now/d+90d' },
-  { key: 'later', from: 'now/d+90d' },
-];
+/**
+ * Renewal windows on the opt-out deadline, counted from today (UTC): each bucket apart from the
+ * others. Anchored on today's date rather than `now`, which would keep the facets out of the
+ * shard request cache.
+ */
+function renewalWindows(today = dayOf(new Date())): Array<{ key: string; from?: string; to?: string }> {
+  const day = (offset: number) => `${today}||+${offset}d`;
+  return [
+    { key: 'overdue', to: day(0) },
+    { key: '30', from: day(0), to: day(30) },
+    { key: '60', from: day(30), to: day(60) },
+    { key: '90', from: day(60), to: day(90) },
+    { key: 'later', from: day(90) },
+  ];
+}
 
 /** Facets as aggregations: one shard, so terms counts are exact. */
 export function facetAggs(facets: readonly Facet[]): Record<string, estypes.AggregationsAggregationContainer> {
   const terms = (field: string, size: number) => ({ terms: { field, size } });
-  const all: Record<Facet, estypes.AggregationsAggregationContainer> = {
-    status: terms('status', CONTRACT_STATUSES.length),
-    type: terms('type', 100),
-    counterparty: terms('counterparty.exact', TOP_COUNTERPARTIES),
-    governing_law: terms('governing_law', 100),
-    auto_renewal: terms('auto_renewal', 2),
-    renewal_window: { date_range: { field: 'opt_out_deadline', keyed: false, ranges: WINDOWS } },
+  const all: Record<Facet, () => estypes.AggregationsAggregationContainer> = {
+    status: () => terms('status', CONTRACT_STATUSES.length),
+    type: () => terms('type', 100),
+    counterparty: () => terms('counterparty.exact', TOP_COUNTERPARTIES),
+    governing_law: () => terms('governing_law', 100),
+    auto_renewal: () => terms('auto_renewal', 2),
+    renewal_window: () => ({ date_range: { field: 'opt_out_deadline', keyed: false, ranges: renewalWindows() } }),
   };
-  return Object.fromEntries(facets.map((f) => [f, all[f]]));
+  return Object.fromEntries(facets.map((f) => [f, all[f]()]));
 }
 
 /** A cursor: the sort it was made for and the last hit's sort values, opaque to clients. */

@@ -45,14 +45,52 @@ export interface SearchAnswer {
   facets: Record<string, Array<{ value: string; count: number }>>;
 }
 
-/** The search engine's request, its outage a 503. */
-async function run<T>(s: SearchEngines, request: estypes.SearchRequest): Promise<estypes.SearchResponse<T>> {
+const unavailable = () => searchErrors.search_unavailable('The search engine is unavailable; try again shortly');
+
+/**
+ * A page of hits, the exact number of matches and the facets, in one round trip as two
+ * searches. The count and facets visit every match, so they go in a `size: 0` search, which
+ * the shard request cache keeps until the index's next refresh (each API write refreshes, so
+ * a write makes the next read count again). The page asks for no total: with the index
+ * sorted newest first (contract-search-index.ts), the default order stops after the page
+ * instead of sorting every match.
+ */
+async function pageWithTotal<T>(
+  s: SearchEngines,
+  query: estypes.QueryDslQueryContainer,
+  page: Omit<estypes.SearchRequest, 'query' | 'aggs' | 'track_total_hits'>,
+  aggs?: Record<string, estypes.AggregationsAggregationContainer>,
+): Promise<{ hits: Array<estypes.SearchHit<T>>; total: number; aggregations?: Record<string, estypes.AggregationsAggregate> }> {
+  let res: estypes.MsearchResponse<T>;
   try {
-    return await s.es.search<T>({ index: searchAlias(s), ignore_unavailable: true, allow_no_indices: true, ...request });
+    res = await s.es.msearch<T>({
+      index: searchAlias(s),
+      ignore_unavailable: true,
+      allow_no_indices: true,
+      searches: [
+        { request_cache: true },
+        { query, size: 0, track_total_hits: true, ...(aggs ? { aggs } : {}) },
+        {},
+        { query, ...page, track_total_hits: false },
+      ],
+    });
   } catch (err) {
-    if (isVectorStoreDown(err)) throw searchErrors.search_unavailable('The search engine is unavailable; try again shortly');
+    if (isVectorStoreDown(err)) throw unavailable();
     throw err;
   }
+  const [counted, paged] = res.responses.map((r) => {
+    if ('error' in r) {
+      if (r.status === 503) throw unavailable();
+      throw new Error(`search failed: ${r.error.type}: ${r.error.reason ?? ''}`);
+    }
+    return r;
+  });
+  const total = counted!.hits.total;
+  return {
+    hits: paged!.hits.hits,
+    total: typeof total === 'number' ? total : (total?.value ?? 0),
+    ...(counted!.aggregations ? { aggregations: counted!.aggregations } : {}),
+  };
 }
 
 function highlightsOf(hit: estypes.SearchHit<Source>): Highlight[] {
@@ -89,18 +127,18 @@ export async function searchContracts(s: SearchEngines, organizationId: string, 
   const after = p.cursor ? decodeCursor(p.cursor, key) : null;
   if (p.cursor && !after) throw searchErrors.search_cursor_invalid('cursor: not a cursor of this search and sort');
   const highlight = highlightOf(p);
-  const res = await run<Source>(s, {
-    query: scopedQuery(organizationId, p),
-    sort,
-    size: p.page_size,
-    track_total_hits: true,
-    ...(after ? { search_after: after } : { from: (p.page - 1) * p.page_size }),
-    _source: { includes: ['record', 'content', 'terms'] },
-    ...(highlight ? { highlight } : {}),
-    ...(p.facets?.length ? { aggs: facetAggs(p.facets) } : {}),
-  });
-  const hits = res.hits.hits;
-  const total = typeof res.hits.total === 'number' ? res.hits.total : (res.hits.total?.value ?? 0);
+  const { hits, total, aggregations } = await pageWithTotal<Source>(
+    s,
+    scopedQuery(organizationId, p),
+    {
+      sort,
+      size: p.page_size,
+      ...(after ? { search_after: after } : { from: (p.page - 1) * p.page_size }),
+      _source: { includes: ['record', 'content', 'terms'] },
+      ...(highlight ? { highlight } : {}),
+    },
+    p.facets?.length ? facetAggs(p.facets) : undefined,
+  );
   const last = hits.at(-1);
   const seen = after ? null : (p.page - 1) * p.page_size + hits.length;
   return {
@@ -114,7 +152,7 @@ export async function searchContracts(s: SearchEngines, organizationId: string, 
     page: after ? null : p.page,
     page_size: p.page_size,
     next_cursor: last?.sort && hits.length === p.page_size && (seen === null || seen < total) ? encodeCursor(key, last.sort) : null,
-    facets: facetsOf(res.aggregations),
+    facets: facetsOf(aggregations),
   };
 }
 
@@ -125,16 +163,13 @@ export async function contractListPage(
   criteria: SearchCriteria,
   page: { page: number; page_size: number },
 ): Promise<{ items: unknown[]; total: number }> {
-  const res = await run<{ record: Record<string, unknown> }>(s, {
-    query: scopedQuery(organizationId, criteria),
+  const { hits, total } = await pageWithTotal<{ record: Record<string, unknown> }>(s, scopedQuery(organizationId, criteria), {
     sort: sortOf(criteria).sort,
     from: (page.page - 1) * page.page_size,
     size: page.page_size,
-    track_total_hits: true,
     _source: { includes: ['record'] },
   });
-  const total = typeof res.hits.total === 'number' ? res.hits.total : (res.hits.total?.value ?? 0);
-  return { items: res.hits.hits.map((h) => listItemOf(h._source?.record ?? {})), total };
+  return { items: hits.map((h) => listItemOf(h._source?.record ?? {})), total };
 }
 
 /** The list's item (models/contract.ts contractListItem) from the indexed record. */
@@ -198,7 +233,7 @@ export async function* exportContractsCsv(s: SearchEngines, organizationId: stri
   try {
     pit = (await s.es.openPointInTime({ index: searchAlias(s), keep_alive: '1m', ignore_unavailable: true })).id;
   } catch (err) {
-    if (isVectorStoreDown(err)) throw searchErrors.search_unavailable('The search engine is unavailable; try again shortly');
+    if (isVectorStoreDown(err)) throw unavailable();
     throw err;
   }
   try {
