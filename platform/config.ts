@@ -93,7 +93,7 @@ const schema = z
       .union([z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }), z.literal('')])
       .default(''),
     /** Records of one organization's list the index keeps (about 1 KB of Redis each); a longer list is answered by the store. */
-    LIST_INDEX_MAX_RECORDS: positiveInt.default(50_000),
+    LIST_INDEX_MAX_RECORDS: positiveInt.default(250_000),
     ELASTICSEARCH_URL: z.url().default('http://127.0.0.1:9200'),
     /** Any SMTP relay: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://host:465; locally GreenMail. */
     SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).default('smtp://127.0.0.1:3025'),

@@ -5,9 +5,9 @@ import { loadConfig } from '../../../platform/config';
 describe('list index configuration', () => {
   const config = (env: Record<string, string> = {}) => loadConfig({ NODE_ENV: 'test', ...env });
 
-  it('defaults to auto, the main Redis and 50,000 records a list', () => {
+  it('defaults to auto, the main Redis and 250,000 records a list', () => {
     const c = config();
-    expect([c.LIST_INDEX, c.LIST_INDEX_REDIS_URL, c.LIST_INDEX_MAX_RECORDS]).to.deep.equal(['auto', '', 50_000]);
+    expect([c.LIST_INDEX, c.LIST_INDEX_REDIS_URL, c.LIST_INDEX_MAX_RECORDS]).to.deep.equal(['auto', '', 250_000]);
   });
 
   it('takes on, off, a Redis URL with its database and a bound', () => {
