@@ -128,6 +128,20 @@ export async function signalWorkflow<Args extends unknown[]>(
 }
 
 /**
+ * The one way to ask a workflow to cancel (it runs its cleanup), within the Temporal deadline:
+ * false when none runs under that id. Throws when Temporal cannot take it.
+ */
+export async function cancelWorkflow(s: TemporalDeps, workflowId: string): Promise<boolean> {
+  try {
+    await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () => s.temporal.workflow.getHandle(workflowId).cancel());
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
+/**
  * Signals every running workflow of `ref` on this deployment's queues (both classes: runs
  * started before the queues were split sit on the interactive one), as one Temporal batch
  * operation paced at `perSecond`. `jobId` names the batch: a second call with the same id

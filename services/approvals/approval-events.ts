@@ -5,7 +5,7 @@
  */
 import type { Services } from '../../platform/engines';
 import { recordEvent, type Actor } from '../../platform/outbox/record-event';
-import { TEMPORAL_DEADLINE_MS } from '../../platform/temporal/client';
+import { signalWorkflow } from '../../platform/temporal/client';
 import type { EventType } from '../../models/event';
 import type { ApprovalRecord } from '../../models/approval';
 import { approvalChangedSignal, approvalWorkflowId } from '../../workflows/approval.shared';
@@ -31,11 +31,7 @@ export function emitApprovalEvent(a: ApprovalRecord, type: EventType, actor: Act
 }
 
 export async function nudgeApprovalWorkflow(s: Services, approvalId: string): Promise<void> {
-  await s.temporalConnection
-    .withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
-      s.temporal.workflow.getHandle(approvalWorkflowId(approvalId)).signal(approvalChangedSignal),
-    )
-    .catch((err: unknown) =>
-      s.logger.warn({ err, approvalId }, 'could not signal the approval workflow; it reads the request when it wakes'),
-    );
+  await signalWorkflow(s, approvalWorkflowId(approvalId), approvalChangedSignal).catch((err: unknown) =>
+    s.logger.warn({ err, approvalId }, 'could not signal the approval workflow; it reads the request when it wakes'),
+  );
 }

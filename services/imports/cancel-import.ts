@@ -3,10 +3,9 @@
  * starts, the uploaded files are removed) and the import shows `cancelled` at once. Contracts
  * already created stay, as do their documents' ingestions.
  */
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { unavailable } from '../../platform/errors';
 import type { Services } from '../../platform/engines';
-import { TEMPORAL_DEADLINE_MS } from '../../platform/temporal/client';
+import { cancelWorkflow } from '../../platform/temporal/client';
 import { type ImportDoc } from '../../models/import';
 import { importWorkflowId } from '../../workflows/import.shared';
 import { importErrors } from './errors';
@@ -15,16 +14,10 @@ import { finishImport } from './import-phases';
 export async function cancelImport(s: Services, imported: ImportDoc): Promise<void> {
   if (imported.status !== 'running')
     throw importErrors.import_not_running(`Import is ${imported.status}; only a running import can be cancelled`);
-  try {
-    await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
-      s.temporal.workflow.getHandle(importWorkflowId(imported.id)).cancel(),
-    );
-  } catch (err) {
-    // A workflow already gone has nothing left to stop.
-    if (!(err instanceof WorkflowNotFoundError)) {
-      s.logger.error({ err, importId: imported.id }, 'could not cancel the import workflow');
-      throw unavailable('The workflow engine is unavailable; the import was not cancelled, try again shortly');
-    }
-  }
+  // A workflow already gone (false) has nothing left to stop.
+  await cancelWorkflow(s, importWorkflowId(imported.id)).catch((err: unknown) => {
+    s.logger.error({ err, importId: imported.id }, 'could not cancel the import workflow');
+    throw unavailable('The workflow engine is unavailable; the import was not cancelled, try again shortly');
+  });
   await finishImport(imported.id, 'cancelled');
 }
