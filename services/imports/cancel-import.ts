@@ -1,7 +1,8 @@
 /**
  * Cancelling an import: its workflow is cancelled (the batch under way ends, no further batch
  * starts, the uploaded files are removed) and the import shows `cancelled` at once. Contracts
- * already created stay, as do their documents' ingestions.
+ * already created stay, as do their documents' ingestions; a batch under way finishes, and its
+ * contracts are counted in `rows.done`.
  */
 import { unavailable } from '../../platform/errors';
 import type { Services } from '../../platform/engines';

@@ -144,8 +144,10 @@ export async function importBatch(s: Services, { importId, batch, before }: Batc
   const imported = await loadImport(importId);
   if (imported.status !== 'running') return { done: 0, failed: 0, files: 0, filesRejected: 0, withText: 0, stopped: true, more: false };
   const result = await writeBatch(s, imported, batch);
+  // Counted whatever the status now is: a batch under way when the import was cancelled still
+  // created its contracts (the counts are absolute, so a retried batch sets the same values).
   await Import.updateOne(
-    { _id: imported._id, status: 'running' },
+    { _id: imported._id },
     {
       $set: {
         'rows.done': before.done + result.done,
