@@ -146,7 +146,7 @@ describe('renewal deadline reminders (time-skipping)', function () {
 
 /** On the dev server, through the API: which contracts get a `renewal-<id>` workflow at all. */
 describe('renewal deadline workflows (dev server)', function () {
-  this.timeout(120000);
+  this.timeout(300000);
   const describeRenewal = (contractId: string) =>
     testEnv()
       .services.temporal.workflow.getHandle(renewalWorkflowId(contractId))
@@ -209,17 +209,23 @@ describe('renewal deadline workflows (dev server)', function () {
       return res.body.id;
     };
     const [stranded, kept] = [await renewing(), await renewing()];
+    const running = async (type: string) =>
+      Number(
+        (
+          await services.temporal.workflowService.countWorkflowExecutions({
+            namespace: config.TEMPORAL_NAMESPACE,
+            query: `WorkflowType = "${type}" AND ExecutionStatus = "Running" AND OrganizationId = "${owner.organizationId}"`,
+          })
+        ).count,
+      );
+    // The creates' own term extractions (bulk queue) end first: a later one would write the deadline back.
+    await waitFor(async () => (await running('contractTermsWorkflow')) === 0, 120000, "the creates' term extractions ended");
     // As a run of an older release was left: its deadline gone, and no signal told it.
     await ContractTerms.updateOne({ contract_id: new Types.ObjectId(stranded) }, { $set: { opt_out_deadline: null } });
-    const visible = `WorkflowType = "renewalDeadlineWorkflow" AND ExecutionStatus = "Running" AND OrganizationId = "${owner.organizationId}"`;
-    await waitFor(
-      async () =>
-        Number(
-          (await services.temporal.workflowService.countWorkflowExecutions({ namespace: config.TEMPORAL_NAMESPACE, query: visible })).count,
-        ) === 2,
-      30000,
-      'both runs visible',
-    );
+    let seen = -1;
+    await waitFor(async () => (seen = await running('renewalDeadlineWorkflow')) === 2, 60000, 'both runs visible').catch((err: unknown) => {
+      throw new Error(`${String(err)}: ${seen} running`);
+    });
 
     expect(await replanRenewalRuns(services)).to.equal(true);
     expect(await replanRenewalRuns(services)).to.equal(false);
