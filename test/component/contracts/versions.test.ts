@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { api } from '../../support/http';
 import { addMember, signUp, type TestUser } from '../../support/auth';
+import { makePdf, settled, upload } from '../../support/documents';
 
 interface Version {
   id: string;
@@ -137,6 +138,28 @@ describe('contract versions and redlines', function () {
     expect(d.clauses!.map((c) => c.term)).to.include('liability_cap');
     const cap = d.clauses!.find((c) => c.term === 'liability_cap')!;
     expect(cap.summary).to.match(/^liability cap: .*12 months.* → uncapped$/);
+  });
+
+  it('redlines two PDFs of record by their extracted text, and hashes their bytes', async () => {
+    const id = await newContract(owner, 'Draft.');
+    const pdfOfRecord = async (text: string) => {
+      const bytes = await makePdf([[text]]);
+      const up = await upload(owner.token, { name: 'msa.pdf', bytes, type: 'application/pdf' }, 'contract');
+      expect(up.status, JSON.stringify(up.body)).to.equal(201);
+      expect((await settled(owner.token, up.body.id)).status).to.equal('ready');
+      const put = await api('PUT', `/contracts/${id}`, { token: owner.token, body: { document_id: up.body.id } });
+      expect(put.status, put.text).to.equal(200);
+      return createHash('sha256').update(bytes).digest('hex');
+    };
+    const [a, b] = [await pdfOfRecord('Fees are due within thirty days.'), await pdfOfRecord('Fees are due within sixty days.')];
+    const listed = (await versions(owner, id)).body.versions.filter((v) => v.source === 'document');
+    expect(listed.map((v) => v.sha256).sort()).to.deep.equal([a, b].sort());
+    const [from, to] = listed.map((v) => v.number).sort((x, y) => x - y);
+    const res = await api<Diff>('GET', `/contracts/${id}/versions/${from}/diff/${to}`, { token: owner.token });
+    expect(res.status, res.text).to.equal(200);
+    const parts = res.body.paragraphs.flatMap((p) => p.parts ?? []);
+    expect(parts.filter((p) => p.op === 'delete').map((p) => p.text.trim())).to.deep.equal(['thirty']);
+    expect(parts.filter((p) => p.op === 'insert').map((p) => p.text.trim())).to.deep.equal(['sixty']);
   });
 
   it('renders the redline as HTML with every piece of text escaped', async () => {
