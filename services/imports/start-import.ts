@@ -108,7 +108,12 @@ export async function startImport(
   const format = body.format ?? (await sniffFormat(records.path));
   const plan = await planImport(records.path, format, s.config.IMPORT_MAX_ROWS, s.config.IMPORT_BATCH_ROWS);
   if (files) await checkZip(s, files);
+  // The id is made here, so the workflow id is written with the record, in one write.
+  const _id = new Types.ObjectId();
+  const workflowId = importWorkflowId(_id.toHexString());
   const imported = await Import.create({
+    _id,
+    workflow_id: workflowId,
     organization_id: new Types.ObjectId(p.organizationId),
     format,
     columns: plan.columns,
@@ -121,12 +126,10 @@ export async function startImport(
     actor: actorOf(p),
     created_by: new Types.ObjectId(p.userId),
   });
-  imported.workflow_id = importWorkflowId(imported.id);
-  await imported.save();
   await startWorkflowOrDiscard(
     s,
     bulkImport,
-    { workflowId: imported.workflow_id, args: [{ importId: imported.id }], organizationId: p.organizationId, recordId: imported.id },
+    { workflowId, args: [{ importId: imported.id }], organizationId: p.organizationId, recordId: imported.id },
     { discard: () => Import.deleteOne({ _id: imported._id }), notKept: 'the import was not started' },
   );
   return imported;
