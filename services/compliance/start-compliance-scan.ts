@@ -41,19 +41,22 @@ export async function startComplianceScan(s: Services, p: Principal, body: z.inf
     const found = await Contract.countDocuments({ ...orgFilter(p.organizationId), _id: trusted({ $in: contractIds }) });
     if (found !== contractIds.length) throw notFound('Contract');
   }
+  // The id is made here, so the workflow id is written with the record, in one write.
+  const _id = new Types.ObjectId();
+  const workflowId = complianceScanWorkflowId(_id.toHexString());
   const scan = await ComplianceScan.create({
+    _id,
+    workflow_id: workflowId,
     organization_id: new Types.ObjectId(p.organizationId),
     scope: body.scope,
     jurisdictions: [...new Set(body.jurisdictions)],
     contract_ids: contractIds,
     created_by: new Types.ObjectId(p.userId),
   });
-  scan.workflow_id = complianceScanWorkflowId(scan.id);
-  await scan.save();
   await startWorkflowOrDiscard(
     s,
     complianceScan,
-    { workflowId: scan.workflow_id, args: [{ scanId: scan.id }], organizationId: p.organizationId, recordId: scan.id },
+    { workflowId, args: [{ scanId: scan.id }], organizationId: p.organizationId, recordId: scan.id },
     { discard: () => ComplianceScan.deleteOne({ _id: scan._id }) },
   );
   return scan;
