@@ -1,7 +1,9 @@
 /**
  * The contract list (`GET /contracts`): filters by status and type, and a search in title and
  * counterparty (a case-insensitive substring), answered by the repository search index like
- * `GET /search/contracts`, in the list's order (newest first).
+ * `GET /search/contracts`, in the list's order (newest first). While Elasticsearch is
+ * unreachable the store answers (through the list index where there is one), so the list a
+ * person works from does not go down with search.
  */
 import { z } from 'zod';
 import type { Services } from '../../platform/engines';
@@ -9,10 +11,11 @@ import { choice } from '../../platform/input';
 import { pageQuery } from '../../platform/lists/pagination';
 import type { ListFilter } from '../../platform/lists/lists';
 import { containsText } from '../../platform/text-search';
-import { CONTRACT_STATUSES } from '../../models/contract';
+import { CONTRACT_STATUSES, contractList } from '../../models/contract';
 import { contractListPage } from '../search/search-contracts';
 import { MAX_WINDOW } from '../search/contract-search-index';
-import { badRequest } from '../../platform/errors';
+import { AppError, badRequest } from '../../platform/errors';
+import { listPage } from '../../platform/lists/list-index';
 
 export const listQuery = pageQuery.extend({
   status: choice(CONTRACT_STATUSES).optional(),
@@ -24,18 +27,28 @@ export const listQuery = pageQuery.extend({
 });
 
 /** A page of the list and its exact total. */
-export function listContracts(s: Pick<Services, 'es' | 'config'>, organizationId: string, q: z.infer<typeof listQuery>) {
+export async function listContracts(
+  s: Pick<Services, 'es' | 'config' | 'redis' | 'logger'>,
+  organizationId: string,
+  q: z.infer<typeof listQuery>,
+) {
   if (q.page * q.page_size > MAX_WINDOW) throw badRequest(`page: pages end at ${MAX_WINDOW} contracts; narrow the list with filters`);
-  return contractListPage(
-    s,
-    organizationId,
-    {
-      ...(q.status ? { status: [q.status] } : {}),
-      ...(q.type ? { type: [q.type] } : {}),
-      ...(q.search ? { contains: q.search } : {}),
-    },
-    q,
-  );
+  try {
+    return await contractListPage(
+      s,
+      organizationId,
+      {
+        ...(q.status ? { status: [q.status] } : {}),
+        ...(q.type ? { type: [q.type] } : {}),
+        ...(q.search ? { contains: q.search } : {}),
+      },
+      q,
+    );
+  } catch (err) {
+    if (!(err instanceof AppError && err.code === 'search_unavailable')) throw err;
+    s.logger.warn({ organizationId }, 'search index unreachable; the store answers the contract list');
+    return listPage(s, contractList, organizationId, contractListFilter(q), q);
+  }
 }
 
 /** The same query for the store (the Redis list index's and the list tests' comparison). */
