@@ -7,6 +7,7 @@ import {
   type ScheduleOptions,
 } from '@temporalio/client';
 import { status } from '@grpc/grpc-js';
+import { Types } from 'mongoose';
 import { grpc } from '@temporalio/proto';
 import {
   TypedSearchAttributes,
@@ -170,6 +171,15 @@ export async function signalAllRunning(
     if (isGrpcServiceError(err) && err.code === status.ALREADY_EXISTS) return false;
     throw err;
   }
+}
+
+/**
+ * A new record's id and the id of the workflow that will carry it, made before the record is
+ * saved so the record is written once, with both.
+ */
+export function newWorkflowRecord(workflowIdOf: (recordId: string) => string): { _id: Types.ObjectId; workflow_id: string } {
+  const _id = new Types.ObjectId();
+  return { _id, workflow_id: workflowIdOf(_id.toHexString()) };
 }
 
 /**

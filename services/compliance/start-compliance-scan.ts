@@ -8,7 +8,7 @@ import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { notFound } from '../../platform/errors';
 import { choice, objectId, oneOf } from '../../platform/input';
-import { startWorkflowOrDiscard } from '../../platform/temporal/client';
+import { newWorkflowRecord, startWorkflowOrDiscard } from '../../platform/temporal/client';
 import { orgFilter } from '../../models/base';
 import { ComplianceScan, SCAN_SCOPES, type ComplianceScanDoc } from '../../models/compliance-scan';
 import { Contract } from '../../models/contract';
@@ -41,12 +41,9 @@ export async function startComplianceScan(s: Services, p: Principal, body: z.inf
     const found = await Contract.countDocuments({ ...orgFilter(p.organizationId), _id: trusted({ $in: contractIds }) });
     if (found !== contractIds.length) throw notFound('Contract');
   }
-  // The id is made here, so the workflow id is written with the record, in one write.
-  const _id = new Types.ObjectId();
-  const workflowId = complianceScanWorkflowId(_id.toHexString());
+  const ids = newWorkflowRecord(complianceScanWorkflowId);
   const scan = await ComplianceScan.create({
-    _id,
-    workflow_id: workflowId,
+    ...ids,
     organization_id: new Types.ObjectId(p.organizationId),
     scope: body.scope,
     jurisdictions: [...new Set(body.jurisdictions)],
@@ -56,7 +53,7 @@ export async function startComplianceScan(s: Services, p: Principal, body: z.inf
   await startWorkflowOrDiscard(
     s,
     complianceScan,
-    { workflowId, args: [{ scanId: scan.id }], organizationId: p.organizationId, recordId: scan.id },
+    { workflowId: ids.workflow_id, args: [{ scanId: scan.id }], organizationId: p.organizationId, recordId: scan.id },
     { discard: () => ComplianceScan.deleteOne({ _id: scan._id }) },
   );
   return scan;

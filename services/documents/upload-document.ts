@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest, notFound } from '../../platform/errors';
-import { startWorkflowOrDiscard } from '../../platform/temporal/client';
+import { newWorkflowRecord, startWorkflowOrDiscard } from '../../platform/temporal/client';
 import { ID_PATTERN, inOrg } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { Document, DOCUMENT_CATEGORIES, type DocumentDoc } from '../../models/document';
@@ -54,7 +54,9 @@ export async function uploadDocument(
   const mime = await detectFileType(file.path);
   if (!mime) throw badRequest('file: content is not a PDF, DOCX or UTF-8 text file');
 
+  const ids = newWorkflowRecord(ingestionWorkflowId);
   const doc = await Document.create({
+    ...ids,
     organization_id: p.organizationId,
     filename: sanitizeFilename(file.originalname),
     size_bytes: file.size,
@@ -66,12 +68,10 @@ export async function uploadDocument(
     contract_id: contract_id ?? null,
   });
   const documentId = doc.id;
-  doc.workflow_id = ingestionWorkflowId(documentId);
-  await doc.save();
   await startWorkflowOrDiscard(
     s,
     documentIngestion,
-    { workflowId: doc.workflow_id, args: [{ documentId }], organizationId: p.organizationId, recordId: documentId },
+    { workflowId: ids.workflow_id, args: [{ documentId }], organizationId: p.organizationId, recordId: documentId },
     { discard: () => Document.deleteOne({ _id: doc._id }), notKept: 'the upload was not kept' },
   );
   return doc;

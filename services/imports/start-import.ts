@@ -11,7 +11,7 @@ import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf } from '../../platform/outbox/record-event';
 import { AppError, badRequest } from '../../platform/errors';
-import { startWorkflowOrDiscard } from '../../platform/temporal/client';
+import { newWorkflowRecord, startWorkflowOrDiscard } from '../../platform/temporal/client';
 import { IMPORT_FORMATS, Import, type ImportDoc, type ImportFormat } from '../../models/import';
 import { bulkImport, importWorkflowId } from '../../workflows/import.shared';
 import { sanitizeFilename, type ReceivedFile } from '../documents/upload-document';
@@ -108,12 +108,9 @@ export async function startImport(
   const format = body.format ?? (await sniffFormat(records.path));
   const plan = await planImport(records.path, format, s.config.IMPORT_MAX_ROWS, s.config.IMPORT_BATCH_ROWS);
   if (files) await checkZip(s, files);
-  // The id is made here, so the workflow id is written with the record, in one write.
-  const _id = new Types.ObjectId();
-  const workflowId = importWorkflowId(_id.toHexString());
+  const ids = newWorkflowRecord(importWorkflowId);
   const imported = await Import.create({
-    _id,
-    workflow_id: workflowId,
+    ...ids,
     organization_id: new Types.ObjectId(p.organizationId),
     format,
     columns: plan.columns,
@@ -129,7 +126,7 @@ export async function startImport(
   await startWorkflowOrDiscard(
     s,
     bulkImport,
-    { workflowId, args: [{ importId: imported.id }], organizationId: p.organizationId, recordId: imported.id },
+    { workflowId: ids.workflow_id, args: [{ importId: imported.id }], organizationId: p.organizationId, recordId: imported.id },
     { discard: () => Import.deleteOne({ _id: imported._id }), notKept: 'the import was not started' },
   );
   return imported;
