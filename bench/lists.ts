@@ -21,6 +21,7 @@ import { Event } from '../models/event';
 import { Signature } from '../models/signature';
 import { Vendor } from '../models/vendor';
 import { WebhookDelivery } from '../models/webhook-delivery';
+import { PendingListWrite } from '../models/pending-list-write';
 import { pauseSearchWrites } from '../services/search/reflect-contracts';
 import { rebuildSearchPart } from '../services/search/rebuild-search-index';
 import { ensureSearchIndex, searchAlias } from '../services/search/contract-search-index';
@@ -64,6 +65,37 @@ async function barePage(filter: Record<string, unknown>, runs: number): Promise<
     times.push(performance.now() - t0);
   }
   return times;
+}
+
+/**
+ * What the list index adds to a write: its pending mark, made before the store write and removed
+ * after Redis has it (two store writes), timed alone, against an edit through the API, 200 each.
+ */
+async function writeCost(apiUrl: string, token: string): Promise<BenchRow> {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const made = await fetch(`${apiUrl}/vendors`, { method: 'POST', headers, body: JSON.stringify({ name: 'Edited vendor' }) });
+  const { id } = (await made.json()) as { id: string };
+  const edits: number[] = [];
+  const marks: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    let t0 = performance.now();
+    const res = await fetch(`${apiUrl}/vendors/${id}`, { method: 'PUT', headers, body: JSON.stringify({ name: `Edited vendor ${i}` }) });
+    if (res.status !== 200) throw new Error(`PUT /vendors: ${res.status} ${await res.text()}`);
+    edits.push(performance.now() - t0);
+    t0 = performance.now();
+    const mark = await PendingListWrite.create({ list: 'bench:mark' });
+    await PendingListWrite.deleteOne({ _id: mark._id });
+    marks.push(performance.now() - t0);
+  }
+  const [edit, mark] = [percentile(edits, 50), percentile(marks, 50)];
+  return {
+    name: 'write cost: PUT /vendors/:id, 1 connection, 200 edits',
+    baseline: `the pending mark alone (insert + delete in the store): p50 ${mark.toFixed(1)} ms`,
+    measured: `edit p50 ${edit.toFixed(1)} ms, p95 ${percentile(edits, 95).toFixed(1)} ms; load average ${loadNow()}`,
+    ratio: mark / edit,
+    target: 'reported (share of the edit)',
+    met: null,
+  };
 }
 
 async function main() {
@@ -251,6 +283,8 @@ async function main() {
       });
       console.log(rows.at(-1));
     }
+    rows.push(await writeCost(apiUrl, user.token));
+    console.log(rows.at(-1));
     writeResult('lists', rows);
   } finally {
     await api.close();

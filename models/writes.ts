@@ -17,6 +17,18 @@ export interface Written {
 
 type WrittenListener = (written: Written[]) => Promise<void>;
 
+/**
+ * A listener that also hears of a write before it reaches the store, with the organizations
+ * it touches, so that a write whose process dies halfway leaves a trace (the list index's
+ * pending marks). What `before` returns comes back to `after`, also when the write failed.
+ */
+export interface WriteFollower {
+  before(organizationIds: Types.ObjectId[]): Promise<unknown>;
+  after(written: Written[], ticket: unknown): Promise<void>;
+}
+type Listener = { before?: WriteFollower['before']; after: (written: Written[], ticket: unknown) => Promise<void> };
+type Tickets = Map<Listener, unknown>;
+
 export interface AnnounceOptions {
   /** Fields no listener follows: a write that changes only these is not announced. */
   ignored?: readonly string[];
@@ -38,8 +50,10 @@ const QUERY_WRITES: MongooseQueryMiddleware[] = [
   'findOneAndDelete',
 ];
 
-const listenersOf = new WeakMap<Schema, Set<WrittenListener>>();
-const touchedBy = new WeakMap<object, Written[]>();
+const listenersOf = new WeakMap<Schema, Set<Listener>>();
+const touchedBy = new WeakMap<object, { written: Written[]; tickets: Tickets }>();
+/** An insertMany's tickets, by the id of each of its records (its pre and post hooks share no object). */
+const insertTickets = new Map<string, { tickets: Tickets; ids: string[] }>();
 
 interface Identified {
   _id: Types.ObjectId;
@@ -74,75 +88,155 @@ function returnedWhole(query: Query<unknown, unknown>, result: unknown, id: Type
   );
 }
 
+/** The distinct organizations of records. */
+function organizationsOf(records: Array<{ organization_id?: unknown }>): Types.ObjectId[] {
+  const seen = new Map<string, Types.ObjectId>();
+  for (const r of records) {
+    const id = r.organization_id;
+    const org = id instanceof Types.ObjectId ? id : typeof id === 'string' && Types.ObjectId.isValid(id) ? new Types.ObjectId(id) : null;
+    if (org) seen.set(org.toHexString(), org);
+  }
+  return [...seen.values()];
+}
+
 /** Announces the schema's writes; call before `model()`. */
 export function announceWrites(schema: Schema, options: AnnounceOptions = {}): void {
-  const listeners = new Set<WrittenListener>();
+  const listeners = new Set<Listener>();
   listenersOf.set(schema, listeners);
   const ignored = new Set(options.ignored ?? []);
   const carried = options.carried ?? [];
   const matters = (fields: string[] | null) => fields === null || fields.some((f) => !ignored.has(f.split('.')[0]!));
-  const announce = async (written: Written[]) => {
-    if (written.length) await Promise.all([...listeners].map((listener) => listener(written)));
+  const followed = () => [...listeners].some((l) => l.before);
+  /** Tells the followers a write is about to touch these organizations. */
+  const before = async (organizations: Types.ObjectId[]): Promise<Tickets> => {
+    const tickets: Tickets = new Map();
+    if (!organizations.length) return tickets;
+    for (const l of listeners) if (l.before) tickets.set(l, await l.before(organizations));
+    return tickets;
+  };
+  const announce = async (written: Written[], tickets?: Tickets) => {
+    const told = [...listeners].filter((l) => written.length || tickets?.has(l));
+    await Promise.all(told.map((l) => l.after(written, tickets?.get(l))));
   };
 
   schema.pre(QUERY_WRITES, { document: false, query: true }, async function (this: Query<unknown, unknown>) {
     const fields = updatedFields(this.getUpdate());
     if (!matters(fields)) return;
     const filter = this.getFilter();
-    if (fields && filter._id instanceof Types.ObjectId && !fields.some((f) => carried.includes(f))) {
+    const organizationId = filter.organization_id instanceof Types.ObjectId ? filter.organization_id : null;
+    if (fields && filter._id instanceof Types.ObjectId && !fields.some((f) => carried.includes(f)) && (organizationId || !followed())) {
       // An update of one record by id: nothing to look up (listeners read records back).
-      touchedBy.set(this, [
-        { id: filter._id, organizationId: filter.organization_id instanceof Types.ObjectId ? filter.organization_id : null },
-      ]);
+      const written = [{ id: filter._id, organizationId }];
+      touchedBy.set(this, { written, tickets: await before(organizationId ? [organizationId] : []) });
       return;
     }
     // Read before the write: after it, a delete leaves nothing and an update may no longer match.
     const projection = Object.fromEntries(['_id', 'organization_id', ...carried].map((f) => [f, 1]));
     const found = await this.model.find(filter, projection).lean<Identified[]>();
-    touchedBy.set(
-      this,
-      found.map((d) => writtenOf(d, carried)),
-    );
+    touchedBy.set(this, { written: found.map((d) => writtenOf(d, carried)), tickets: await before(organizationsOf(found)) });
   });
   schema.post(
     QUERY_WRITES.filter((op) => op !== 'findOneAndUpdate'),
     { document: false, query: true },
     async function (this: Query<unknown, unknown>) {
-      await announce(touchedBy.get(this) ?? []);
+      const touched = touchedBy.get(this);
+      if (touched) await announce(touched.written, touched.tickets);
     },
   );
   schema.post('findOneAndUpdate', { document: false, query: true }, async function (this: Query<unknown, unknown>, result: unknown) {
-    const touched = touchedBy.get(this) ?? [];
-    await announce(touched.length === 1 && returnedWhole(this, result, touched[0]!.id) ? [{ ...touched[0]!, stored: result }] : touched);
+    const touched = touchedBy.get(this);
+    if (!touched) return;
+    const { written, tickets } = touched;
+    await announce(
+      written.length === 1 && returnedWhole(this, result, written[0]!.id) ? [{ ...written[0]!, stored: result }] : written,
+      tickets,
+    );
   });
-  schema.pre('save', function () {
+  // A failed write may have done part of its work (a many-record update): its records are read back all the same.
+  schema.post(
+    QUERY_WRITES,
+    { document: false, query: true },
+    function (this: Query<unknown, unknown>, err: CallbackError, _res: unknown, next: (err?: CallbackError) => void) {
+      const touched = touchedBy.get(this);
+      (touched ? announce(touched.written, touched.tickets) : Promise.resolve()).then(
+        () => next(err),
+        () => next(err),
+      );
+    },
+  );
+  schema.pre('save', async function () {
+    this.$locals.tickets = undefined;
     this.$locals.inserted = this.isNew;
     this.$locals.announce = this.isNew || matters(this.modifiedPaths());
+    if (this.$locals.announce) this.$locals.tickets = await before(organizationsOf([this as unknown as Identified]));
   });
   schema.post('save', async function (doc) {
     if (doc.$locals.announce)
-      await announce([{ ...writtenOf(doc as unknown as Identified), ...(doc.$locals.inserted ? { stored: doc } : {}) }]);
+      await announce(
+        [{ ...writtenOf(doc as unknown as Identified), ...(doc.$locals.inserted ? { stored: doc } : {}) }],
+        doc.$locals.tickets as Tickets | undefined,
+      );
+  });
+  schema.post('save', function (err: CallbackError, doc: Document, next: (err?: CallbackError) => void) {
+    // Nothing was saved: the followers only hear that the write is over.
+    announce([], doc.$locals.tickets as Tickets | undefined).then(
+      () => next(err),
+      () => next(err),
+    );
+  });
+  schema.pre('deleteOne', { document: true, query: false }, async function () {
+    this.$locals.tickets = await before(organizationsOf([this as unknown as Identified]));
   });
   schema.post('deleteOne', { document: true, query: false }, async function (doc) {
-    await announce([writtenOf(doc as unknown as Identified, carried)]);
+    await announce([writtenOf(doc as unknown as Identified, carried)], doc.$locals.tickets as Tickets | undefined);
   });
+  schema.pre('insertMany', async function (docs: unknown) {
+    const records = docs as Array<Partial<Identified>>;
+    if (!records.length || !followed()) return;
+    // Ids given here (as mongoose would) key the insert's tickets for its post hook.
+    for (const r of records) r._id ??= new Types.ObjectId();
+    const entry = { tickets: await before(organizationsOf(records)), ids: records.map((r) => String(r._id)) };
+    for (const id of entry.ids) insertTickets.set(id, entry);
+  });
+  /** The tickets of the insert these records came from (any of them finds it). */
+  const takeTickets = (docs: Array<Partial<Identified>>) => {
+    const entry = docs.map((d) => insertTickets.get(String(d._id))).find(Boolean);
+    for (const id of entry?.ids ?? []) insertTickets.delete(id);
+    return entry?.tickets;
+  };
   schema.post('insertMany', async function (docs: unknown) {
-    await announce((docs as Identified[]).map((d) => ({ ...writtenOf(d), stored: d })));
+    const records = docs as Identified[];
+    await announce(
+      records.map((d) => ({ ...writtenOf(d), stored: d })),
+      takeTickets(records),
+    );
   });
   // An unordered insertMany that met duplicate keys (a re-run bulk import) inserted the rest: announce those.
-  schema.post('insertMany', function (err: CallbackError, _docs: unknown, next: (err?: CallbackError) => void) {
+  schema.post('insertMany', function (err: CallbackError, docs: unknown, next: (err?: CallbackError) => void) {
     const inserted = (err as { insertedDocs?: Identified[] }).insertedDocs ?? [];
-    announce(inserted.map((d) => ({ ...writtenOf(d), stored: d }))).then(
+    announce(
+      inserted.map((d) => ({ ...writtenOf(d), stored: d })),
+      takeTickets((docs ?? []) as Array<Partial<Identified>>),
+    ).then(
       () => next(err),
       () => next(err),
     );
   });
 }
 
+/** Registers a follower of a model's writes, told before and after each; returns its removal. */
+export function followWrites(model: Pick<Model<unknown>, 'schema' | 'modelName'>, follower: WriteFollower): () => void {
+  const listeners = listenersOf.get(model.schema);
+  if (!listeners) throw new Error(`${model.modelName} does not announce its writes`);
+  listeners.add(follower);
+  return () => listeners.delete(follower);
+}
+
 /** Registers a listener of a model's writes; returns its removal. */
 export function onWritten(model: Pick<Model<unknown>, 'schema' | 'modelName'>, listener: WrittenListener): () => void {
   const listeners = listenersOf.get(model.schema);
   if (!listeners) throw new Error(`${model.modelName} does not announce its writes`);
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+  const entry: Listener = { after: (written) => (written.length ? listener(written) : Promise.resolve()) };
+  listeners.add(entry);
+  return () => listeners.delete(entry);
 }

@@ -14,6 +14,7 @@
  *              so a search is answered here too, by one scan of the order's ids;
  *   meta       hash id -> {"v": version, "k": [combos]}, or {"v": ..., "d": 1} once deleted;
  *   built      the time the last complete build started; without it the store answers;
+ *   epoch      the run id of the Redis that held the last complete build (see Consistency);
  *   fresh      lives REBUILD_AFTER_MS after a build; when gone, a build runs in the background;
  *   over       lives REBUILD_AFTER_MS once the list has more than LIST_INDEX_MAX_RECORDS
  *              records (or entries in meta, deleted ones' included): the rest is dropped, no
@@ -31,24 +32,33 @@
  * out of order end in the stored state, and a deleted record stays deleted. A build (first
  * read of a list, or a day after the last) reads every record of the organization with the
  * same rule and drops entries of records no longer stored; writes during a build are
- * applied as usual. What can drift: a write whose process dies between the store and Redis,
- * or that finds Redis unreachable; the process then drops `built` as soon as it can, and the
- * daily build repairs the rest. Redis losing its data only means a build on the next read; losing
- * part of it (a restore, an eviction) is caught on the next read of a page, whose entries are
- * checked against the store by id and version: an entry deleted or newer there is applied again
- * as the store has it before the page is answered.
+ * applied as usual.
+ *
+ * What can drift, and how a page knows. Before a write reaches the store it leaves a pending
+ * mark there (models/pending-list-write.ts), removed once Redis has the write. A mark left
+ * behind is a write whose process died between the store and Redis, or that found Redis
+ * unreachable. Redis can also come back from a restart or a failover without its latest writes;
+ * then its run id is no longer the one `epoch` holds. A page is answered from Redis as it is
+ * when its list has no pending mark and the epoch holds: one read of the marks, whatever the
+ * page. Otherwise its entries are checked against the store by id and version, and an entry
+ * deleted or newer there is applied again as the store has it before the page is answered
+ * (20 reads by id for a page of 20). A mark older than IN_FLIGHT_MS, or another epoch, also
+ * starts a build, which ends both. Not seen: entries changed in Redis by hand (a RESTORE of
+ * some keys), and writes that bypass the models (none in this code): after those, drop the
+ * index (`dropListIndex`, or delete its keys) and the next read builds it.
  */
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Redis } from 'ioredis';
-import { Types } from 'mongoose';
+import { Types, trusted } from 'mongoose';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { createRedis, redisKey } from '../redis';
 import { isFerretDb } from '../mongo';
 import { LockUnavailableError, withLock } from '../lock';
 import { orgFilter } from '../../models/base';
-import { onWritten, type Written } from '../../models/writes';
+import { followWrites, type Written } from '../../models/writes';
+import { PendingListWrite } from '../../models/pending-list-write';
 import { skipOf, type PageQuery } from './pagination';
 import { storePage, type ListFilter, type ListModel, type ListPage, type ListSpec } from './lists';
 
@@ -64,8 +74,6 @@ interface ListIndex {
   config: Pick<Config, 'REDIS_KEY_PREFIX' | 'LIST_INDEX_MAX_RECORDS'>;
   logger: Logger;
   followed: ReadonlySet<ListSpec>;
-  /** Lists whose writes could not reach Redis: their `built` goes as soon as Redis answers. */
-  unsynced: Map<string, { spec: ListSpec; organizationId: string }>;
 }
 
 /** The index of each process's services (`followListWrites`); none: the store answers every list. */
@@ -89,6 +97,7 @@ const keys = (s: ListIndex, spec: ListSpec, organizationId: string) => {
     texts: `${base}:texts`,
     meta: `${base}:meta`,
     built: `${base}:built`,
+    epoch: `${base}:epoch`,
     fresh: `${base}:fresh`,
     over: `${base}:over`,
     lock: `${base}:lock`,
@@ -122,19 +131,26 @@ for i = 2, #ARGV, 6 do
 end
 return redis.call('HLEN', meta)`;
 
-// A page: false when not built, else { total, items, fresh }.
-const PAGE = `
+// Whether this Redis is the one that held the last build (KEYS[6]: epoch): a restart or a failover
+// changes the run id.
+const SAME_EPOCH = `
+local function same_epoch()
+  return string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') == redis.call('GET', KEYS[6]) and 1 or 0
+end`;
+
+// A page: false when not built, else { total, items, fresh, same epoch }.
+const PAGE = `${SAME_EPOCH}
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 local ids
 if ARGV[3] == '1' then ids = redis.call('ZREVRANGE', KEYS[2], ARGV[1], ARGV[2]) else ids = redis.call('ZRANGE', KEYS[2], ARGV[1], ARGV[2]) end
 local items = {}
 if #ids > 0 then items = redis.call('HMGET', KEYS[3], unpack(ids)) end
-return { redis.call('ZCARD', KEYS[2]), items, redis.call('EXISTS', KEYS[4]) }`;
+return { redis.call('ZCARD', KEYS[2]), items, redis.call('EXISTS', KEYS[4]), same_epoch() }`;
 
 // A page of a search: the ids in order whose text holds ARGV[4] (lowercased, found as plain
-// bytes), false when not built, else { total, items, fresh } (total -1: an id without its text).
-// About 2 ms per 10,000 records on this machine's Redis, instead of the store decoding each.
-const SEARCH = `
+// bytes), false when not built, else { total, items, fresh, same epoch } (total -1: an id without
+// its text). About 2 ms per 10,000 records on this machine's Redis, instead of the store decoding each.
+const SEARCH = `${SAME_EPOCH}
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 local from, to, needle = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[4]
 local n, total, page = redis.call('ZCARD', KEYS[2]), 0, {}
@@ -145,7 +161,7 @@ for at = 0, n - 1, 1000 do
   local texts = redis.call('HMGET', KEYS[5], unpack(ids))
   for j = 1, #ids do
     local t = texts[j]
-    if not t then return { -1, {}, 0 } end
+    if not t then return { -1, {}, 0, 0 } end
     if string.find(t, needle, 1, true) then
       if total >= from and total <= to then page[#page + 1] = ids[j] end
       total = total + 1
@@ -154,7 +170,7 @@ for at = 0, n - 1, 1000 do
 end
 local items = {}
 if #page > 0 then items = redis.call('HMGET', KEYS[3], unpack(page)) end
-return { total, items, redis.call('EXISTS', KEYS[4]) }`;
+return { total, items, redis.call('EXISTS', KEYS[4]), same_epoch() }`;
 
 const sha = (lua: string) => createHash('sha1').update(lua).digest('hex');
 const SCRIPTS = {
@@ -263,15 +279,23 @@ async function overBound(s: ListIndex, spec: ListSpec, organizationId: string, r
   );
 }
 
-async function dropUnsynced(s: ListIndex): Promise<void> {
-  for (const [key, { spec, organizationId }] of s.unsynced) {
-    await s.redis.del(keys(s, spec, organizationId).built);
-    s.unsynced.delete(key);
-  }
+/** The pending marks' name of one organization's list: its keys' base, so each index has its own. */
+const markOf = (s: ListIndex, spec: ListSpec, organizationId: string) => keys(s, spec, organizationId).base;
+
+/** Marks a write to come in the store (see Consistency); returns the marks. */
+async function markPending(s: ListIndex, spec: ListSpec, organizationIds: Types.ObjectId[]): Promise<Types.ObjectId[]> {
+  const marks = await PendingListWrite.insertMany(
+    organizationIds.map((o) => ({ list: markOf(s, spec, o.toHexString()) })),
+    { lean: true },
+  );
+  return marks.map((m) => m._id);
 }
 
-/** Applies writes to one list's records: reads each back from the store. */
-async function follow(s: ListIndex, spec: ListSpec, written: Written[]): Promise<void> {
+/**
+ * Applies writes to one list's records (each read back from the store), then removes the write's
+ * pending marks; a mark stays when Redis did not take the write.
+ */
+async function follow(s: ListIndex, spec: ListSpec, written: Written[], marks: Types.ObjectId[]): Promise<void> {
   const byOrg = new Map<string, Entry[]>();
   const queue = [...written];
   const readBack = async () => {
@@ -286,18 +310,19 @@ async function follow(s: ListIndex, spec: ListSpec, written: Written[]): Promise
     }
   };
   await Promise.all(Array.from({ length: Math.min(READ_BACK, queue.length) }, readBack));
+  let applied = true;
   for (const [organizationId, entries] of byOrg) {
     try {
-      await dropUnsynced(s);
       await apply(s, spec, organizationId, entries);
     } catch (err) {
-      s.unsynced.set(`${spec.name}:${organizationId}`, { spec, organizationId });
+      applied = false;
       s.logger.warn(
         { err: String(err), list: spec.name, organizationId },
-        'list index not updated; the store answers this list until it is rebuilt',
+        'list index not updated; its pages are checked against the store until it is rebuilt',
       );
     }
   }
+  if (applied) await Promise.all(marks.map((_id) => PendingListWrite.deleteOne({ _id })));
 }
 
 /** Whether LIST_INDEX wants an index against this store. */
@@ -330,13 +355,16 @@ export async function followListWrites(s: ListIndexDeps, specs: readonly ListSpe
     return () => undefined;
   }
   const redis = s.config.LIST_INDEX_REDIS_URL ? await ownRedis(s) : s.redis;
-  const index: ListIndex = { redis, config: s.config, logger: s.logger, followed: new Set(specs), unsynced: new Map() };
+  const index: ListIndex = { redis, config: s.config, logger: s.logger, followed: new Set(specs) };
   indexes.set(s, index);
   const stops = specs.map((spec) =>
-    onWritten(spec.model, async (written) => {
-      await follow(index, spec, written).catch((err: unknown) => {
-        s.logger.warn({ err: String(err), list: spec.name }, 'list index: records not read back');
-      });
+    followWrites(spec.model, {
+      before: (organizationIds) => markPending(index, spec, organizationIds),
+      after: async (written, marks) => {
+        await follow(index, spec, written, (marks as Types.ObjectId[] | undefined) ?? []).catch((err: unknown) => {
+          s.logger.warn({ err: String(err), list: spec.name }, 'list index: records not read back');
+        });
+      },
     }),
   );
   return () => {
@@ -344,6 +372,13 @@ export async function followListWrites(s: ListIndexDeps, specs: readonly ListSpe
     indexes.delete(s);
     if (redis !== s.redis) redis.disconnect();
   };
+}
+
+/** The run id of the Redis server: another after a restart or a failover. */
+async function runId(redis: Redis): Promise<string> {
+  const id = /run_id:(\w+)/.exec(await redis.info('server'))?.[1];
+  if (!id) throw new Error('Redis reports no run_id');
+  return id;
 }
 
 /**
@@ -357,6 +392,7 @@ async function buildListIndex(s: ListIndex, spec: ListSpec, organizationId: stri
   try {
     return await withLock(s.redis, k.lock, { ttlMs: 600_000, waitMs: 0 }, async () => {
       const started = Date.now();
+      const epoch = await runId(s.redis);
       const seen = new Set<string>();
       let batch: Entry[] = [];
       for await (const doc of spec.model.find(orgFilter(organizationId)).cursor({ batchSize: 1000 })) {
@@ -382,7 +418,12 @@ async function buildListIndex(s: ListIndex, spec: ListSpec, organizationId: stri
         organizationId,
         stale.map((id) => deletedEntry(id, started - IN_FLIGHT_MS)),
       );
-      await s.redis.multi().set(k.built, String(started)).set(k.fresh, '1', 'PX', REBUILD_AFTER_MS).exec();
+      await s.redis.multi().set(k.built, String(started)).set(k.epoch, epoch).set(k.fresh, '1', 'PX', REBUILD_AFTER_MS).exec();
+      // Marks of writes that began long enough before the build to be over: the build read what they did.
+      await PendingListWrite.deleteMany({
+        list: markOf(s, spec, organizationId),
+        _id: trusted({ $lt: Types.ObjectId.createFromTime(Math.floor((started - IN_FLIGHT_MS) / 1000)) }),
+      });
       s.logger.info({ list: spec.name, organizationId, records: seen.size, ms: Date.now() - started }, 'list index built');
       return true;
     });
@@ -417,20 +458,30 @@ async function readPage(
   const k = keys(s, spec, organizationId);
   const start = skipOf(page);
   const range = [start, start + page.page_size - 1, spec.sort.order === -1 ? '1' : '0'];
+  // Read before the page: a write already in the store then either shows its mark or is in Redis.
+  const pending = await PendingListWrite.findOne({ list: markOf(s, spec, organizationId) }, { _id: 1 })
+    .sort({ _id: 1 })
+    .lean();
   const answer = (
     search === undefined
-      ? await run(s.redis, SCRIPTS.page, [k.built, k.z + combo, k.rows, k.fresh], range)
-      : await run(s.redis, SCRIPTS.search, [k.built, k.z + combo, k.rows, k.fresh, k.texts], [...range, search.toLowerCase()])
-  ) as [number, Array<string | null>, number] | null;
+      ? await run(s.redis, SCRIPTS.page, [k.built, k.z + combo, k.rows, k.fresh, '', k.epoch], range)
+      : await run(s.redis, SCRIPTS.search, [k.built, k.z + combo, k.rows, k.fresh, k.texts, k.epoch], [...range, search.toLowerCase()])
+  ) as [number, Array<string | null>, number, number] | null;
   if (!answer) return null;
-  const [total, items, fresh] = answer;
+  const [total, items, fresh, sameEpoch] = answer;
   if (total < 0 || items.some((item) => item === null)) {
     // An id without its item: the index is damaged; the store answers until a build.
     await s.redis.del(k.built);
     return null;
   }
   const rows = items.map((item) => JSON.parse(item!) as { id: string });
-  const stale = await staleEntries(s, spec, organizationId, rows);
+  const settled = !pending && sameEpoch === 1;
+  const overdue = pending && Date.now() - pending._id.getTimestamp().getTime() > IN_FLIGHT_MS;
+  if (!fresh || !sameEpoch || overdue)
+    void buildListIndex(s, spec, organizationId).catch((err: unknown) =>
+      s.logger.warn({ err: String(err), list: spec.name }, 'list index: background build failed'),
+    );
+  const stale = settled ? [] : await staleEntries(s, spec, organizationId, rows);
   if (stale.length) {
     // Entries Redis kept through a partial loss, or writes that never reached it: those records
     // are applied again as the store has them, and the page read again; if it is still behind,
@@ -448,10 +499,6 @@ async function readPage(
     }
     return readPage(s, spec, organizationId, combo, page, search, true);
   }
-  if (!fresh)
-    void buildListIndex(s, spec, organizationId).catch((err: unknown) =>
-      s.logger.warn({ err: String(err), list: spec.name }, 'list index: background build failed'),
-    );
   return { total, items: rows };
 }
 
@@ -462,8 +509,8 @@ const inOrganization = (organizationId: string, id: string) => ({
 
 /**
  * The entries of a page that the store has deleted or holds newer: one read by id per entry (an
- * equality every store answers from an index; FerretDB would scan for an `$in`), so a page costs
- * about 20 point reads more and never shows a deleted or older record.
+ * equality every store answers from an index; FerretDB would scan for an `$in`), so such a page
+ * costs about 20 point reads more and never shows a deleted or older record.
  */
 async function staleEntries(s: ListIndex, spec: ListSpec, organizationId: string, rows: Array<{ id: string }>): Promise<string[]> {
   if (!rows.length) return [];
@@ -505,7 +552,6 @@ export async function listPage<M extends ListModel>(
   if (index && values) {
     const combo = comboOf(values);
     try {
-      await dropUnsynced(index);
       const read = () => readPage(index, generic, organizationId, combo, page, generic.searchText ? filter.search : undefined);
       const answer = (await read()) ?? ((await buildListIndex(index, generic, organizationId)) ? await read() : null);
       if (answer) return answer;
@@ -520,7 +566,7 @@ export async function listPage<M extends ListModel>(
 async function dropEntries(s: ListIndex, spec: ListSpec, organizationId: string): Promise<void> {
   const k = keys(s, spec, organizationId);
   const combos = new Set((await s.redis.hvals(k.meta)).flatMap((m) => (JSON.parse(m) as { k?: string[] }).k ?? []));
-  await s.redis.del(k.built, k.fresh, k.rows, k.texts, k.meta, ...[...combos].map((c) => k.z + c));
+  await s.redis.del(k.built, k.epoch, k.fresh, k.rows, k.texts, k.meta, ...[...combos].map((c) => k.z + c));
 }
 
 /** Drops one organization's index of a list (repairs, tests): the next read builds it again. */

@@ -80,14 +80,20 @@ async function startProcess(
   };
 }
 
-export async function startRedis(): Promise<EngineProcess> {
-  const port = await freePort();
-  return startProcess(
+/**
+ * A Redis of the test's own, keeping nothing on disk but what a `SAVE` writes to its `dir`; pass the
+ * `port` and `dir` of a stopped one to start it again from that snapshot.
+ */
+export async function startRedis(again?: { port: number; dir: string }): Promise<EngineProcess & { dir: string }> {
+  const port = again?.port ?? (await freePort());
+  const dir = again?.dir ?? mkdtempSync(path.join(os.tmpdir(), 'redis-'));
+  const engine = await startProcess(
     'redis-server',
-    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
+    ['--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--save', '', '--appendonly', 'no'],
     port,
     `redis://127.0.0.1:${port}`,
   );
+  return { ...engine, dir };
 }
 
 /** A FerretDB of the test's own; pass the `port` and `dir` of a stopped one to start it again with its data. */

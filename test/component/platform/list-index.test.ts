@@ -3,11 +3,12 @@
  * answers, after writes from routes, activities and bulk inserts, and after repairs.
  */
 import { expect } from 'chai';
-import { Types } from 'mongoose';
+import { Types, trusted } from 'mongoose';
 import { Redis } from 'ioredis';
 import { api } from '../../support/http';
 import { signUp, type TestUser } from '../../support/auth';
 import { testEnv, withSecondApi } from '../../support/env';
+import { startRedis, waitFor } from '../../support/processes';
 import { dropListIndex, listPage } from '../../../platform/lists/list-index';
 import { followIndexedLists, INDEXED_LISTS } from '../../../services/wiring';
 import { isFerretDb } from '../../../platform/mongo';
@@ -15,7 +16,9 @@ import type { Config } from '../../../platform/config';
 import { storePage, type ListFilter, type ListSpec } from '../../../platform/lists/lists';
 import { Contract, contractList } from '../../../models/contract';
 import { activityList } from '../../../models/event';
-import { vendorList } from '../../../models/vendor';
+import { Vendor, vendorList } from '../../../models/vendor';
+import { WebhookDelivery, deliveryList } from '../../../models/webhook-delivery';
+import { PendingListWrite } from '../../../models/pending-list-write';
 import { activityFilter } from '../../../services/analytics/activity-feed';
 import { contractListFilter } from '../../../services/contracts/list-contracts';
 import { redisKey } from '../../../platform/redis';
@@ -129,6 +132,10 @@ describe('list index', function () {
     expect((await list()).body.contracts.find((c) => c.id === linked.id)!.vendor_id).to.equal(vendor.id);
     expect((await api('DELETE', `/vendors/${vendor.id}`, { token: owner.token })).status).to.equal(204);
     expect((await list()).body.contracts.find((c) => c.id === linked.id)!.vendor_id).to.equal(null);
+    // Each write left its pending mark before the store and removed it once Redis had it: none is left.
+    const names = ['contracts', 'vendors'].map((l) => redisKey(testEnv().config, 'list', `{${l}:${owner.organizationId}}`));
+    const marks = await PendingListWrite.find({ list: trusted({ $in: names }) });
+    expect(marks).to.deep.equal([]);
   });
 
   it('orders records with the same creation time by id, as the store does (bulk inserts are followed too)', async () => {
@@ -154,16 +161,70 @@ describe('list index', function () {
       total: number;
     }>;
 
-  it('drops a record removed behind its back from the page, and a dropped index is built again from the store', async () => {
+  it('drops a record a dead writer removed from the store but not from Redis, and its old mark starts a build that clears it', async () => {
     const before = await indexedPage({});
-    // Removed behind the index's back (no write announcement): the page's check against the store drops it.
-    await Contract.collection.deleteOne({ _id: new Types.ObjectId(before.items[0]!.id) });
+    const gone = before.items[0]!.id;
+    const list = redisKey(testEnv().config, 'list', `{contracts:${owner.organizationId}}`);
+    // A writer that died after the store and before Redis: its pending mark, then the delete, and nothing more.
+    await PendingListWrite.create({ list });
+    await Contract.collection.deleteOne({ _id: new Types.ObjectId(gone) });
     const checked = await indexedPage({});
-    expect(checked.items[0]!.id).to.not.equal(before.items[0]!.id);
+    expect(checked.items[0]!.id).to.not.equal(gone);
     expect(checked.total).to.equal(before.total - 1);
+    // A mark older than any write in flight: the page starts a build, which ends with the mark gone.
+    await PendingListWrite.deleteMany({ list });
+    await PendingListWrite.create({ _id: Types.ObjectId.createFromTime(Math.floor(Date.now() / 1000) - 120), list });
+    await indexedPage({});
+    for (let i = 0; i < 100 && (await PendingListWrite.countDocuments({ list })) > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await PendingListWrite.countDocuments({ list })).to.equal(0);
+    await expectSameAsStore(contractList, owner.organizationId, CONTRACT_FILTERS);
+  });
+
+  it('leaves no pending mark after a failed write: a duplicate key, a bulk insert that met one, an update the store refuses', async () => {
+    const organization_id = new Types.ObjectId(owner.organizationId);
+    const delivery = () => ({
+      organization_id,
+      subscription_id: new Types.ObjectId(),
+      event_id: new Types.ObjectId(),
+      event: 'contract.created',
+      body: '{}',
+    });
+    const first = await WebhookDelivery.create(delivery());
+    const again = { ...first.toObject(), _id: new Types.ObjectId() };
+    /** The error a write ends with. */
+    const failure = (write: Promise<unknown>) =>
+      write.then(
+        () => null,
+        (err: unknown) => String(err),
+      );
+    expect(await failure(WebhookDelivery.create(again))).to.match(/duplicate key/i);
+    const fresh = delivery();
+    expect(await failure(WebhookDelivery.insertMany([again, fresh], { ordered: false }))).to.match(/duplicate key/i);
+    const vendor = await Vendor.create({ organization_id, name: 'Refused Ltd' });
+    expect(await failure(Vendor.updateOne({ _id: vendor._id, organization_id }, { $inc: { name: 1 } }))).to.be.a('string');
+    const lists = ['webhook-deliveries', 'vendors'].map((l) => redisKey(testEnv().config, 'list', `{${l}:${owner.organizationId}}`));
+    expect(await PendingListWrite.find({ list: trusted({ $in: lists }) })).to.deep.equal([]);
+    // What the bulk insert did insert is listed.
+    await expectSameAsStore(deliveryList, owner.organizationId, [{}]);
+    const { indexed } = await bothAnswers(deliveryList, owner.organizationId, {}, { page: 1, page_size: 100 });
+    expect(JSON.stringify(indexed)).to.include(String(fresh.subscription_id));
+  });
+
+  it('builds a dropped index again from the store', async () => {
+    const before = await indexedPage({});
     await dropListIndex(testEnv().services, contractList, owner.organizationId);
-    const after = await indexedPage({});
-    expect(after.total).to.equal(before.total - 1);
+    expect((await indexedPage({})).total).to.equal(before.total);
+    await expectSameAsStore(contractList, owner.organizationId, CONTRACT_FILTERS);
+  });
+
+  it('answers without a store check while no write is pending, so an entry changed behind its back shows', async () => {
+    // What makes the settled page cheap: a delete that bypasses the models (none in the service) is not seen until a build.
+    const before = await indexedPage({});
+    const _id = new Types.ObjectId(before.items[0]!.id);
+    const doc = await Contract.collection.findOne({ _id });
+    await Contract.collection.deleteOne({ _id });
+    expect((await indexedPage({})).items[0]!.id).to.equal(String(_id));
+    await Contract.collection.insertOne(doc!);
     await expectSameAsStore(contractList, owner.organizationId, CONTRACT_FILTERS);
   });
 
@@ -218,7 +279,8 @@ describe('list index', function () {
 describe('list index after a partial Redis loss', function () {
   this.timeout(120000);
 
-  it('never lists a deleted record, nor one the store holds newer, when Redis keeps older entries', async () => {
+  /** Three vendors, then a delete and a rename; `lose` is what befalls Redis between the writes and the page. */
+  async function afterLoss(lose: (saved: Array<{ key: string; dump: Buffer | null }>, organizationId: string) => Promise<void>) {
     const owner = await signUp();
     const vendors = () => api<{ vendors: Array<{ id: string; name: string }>; total: number }>('GET', '/vendors', { token: owner.token });
     const made = await Promise.all(
@@ -234,16 +296,33 @@ describe('list index after a partial Redis loss', function () {
     const [gone, renamed] = [made[0]!.body.id, made[1]!.body.id];
     expect((await api('DELETE', `/vendors/${gone}`, { token: owner.token })).status).to.equal(204);
     expect((await api('PUT', `/vendors/${renamed}`, { token: owner.token, body: { name: 'Globex Renamed' } })).status).to.equal(200);
-    // The loss: Redis comes back with the entries from before the delete and the rename.
-    for (const { key, dump } of saved) if (dump) await redis.restore(key, 0, dump, 'REPLACE');
+    await lose(saved, owner.organizationId);
 
     const listed = await vendors();
     expect(listed.body.vendors.map((v) => v.id)).to.not.include(gone);
     expect(listed.body.vendors.find((v) => v.id === renamed)?.name).to.equal('Globex Renamed');
     expect(listed.body.total).to.equal(2);
     expect((await api('GET', `/vendors/${gone}`, { token: owner.token })).status).to.equal(404);
-    // Repaired in place: the next page comes from the index and agrees with the store.
+    // Repaired: the next pages come from the index and agree with the store.
     await expectSameAsStore(vendorList, owner.organizationId, [{}]);
+  }
+
+  it('never lists a deleted record, nor one the store holds newer, after Redis comes back from a snapshot (a restart: another run id)', async () => {
+    await afterLoss(async (saved) => {
+      const { redis } = testEnv().services;
+      for (const { key, dump } of saved) if (dump) await redis.restore(key, 0, dump, 'REPLACE');
+      // The snapshot was taken by the Redis run before the restart.
+      for (const { key } of saved) if (key.endsWith(':epoch')) await redis.set(key, 'a-previous-run');
+    });
+  });
+
+  it('never lists a deleted record, nor one the store holds newer, when the writes never reached Redis (their marks stay)', async () => {
+    await afterLoss(async (saved, organizationId) => {
+      const { redis } = testEnv().services;
+      // Redis unreachable for those writes: it holds what it held before them, and their marks stay in the store.
+      for (const { key, dump } of saved) if (dump) await redis.restore(key, 0, dump, 'REPLACE');
+      await PendingListWrite.create({ list: redisKey(testEnv().config, 'list', `{vendors:${organizationId}}`) });
+    });
   });
 });
 
@@ -324,6 +403,52 @@ describe('list index: when it runs, where it lives, how long a list it keeps', f
       });
     } finally {
       own.disconnect();
+    }
+  });
+
+  it('after its own Redis restarts from an older snapshot, never lists a record deleted or renamed since', async () => {
+    const owner = await signUp();
+    let redis = await startRedis();
+    try {
+      await withIndexApi({ LIST_INDEX: 'on', LIST_INDEX_REDIS_URL: redis.url }, async (base, prefix) => {
+        await vendorsOf(owner, ['Acme Ltd', 'Globex Corp', 'Initech LLC'], base);
+        const vendors = () =>
+          api<{ vendors: Array<{ id: string; name: string }>; total: number }>('GET', '/vendors', { token: owner.token, base });
+        const made = (await vendors()).body.vendors;
+        const probe = new Redis(redis.url);
+        expect(await probe.exists(`${prefix}:list:{vendors:${owner.organizationId}}:built`)).to.equal(1);
+        await probe.save();
+        probe.disconnect();
+        // After the snapshot: a delete and a rename, which the index takes; then Redis restarts from the snapshot.
+        const [gone, renamed] = [made[0]!.id, made[1]!.id];
+        expect((await api('DELETE', `/vendors/${gone}`, { token: owner.token, base })).status).to.equal(204);
+        expect((await api('PUT', `/vendors/${renamed}`, { token: owner.token, base, body: { name: 'Globex Renamed' } })).status).to.equal(
+          200,
+        );
+        await redis.stop();
+        redis = await startRedis({ port: redis.port, dir: redis.dir });
+        const restarted = new Redis(redis.url);
+        try {
+          // The snapshot is back (the deleted vendor's entry with it), and the API's index has reconnected.
+          expect(await restarted.hexists(`${prefix}:list:{vendors:${owner.organizationId}}:rows`, gone)).to.equal(1);
+          await waitFor(
+            async () =>
+              String(await restarted.client('LIST'))
+                .split('\n')
+                .filter(Boolean).length > 1,
+            10_000,
+            'the index reconnected',
+          );
+          const listed = await vendors();
+          expect(listed.body.vendors.map((v) => v.id)).to.not.include(gone);
+          expect(listed.body.vendors.find((v) => v.id === renamed)?.name).to.equal('Globex Renamed');
+          expect(listed.body.total).to.equal(2);
+        } finally {
+          restarted.disconnect();
+        }
+      });
+    } finally {
+      await redis.stop();
     }
   });
 
