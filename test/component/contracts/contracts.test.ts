@@ -574,11 +574,12 @@ describe('contracts', () => {
         contract,
         `Contract "${contract.title}" deleted`,
       );
-      await waitFor(
-        async () => (await api('GET', `/contracts/${contractId}`, { token: org.token })).status === 404,
-        30000,
-        'the relay to finish the deletion',
-      );
+      // Finished when the relay's deletion workflow is (the contract is gone a moment before its requests are closed).
+      const [deleted] = await Event.find({ resource_id: contractId, type: 'contract.deleted' }).lean();
+      const finishing = testEnv().services.temporal.workflow.getHandle(contractDeletionWorkflowId(deleted!._id.toHexString()));
+      await waitFor(async () => !!(await finishing.describe()), 30000, 'the relay to start the deletion');
+      await finishing.result();
+      expect((await api('GET', `/contracts/${contractId}`, { token: org.token })).status).to.equal(404);
       await expectClosedRequest(org, signatureId, link);
       expect((await Event.find({ resource_id: contractId }).sort({ occurred_at: 1 }).lean()).map((e) => e.type)).to.deep.equal([
         'contract.created',
