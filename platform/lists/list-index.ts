@@ -138,7 +138,8 @@ local function same_epoch()
   return string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') == redis.call('GET', KEYS[6]) and 1 or 0
 end`;
 
-// A page: false when not built, else { total, items, fresh, same epoch }.
+// A page: false when not built, else { total, items, fresh, same epoch }. KEYS[5] (the texts) is
+// unused here: passed so that both scripts name the same keys, all in one cluster slot.
 const PAGE = `${SAME_EPOCH}
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 local ids
@@ -464,7 +465,7 @@ async function readPage(
     .lean();
   const answer = (
     search === undefined
-      ? await run(s.redis, SCRIPTS.page, [k.built, k.z + combo, k.rows, k.fresh, '', k.epoch], range)
+      ? await run(s.redis, SCRIPTS.page, [k.built, k.z + combo, k.rows, k.fresh, k.texts, k.epoch], range)
       : await run(s.redis, SCRIPTS.search, [k.built, k.z + combo, k.rows, k.fresh, k.texts, k.epoch], [...range, search.toLowerCase()])
   ) as [number, Array<string | null>, number, number] | null;
   if (!answer) return null;
