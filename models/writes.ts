@@ -22,11 +22,16 @@ type WrittenListener = (written: Written[]) => Promise<void>;
  * it touches, so that a write whose process dies halfway leaves a trace (the list index's
  * pending marks). What `before` returns comes back to `after`, also when the write failed.
  */
-export interface WriteFollower {
-  before(organizationIds: Types.ObjectId[]): Promise<unknown>;
+export interface WriteFollower<Ticket> {
+  before(organizationIds: Types.ObjectId[]): Promise<Ticket>;
+  /** `ticket` is undefined when `before` was not called (a write touching no organization). */
+  after(written: Written[], ticket: Ticket | undefined): Promise<void>;
+}
+// Method syntax: a follower of any ticket type is kept here as one of unknown tickets.
+interface Listener {
+  before?(organizationIds: Types.ObjectId[]): Promise<unknown>;
   after(written: Written[], ticket: unknown): Promise<void>;
 }
-type Listener = { before?: WriteFollower['before']; after: (written: Written[], ticket: unknown) => Promise<void> };
 type Tickets = Map<Listener, unknown>;
 
 export interface AnnounceOptions {
@@ -106,7 +111,7 @@ export function announceWrites(schema: Schema, options: AnnounceOptions = {}): v
   const ignored = new Set(options.ignored ?? []);
   const carried = options.carried ?? [];
   const matters = (fields: string[] | null) => fields === null || fields.some((f) => !ignored.has(f.split('.')[0]!));
-  const followed = () => [...listeners].some((l) => l.before);
+  const followed = () => [...listeners].some((l) => l.before !== undefined);
   /** Tells the followers a write is about to touch these organizations. */
   const before = async (organizations: Types.ObjectId[]): Promise<Tickets> => {
     const tickets: Tickets = new Map();
@@ -225,7 +230,7 @@ export function announceWrites(schema: Schema, options: AnnounceOptions = {}): v
 }
 
 /** Registers a follower of a model's writes, told before and after each; returns its removal. */
-export function followWrites(model: Pick<Model<unknown>, 'schema' | 'modelName'>, follower: WriteFollower): () => void {
+export function followWrites<Ticket>(model: Pick<Model<unknown>, 'schema' | 'modelName'>, follower: WriteFollower<Ticket>): () => void {
   const listeners = listenersOf.get(model.schema);
   if (!listeners) throw new Error(`${model.modelName} does not announce its writes`);
   listeners.add(follower);

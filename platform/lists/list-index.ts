@@ -362,7 +362,7 @@ export async function followListWrites(s: ListIndexDeps, specs: readonly ListSpe
     followWrites(spec.model, {
       before: (organizationIds) => markPending(index, spec, organizationIds),
       after: async (written, marks) => {
-        await follow(index, spec, written, (marks as Types.ObjectId[] | undefined) ?? []).catch((err: unknown) => {
+        await follow(index, spec, written, marks ?? []).catch((err: unknown) => {
           s.logger.warn({ err: String(err), list: spec.name }, 'list index: records not read back');
         });
       },
