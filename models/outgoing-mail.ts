@@ -6,6 +6,7 @@ export const MAIL_KINDS = [
   'password_reset',
   'email_verification',
   'team_invite',
+  'sso_link',
   'signature_request',
   'signature_reminder',
   'signature_declined',

@@ -24,6 +24,7 @@ import { complianceRouter } from './compliance';
 import { mailRouter } from './mail';
 import { importsRouter } from './imports';
 import { searchRouter } from './search';
+import { ssoPublicRouter, ssoSettingsRouter } from './sso';
 
 /** Every resource's router, mounted under /api/v1. */
 export function apiRouter(s: Services): Router {
@@ -31,6 +32,7 @@ export function apiRouter(s: Services): Router {
   const limits = rateLimits(s);
   // Public routes first; everything mounted after `authenticate` needs a bearer credential.
   // The auth routes carry their own limits; every other request counts here, before its body is read.
+  router.use('/auth/sso', ssoPublicRouter(s, limits));
   router.use('/auth', publicAuthRouter(s, limits));
   router.use(limits.default, jsonBody(s.config));
   // Signer links and the certificate public key: no account needed.
@@ -46,6 +48,7 @@ export function apiRouter(s: Services): Router {
   router.use('/settings/api-keys', apiKeysRouter(s));
   router.use('/settings/organization', organizationRouter(s));
   router.use('/settings/mail', mailRouter(s));
+  router.use('/settings/sso', ssoSettingsRouter(s));
   router.use(searchRouter(s));
   router.use('/settings/approval-policies', approvalPoliciesRouter(s));
   router.use(approvalsRouter(s));

@@ -1,4 +1,4 @@
-/** The identity feature's own error codes (accounts, members, MFA, API keys, organization-wide limits, email verification). */
+/** The identity feature's own error codes (accounts, members, MFA, API keys, organization-wide limits, email verification, SSO). */
 import { defineErrors } from '../../platform/errors';
 
 export const identityErrors = defineErrors({
@@ -22,4 +22,19 @@ export const identityErrors = defineErrors({
     meaning: 'The email verification token is unknown, used or expired; ask for a new link',
   },
   email_already_verified: { status: 409, meaning: "The caller's email address is already verified" },
+  sso_required: { status: 403, meaning: "The organization enforces SSO for this address's domain: sign in through its identity provider" },
+  sso_not_configured: { status: 404, meaning: 'No organization signs in with SSO under that name, or its SSO is disabled' },
+  sso_provider_unavailable: { status: 502, meaning: "The organization's identity provider could not be reached or answered wrongly" },
+  sso_sign_in_failed: {
+    status: 401,
+    meaning: 'The sign-in could not be verified: state, browser binding, code, ID token signature, issuer, audience, expiry or nonce',
+  },
+  sso_email_unverified: { status: 403, meaning: 'The provider did not vouch for the email address (email_verified is not true)' },
+  sso_domain_not_allowed: { status: 403, meaning: "The email's domain is not one the organization allows for SSO" },
+  sso_not_provisioned: {
+    status: 403,
+    meaning: 'No member has this address, and the organization does not create members at first sign-in',
+  },
+  sso_other_organization: { status: 403, meaning: 'The provider account or its email belongs to a member of another organization' },
+  sso_link_invalid: { status: 400, meaning: 'The SSO link confirmation is unknown, used or expired' },
 });

@@ -9,6 +9,7 @@ import { emailAddress } from './credentials';
 import { mfaCode, passSecondFactor, startEnrollment } from './enroll-mfa';
 import { revokeTokenId } from './revoked-token';
 import { issueSession, sessionToken } from './session';
+import { refuseWhenSsoEnforced } from './sso-enforcement';
 import { signToken, verifyToken } from './tokens';
 
 export const loginBody = z.object({ email: emailAddress, password: z.string().min(1).max(256) });
@@ -34,6 +35,8 @@ export async function logIn(s: Services, body: z.infer<typeof loginBody>) {
   // Always run scrypt, so an unknown email takes as long as a wrong password.
   const ok = await verifyPassword(body.password, user?.password_hash ?? (await DECOY_HASH_PROMISE));
   if (!user || !ok) throw unauthorized('Invalid email or password');
+  // Only after the password: the answer tells nobody without it that the account exists.
+  await refuseWhenSsoEnforced(user);
   // A hash made with older parameters is replaced now that the password is at hand; the
   // condition keeps a password reset made meanwhile.
   if (needsRehash(user.password_hash)) {

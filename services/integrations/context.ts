@@ -4,40 +4,17 @@
  * follows redirects and gives up after `INTEGRATION_TIMEOUT_MS`. Also the helpers every
  * connector uses to turn a vendor's answer into data (zod-checked) or a `VendorError`.
  */
-import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { choice, requiredText } from '../../platform/input';
 import type { Services } from '../../platform/engines';
 import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
-import { createPolicyAgent, urlRefusal, UrlPolicyError } from '../../platform/security/url-policy';
+import { policyFetch } from '../../platform/security/policy-fetch';
 import type { IntegrationType } from '../../models/integration';
 import { NOTIFY_EVENTS, VendorError, type Connector, type ConnectorContext, type Notification } from './connector';
 
-const agents = new WeakMap<Services, Dispatcher>();
-
-function agentOf(s: Services): Dispatcher {
-  let agent = agents.get(s);
-  if (!agent) {
-    agent = createPolicyAgent({ allowPrivate: s.config.ALLOW_PRIVATE_WEBHOOK_URLS });
-    agents.set(s, agent);
-  }
-  return agent;
-}
-
-/** `fetch` through the URL policy's agent, with a timeout and without following redirects. */
-export function policyFetch(s: Services): typeof fetch {
-  const dispatcher = agentOf(s);
-  const policy = { allowPrivate: s.config.ALLOW_PRIVATE_WEBHOOK_URLS };
-  const guarded = async (input: string | URL, init: RequestInit = {}) => {
-    const url = String(input);
-    const refused = urlRefusal(url, policy);
-    if (refused) throw new UrlPolicyError(`${url}: ${refused}`);
-    const timeout = AbortSignal.timeout(s.config.INTEGRATION_TIMEOUT_MS);
-    const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    return undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), redirect: 'manual', signal, dispatcher });
-  };
-  // undici's fetch is the implementation behind Node's global one; only its type names differ.
-  return guarded as unknown as typeof fetch;
+/** `fetch` through the URL policy, with the integration timeout and without following redirects. */
+export function integrationFetch(s: Services): typeof fetch {
+  return policyFetch({ allowPrivate: s.config.ALLOW_PRIVATE_WEBHOOK_URLS }, s.config.INTEGRATION_TIMEOUT_MS);
 }
 
 const storedConfig = z.record(z.string(), z.unknown());
@@ -58,7 +35,7 @@ export function connectorContext(
   const config = storedConfig.parse(integration.config ?? {});
   const credentials = storedCredentials.parse(JSON.parse(decryptSecret(s.config, integration.credentials_encrypted)));
   const base = typeof config.base_url === 'string' && config.base_url ? config.base_url : connector.defaultBaseUrl;
-  return { baseUrl: base.replace(/\/+$/, ''), config, credentials, fetch: policyFetch(s) };
+  return { baseUrl: base.replace(/\/+$/, ''), config, credentials, fetch: integrationFetch(s) };
 }
 
 /** Milliseconds to wait from a `Retry-After` header (delta-seconds or an HTTP date), or null. */

@@ -1,11 +1,11 @@
-/** Mail about accounts: invitations and password resets (their tokens travel only in these messages). */
+/** Mail about accounts: invitations, password resets, address checks and SSO link confirmations (their tokens travel only in these messages). */
 import { Types } from 'mongoose';
 import type { Services } from '../../platform/engines';
 import { Organization } from '../../models/organization';
 import type { InviteDoc } from '../../models/invite';
 import type { UserDoc } from '../../models/user';
 import { queueMail } from './queue';
-import { emailVerificationMail, invitationMail, passwordResetMail } from './messages';
+import { emailVerificationMail, invitationMail, passwordResetMail, ssoLinkMail } from './messages';
 
 export async function mailInvitation(s: Services, invite: InviteDoc, token: string, inviterName: string): Promise<void> {
   const org = await Organization.findById(invite.organization_id, { name: 1 }).lean();
@@ -29,7 +29,7 @@ export async function mailInvitation(s: Services, invite: InviteDoc, token: stri
  * A link to the user's own address with a token of its own: each request mails a new one
  * (a new key each time), and the renderer builds the message from the same values.
  */
-function mailOwnLink(kind: 'email_verification' | 'password_reset', render: typeof passwordResetMail) {
+function mailOwnLink(kind: 'email_verification' | 'password_reset' | 'sso_link', render: typeof passwordResetMail) {
   return async (s: Services, user: UserDoc, token: string, expiresAt: Date): Promise<void> => {
     await queueMail(s, {
       organizationId: user.organization_id,
@@ -44,3 +44,4 @@ function mailOwnLink(kind: 'email_verification' | 'password_reset', render: type
 
 export const mailEmailVerification = mailOwnLink('email_verification', emailVerificationMail);
 export const mailPasswordReset = mailOwnLink('password_reset', passwordResetMail);
+export const mailSsoLink = mailOwnLink('sso_link', ssoLinkMail);

@@ -130,6 +130,18 @@ export function emailVerificationMail(base: string, v: { email: string; token: s
   });
 }
 
+export function ssoLinkMail(base: string, v: { email: string; token: string; expiresAt: Date }): RenderedMail {
+  return compose({
+    subject: 'Confirm signing in with your identity provider',
+    paragraphs: [
+      `Someone signed in through your organization's identity provider with the address ${v.email}, which already has an account here.`,
+      `If that was you, confirm with the link below before ${formatTime(v.expiresAt)} to sign in that way from now on. It works once.`,
+    ],
+    action: { label: 'Confirm single sign-on', url: link(base, 'sso-link', v.token) },
+    after: ['If it was not you, ignore this message: nothing changes, and tell your administrator.'],
+  });
+}
+
 export interface SignerMailValues {
   requesterName: string;
   contractTitle: string;
