@@ -45,8 +45,8 @@ export async function providerConfiguration(
       {
         [oidc.customFetch]: fetch,
         // oauth4webapi trusts TLS for an ID token from the token endpoint (OIDC Core 3.1.3.7 allows it);
-      // the signature is checked against the provider's JWKS all the same.
-      execute: [oidc.enableNonRepudiationChecks, ...(insecure ? [oidc.allowInsecureRequests] : [])],
+        // the signature is checked against the provider's JWKS all the same.
+        execute: [oidc.enableNonRepudiationChecks, ...(insecure ? [oidc.allowInsecureRequests] : [])],
       },
     );
   } catch (err) {
