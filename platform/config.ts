@@ -206,6 +206,11 @@ const schema = z
     KEY_TERMS_MAX_LINE_CHARS: positiveInt.min(200).default(5_000),
     KEY_TERMS_BUDGET_MS: positiveInt.default(1_500),
     SIGNATURE_REMINDER_INTERVAL: z.string().default('3 days'),
+    /**
+     * Reminder rounds one signature request sends at most (0: none). Each round also takes its
+     * recipients from MAIL_RECIPIENTS_PER_ORG_PER_DAY; a round that does not fit is skipped.
+     */
+    SIGNATURE_REMINDERS_MAX: z.coerce.number().int().min(0).max(1000).default(5),
     /** Active contracts ending within this many days get one `contract.renewal_due` (daily schedule). */
     RENEWAL_REMINDER_DAYS: positiveInt.default(30),
 
