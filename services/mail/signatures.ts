@@ -13,7 +13,7 @@ import { Signature, type SignatureRecord } from '../../models/signature';
 import { User } from '../../models/user';
 import { OutgoingMail } from '../../models/outgoing-mail';
 import { queueMail } from './queue';
-import { COPY_LINK_DAYS, copyToken } from '../signatures/signed-copy-link';
+import { copyToken } from '../signatures/signed-copy-link';
 import {
   signatureCompletedMail,
   signatureDeclinedMail,
@@ -170,7 +170,7 @@ export async function mailSignatureCompleted(s: Services, sig: SignatureRecord):
       to: r.to,
       dedupeKey: `signature-completed:${sig.id}:${r.key}`,
       ref: { signature_id: sig.id },
-      message: signatureCompletedMail(s.config.publicBaseUrl, { ...values, copyToken: r.copyToken, copyDays: COPY_LINK_DAYS }),
+      message: signatureCompletedMail(s.config.publicBaseUrl, { ...values, copyToken: r.copyToken, copyDays: s.config.SIGNED_COPY_DAYS }),
     });
   }
 }

@@ -7,13 +7,20 @@
 import type { Config } from '../../platform/config';
 import { derivedSecret, safeEqual } from '../../platform/security/crypto';
 
-/** How long a completion mail's download link works. */
-export const COPY_LINK_DAYS = 30;
+type CopyConfig = Pick<Config, 'ENCRYPTION_KEY' | 'SIGNED_COPY_DAYS'>;
+
+/**
+ * When a completed request's sealed PDF stops downloading through its signers' links (copy
+ * links and signing links alike): it names every signer's email and IP address, and a link
+ * in a mailbox should not hand that out for ever. Members still download it through the API.
+ */
+export const copyWindowEnd = (config: Pick<Config, 'SIGNED_COPY_DAYS'>, completedAt: Date) =>
+  new Date(completedAt.getTime() + config.SIGNED_COPY_DAYS * 86400_000);
 
 const mac = (config: Pick<Config, 'ENCRYPTION_KEY'>, body: string) => derivedSecret(config, 'signed-copy-link', body);
 
-export function copyToken(config: Pick<Config, 'ENCRYPTION_KEY'>, signatureId: string, signerId: string, from: Date): string {
-  const until = Math.floor(from.getTime() / 1000) + COPY_LINK_DAYS * 86400;
+export function copyToken(config: CopyConfig, signatureId: string, signerId: string, completedAt: Date): string {
+  const until = Math.floor(copyWindowEnd(config, completedAt).getTime() / 1000);
   const body = `${signatureId}.${signerId}.${until.toString(36)}`;
   return `${body}.${mac(config, body)}`;
 }
