@@ -1,11 +1,12 @@
 /**
  * The time-limited link in a signer's completion mail to download the sealed PDF through
  * the signing page: `/sign/<request id>.<signer id>.<until>.<mac>`. Nothing is stored: the
- * MAC (HMAC-SHA256 under a key derived from ENCRYPTION_KEY) binds the ids and the deadline.
+ * MAC (HMAC-SHA256 under a key derived from ENCRYPTION_KEY) binds the ids and the deadline;
+ * a link mailed before the keys were separated is checked under the old derivation too.
  * Signing tokens have no dot, so the page tells the two apart.
  */
 import type { Config } from '../../platform/config';
-import { derivedSecret, safeEqual } from '../../platform/security/crypto';
+import { derivedSecret, derivedSecretMatches } from '../../platform/security/crypto';
 
 type CopyConfig = Pick<Config, 'ENCRYPTION_KEY' | 'SIGNED_COPY_DAYS'>;
 
@@ -31,7 +32,7 @@ export function readCopyToken(
   token: string,
 ): { signatureId: string; signerId: string; until: Date } | 'expired' | null {
   const m = /^([0-9a-f]{24})\.([0-9a-f]{24})\.([0-9a-z]{1,10})\.([A-Za-z0-9]{43})$/.exec(token);
-  if (!m || !safeEqual(m[4]!, mac(config, `${m[1]}.${m[2]}.${m[3]}`))) return null;
+  if (!m || !derivedSecretMatches(config, 'signed-copy-link', `${m[1]}.${m[2]}.${m[3]}`, m[4]!)) return null;
   const until = new Date(parseInt(m[3]!, 36) * 1000);
   return until.getTime() <= Date.now() ? 'expired' : { signatureId: m[1]!, signerId: m[2]!, until };
 }

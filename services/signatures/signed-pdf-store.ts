@@ -113,7 +113,7 @@ export async function sealSignedPdf(s: Services, signatureId: string): Promise<{
   let stored = await SignedPdf.findById(signatureId).lean();
   if (!stored) throw new Error(`signature request ${signatureId}: nothing rendered to seal`);
   if (stored.state === 'rendered') {
-    const identity = await getSealIdentity(s.config);
+    const identity = await getSealIdentity(s);
     const sealedAt = new Date();
     const bytes = await sealPdf(await PDFDocument.load(bytesOf(stored.bytes)), identity, {
       reason: `Signed by every signer of signature request ${signatureId}`,
