@@ -5,7 +5,7 @@
  */
 import { Context } from '@temporalio/activity';
 import type { Services } from '../platform/engines';
-import { remindSigners } from '../services/signatures/remind-signers';
+import { readSignatureState, remindSigners } from '../services/signatures/remind-signers';
 import { expireSignatureRequest } from '../services/signatures/expire-signature-request';
 import { completeSignatureRequest } from '../services/signatures/complete-signature-request';
 import type { StoredSignatureState } from '../workflows/signature.shared';
@@ -18,6 +18,11 @@ export function createSignatureActivities(s: Services) {
       // The scheduled activity's id names the round: a retry of it queues nothing twice.
       const { workflowExecution, activityId } = Context.current().info;
       return remindSigners(s, signatureId, `${workflowExecution?.runId ?? ''}:${activityId}`);
+    },
+
+    /** The request as stored, for a tick past the last reminder round: nobody is mailed. */
+    async readSignatureState({ signatureId }: { signatureId: string }): Promise<StoredSignatureState | null> {
+      return readSignatureState(signatureId);
     },
 
     async expireSignatureRequest({ signatureId }: { signatureId: string }): Promise<void> {

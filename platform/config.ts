@@ -206,6 +206,17 @@ const schema = z
     KEY_TERMS_MAX_LINE_CHARS: positiveInt.min(200).default(5_000),
     KEY_TERMS_BUDGET_MS: positiveInt.default(1_500),
     SIGNATURE_REMINDER_INTERVAL: z.string().default('3 days'),
+    /**
+     * Days after a request is completed during which its signers' links (the signing link and
+     * the completion mail's copy link) download the sealed PDF, which names every signer's email
+     * and IP address; afterwards they answer 410. Members download it through the API.
+     */
+    SIGNED_COPY_DAYS: positiveInt.max(3650).default(30),
+    /**
+     * Reminder rounds one signature request sends at most (0: none). Each round also takes its
+     * recipients from MAIL_RECIPIENTS_PER_ORG_PER_DAY; a round that does not fit is skipped.
+     */
+    SIGNATURE_REMINDERS_MAX: z.coerce.number().int().min(0).max(1000).default(5),
     /** Active contracts ending within this many days get one `contract.renewal_due` (daily schedule). */
     RENEWAL_REMINDER_DAYS: positiveInt.default(30),
 

@@ -13,6 +13,7 @@ import { closeServices } from '../platform/engines';
 import { createActivities } from '../activities';
 import { relayOnRecord, startEngines, startRelayLoop } from '../services/wiring';
 import { ensureSchedules } from '../services/contracts/schedules';
+import { resealLegacySecrets } from '../services/secrets/reseal-legacy-secrets';
 import { startEmbeddingMigration } from '../services/search/embedding-migration';
 import { upgradeCollections } from '../services/search/vector-store';
 import { startHeartbeat } from './heartbeat';
@@ -91,6 +92,11 @@ async function main() {
     logger.error({ err }, 'renewal runs not asked to plan again');
     return null;
   });
+  // Secrets sealed under the raw ENCRYPTION_KEY, sealed again under its derived key (they open either way meanwhile).
+  const resealed = await resealLegacySecrets(services).catch((err: unknown) => {
+    logger.error({ err }, 'legacy secrets not resealed; they still open, and the next start tries again');
+    return null;
+  });
   followSearchWrites(services);
   // The worker also relays: its activities record events, and the loop catches up on any
   // event whose immediate relay failed (e.g. Temporal was down when it happened).
@@ -105,6 +111,7 @@ async function main() {
       upgraded,
       searchReindex,
       renewalReplan,
+      resealed,
     },
     'worker running',
   );

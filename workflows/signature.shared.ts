@@ -15,6 +15,8 @@ export interface SignatureWorkflowInput {
   /** Epoch milliseconds of the deadline. */
   expiresAtMs: number;
   reminderIntervalMs: number;
+  /** Reminder rounds at most (SIGNATURE_REMINDERS_MAX); absent in requests sent before the cap, whose activity still holds them to it. */
+  maxReminders?: number;
 }
 
 export interface SignatureStatus {

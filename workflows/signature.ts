@@ -1,6 +1,7 @@
 /**
  * The lifecycle of one signature request, `signature-<id>`: it waits for the signers'
- * signals, sends reminders on a timer while anyone still has to sign, and expires the
+ * signals, sends reminders on a timer while anyone still has to sign (at most `maxReminders`
+ * rounds; later ticks only read the store), and expires the
  * request at its deadline. The signer endpoints record each act in the store first
  * (with its audit entry and event) and then signal here; this workflow owns time:
  * reminders, expiry, and completion once every signer has signed, then the sealed PDF.
@@ -19,10 +20,11 @@ import {
   type SignatureWorkflowInput,
 } from './signature.shared';
 
-const { sendSignatureReminders, completeSignatureRequest, expireSignatureRequest } = proxyActivities<SignatureActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 20, maximumInterval: '1 minute' },
-});
+const { sendSignatureReminders, readSignatureState, completeSignatureRequest, expireSignatureRequest } =
+  proxyActivities<SignatureActivities>({
+    startToCloseTimeout: '1 minute',
+    retry: { maximumAttempts: 20, maximumInterval: '1 minute' },
+  });
 
 // Sealing retries for about two minutes, then shows its error on the request for an operator.
 const pdf = proxyActivities<SignatureActivities>({
@@ -94,8 +96,12 @@ export async function signatureWorkflow(input: SignatureWorkflowInput): Promise<
     const wait = Math.min(input.reminderIntervalMs, untilExpiry);
     const changed = await condition(() => status !== 'pending' || allSigned(), wait);
     if (!changed && wait === input.reminderIntervalMs && Date.now() < input.expiresAtMs) {
-      remindersSent++;
-      const stored = await sendSignatureReminders({ signatureId: input.signatureId });
+      // Once the rounds are spent, the timer still reads the store but mails nobody.
+      const remind = remindersSent < (input.maxReminders ?? Infinity);
+      if (remind) remindersSent++;
+      const stored = remind
+        ? await sendSignatureReminders({ signatureId: input.signatureId })
+        : await readSignatureState({ signatureId: input.signatureId });
       // The signer endpoints store each act before signalling; an act whose signal did not
       // arrive (workflow engine briefly unreachable) is taken from the store here.
       for (const x of stored?.signers ?? []) if (x.status !== 'pending') act(x.id, x.status);

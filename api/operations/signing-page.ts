@@ -37,7 +37,9 @@ operation({
   summary: 'The document as PDF: to sign, or sealed once everyone has signed',
   responses: {
     200: { description: 'The PDF', schema: z.string(), contentType: 'application/pdf' },
-    410: page('The link can no longer download it'),
+    410: page(
+      'The link can no longer download it: the link is closed, or the request was completed more than SIGNED_COPY_DAYS ago (as JSON `{detail}` to a client that accepts only JSON)',
+    ),
   },
 });
 operation({

@@ -71,12 +71,12 @@ export function signaturesPublicRouter(s: Services): Router {
   const token = (req: Request) => String(req.params.token);
 
   router.get('/public-key', async (_req, res) => {
-    const key = await getSigningKey(s.config);
+    const key = await getSigningKey(s);
     res.type('application/x-pem-file').send(key.publicKeyPem);
   });
 
   router.get('/seal-certificate', async (_req, res) => {
-    res.type('application/x-pem-file').send((await getSealIdentity(s.config)).certificatePem);
+    res.type('application/x-pem-file').send((await getSealIdentity(s)).certificatePem);
   });
 
   router.get('/sign/:token', async (req, res) => {

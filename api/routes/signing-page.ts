@@ -32,6 +32,7 @@ import {
 import { rateLimits } from '../http/middleware/rate-limit';
 import { isPrefetch, signerClient } from '../http/middleware/signer-client';
 import { ERROR_CODE_HEADER, toAppError } from '../http/errors';
+import { signatureErrors } from '../../services/signatures/errors';
 import '../operations/signing-page';
 
 /** No script, no third-party asset, no framing; forms post only here. */
@@ -106,7 +107,11 @@ export function signingPageRouter(s: Services): Router {
   });
 
   router.get('/sign/:token/document.pdf', async (req, res) => {
-    const pdf = await signingPdf(token(req), readCopyToken(s.config, token(req)));
+    const pdf = await signingPdf(s.config, token(req), readCopyToken(s.config, token(req)));
+    if (pdf === 'expired')
+      throw signatureErrors.signed_copy_expired(
+        `This link downloaded the signed document for ${s.config.SIGNED_COPY_DAYS} days after everyone signed, and no longer does. Ask the sender for a copy.`,
+      );
     if (pdf === 'gone') return html(res, 410, messagePage('No document here', 'This link can no longer download the document.'));
     if (!pdf) return html(res, 404, messagePage('Link not found', 'This link is not known.'));
     res.type('application/pdf').set('Content-Disposition', `attachment; filename="${pdf.filename}"`).send(pdf.bytes);
@@ -131,10 +136,11 @@ export function signingPageRouter(s: Services): Router {
   router.post('/sign/:token', forms, post(signOnPage));
   router.post('/sign/:token/decline', forms, post(declineOnPage));
 
-  // Refusals (rate limit, bad form encoding) as a page, not JSON; anything else to the app's handler.
+  // Refusals (rate limit, bad form encoding, an ended download) as a page, or as JSON `{detail}`
+  // to a client that asks for JSON; anything else to the app's handler.
   const pageErrors: ErrorRequestHandler = (err, req, res, next) => {
     const known = toAppError(err);
-    if (!known || known.status >= 500 || !req.path.startsWith('/sign')) return next(err);
+    if (!known || known.status >= 500 || !req.path.startsWith('/sign') || req.accepts(['html', 'json']) === 'json') return next(err);
     res.set(known.headers).set(ERROR_CODE_HEADER, known.code);
     html(res, known.status, messagePage('Request refused', known.detail));
   };

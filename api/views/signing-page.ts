@@ -164,9 +164,11 @@ ${err('decline-reason', errors.reason)}
 function stateBody(r: RequestSummary, s: LinkState, pdfUrl: string): { title: string; html: string } {
   switch (s.kind) {
     case 'signed': {
-      const copy = s.sealed
-        ? `<p><a href="${e(pdfUrl)}">Download the signed PDF</a></p>`
-        : `<p>${s.completed ? 'The sealed PDF is being prepared; reload this page in a minute.' : 'When everyone has signed you will get an email with a link to the sealed PDF.'}</p>`;
+      const copy = s.copyEnded
+        ? `<p>The signed PDF could be downloaded here until ${e(formatTime(s.copyEnded))}. Ask ${e(r.requester)} for a copy.</p>`
+        : s.sealed
+          ? `<p><a href="${e(pdfUrl)}">Download the signed PDF</a></p>`
+          : `<p>${s.completed ? 'The sealed PDF is being prepared; reload this page in a minute.' : 'When everyone has signed you will get an email with a link to the sealed PDF.'}</p>`;
       return {
         title: 'You signed',
         html: `<p>You signed this document on ${e(formatTime(s.at))}.${s.completed ? ' Everyone has signed.' : ''}</p>\n${copy}`,

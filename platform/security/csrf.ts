@@ -7,7 +7,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Config } from '../config';
-import { safeEqual } from './crypto';
+import { legacyMacKey, purposeKey, safeEqual } from './crypto';
 
 const COOKIE = 'csrf_id';
 const ID = /^[A-Za-z0-9_-]{32}$/;
@@ -26,7 +26,7 @@ export function browserIdOf(req: Request): string | null {
 
 /** The form token for `scope` in the browser `id`. */
 export const csrfToken = (config: Pick<Config, 'ENCRYPTION_KEY'>, id: string, scope: string): string =>
-  createHmac('sha256', Buffer.from(config.ENCRYPTION_KEY, 'base64')).update(`csrf:${id}:${scope}`).digest('base64url');
+  createHmac('sha256', purposeKey(config, 'hmac/csrf')).update(`csrf:${id}:${scope}`).digest('base64url');
 
 /**
  * The browser's id, setting its cookie under `path` when the browser has none. The cookie is
@@ -45,5 +45,8 @@ export function issueBrowserId(config: Pick<Config, 'PUBLIC_BASE_URL'>, req: Req
 }
 
 export function csrfValid(config: Pick<Config, 'ENCRYPTION_KEY'>, id: string | null, scope: string, given: unknown): boolean {
-  return id !== null && typeof given === 'string' && safeEqual(given, csrfToken(config, id, scope));
+  if (id === null || typeof given !== 'string') return false;
+  // A form served before the keys were separated (platform/security/crypto.ts) still posts.
+  const legacy = createHmac('sha256', legacyMacKey(config)).update(`csrf:${id}:${scope}`).digest('base64url');
+  return safeEqual(given, csrfToken(config, id, scope)) || safeEqual(given, legacy);
 }

@@ -6,13 +6,19 @@
  * the page it names, and every key the model leaves out, gets wrong or cannot quote falls
  * back to the rules' answer for that key. A model that fails outright (HTTP error, timeout,
  * JSON off the schema) leaves the rules' answer whole.
+ *
+ * The model's typed value (`normalized`: notice days, auto-renewal, dates, amounts), which
+ * drives deadlines and approval policies, is not taken on its word: the rules read the
+ * model's quote again and their reading replaces it; where the rules cannot read that key
+ * from the quote (and, for a place, the quote does not name it), the rules' answer for the
+ * key from the whole text stands instead.
  */
 import { z } from 'zod';
 import { OffloadTimeoutError } from '../../platform/offload';
 import type { Services } from '../../platform/engines';
 import type { Page } from '../documents/chunking';
 import { keepVerbatim, keyTermRulesTask, type RulesAnswer } from './extract-key-terms';
-import { emptyTerms, KEY_TERMS, NORMALIZED, type KeyTermName } from './key-terms.shared';
+import { emptyTerms, KEY_TERMS, NORMALIZED, type KeyTermName, type KeyTerms } from './key-terms.shared';
 
 /** The model's answers carry no calibrated confidence; a verified quote earns this much. */
 const MODEL_CONFIDENCE = 0.8;
@@ -97,6 +103,31 @@ async function readByRules(s: Services, pages: readonly Page[]): Promise<RulesAn
   }
 }
 
+/** Keys whose typed form is a name the quote must state (a place), not a value computed from its words. */
+const PLACES: ReadonlySet<KeyTermName> = new Set(['governing_law', 'dispute_venue']);
+
+/**
+ * The model's terms with each typed value read again from its quote by the rules (parties
+ * are checked name by name in quoteStatesValue); a key whose value the quote does not
+ * yield is dropped, so the rules' answer for it stands.
+ */
+async function rederived(s: Services, terms: KeyTerms): Promise<KeyTerms> {
+  const quoted = KEY_TERMS.filter((k) => k !== 'parties' && terms[k]);
+  const quotes = [...new Set(quoted.map((k) => terms[k]!.quote))];
+  const readings = new Map(
+    await Promise.all(quotes.map(async (quote) => [quote, (await readByRules(s, [{ page: 1, text: quote }])).terms] as const)),
+  );
+  const out: KeyTerms = { ...terms };
+  for (const k of quoted) {
+    const t = terms[k]!;
+    const read = readings.get(t.quote)?.[k]?.normalized ?? null;
+    const place = PLACES.has(k) && typeof t.normalized === 'string' ? looseValue(t.normalized) : '';
+    const named = place !== '' && loose(t.quote).includes(place);
+    out[k] = read !== null ? { ...t, normalized: read } : named ? t : null;
+  }
+  return out;
+}
+
 /** The key terms, the keys left unread for lack of time, and whether the text was longer than the rules read. */
 export async function findKeyTerms(s: Services, pages: readonly Page[]): Promise<RulesAnswer> {
   const rules = await readByRules(s, pages);
@@ -117,12 +148,21 @@ export async function findKeyTerms(s: Services, pages: readonly Page[]): Promise
     const t = answer[k];
     proposed[k] = t && quoteStatesValue(k, t) ? { ...t, confidence: MODEL_CONFIDENCE, confirmed: false } : null;
   }
-  const verified = keepVerbatim(proposed, pages);
-  const rejected = KEY_TERMS.filter((k) => answer[k] && !verified[k]);
+  const verbatim = keepVerbatim(proposed, pages);
+  const verified = await rederived(s, verbatim);
+  const rejected = KEY_TERMS.filter((k) => answer[k] && !verbatim[k]);
   if (rejected.length)
     s.logger.warn(
       { keys: rejected },
       'the model quoted text the contract does not have, or a quote that does not state the value; the rules answer those keys',
+    );
+  const recomputed = KEY_TERMS.filter(
+    (k) => verbatim[k] && JSON.stringify(verbatim[k].normalized) !== JSON.stringify(verified[k]?.normalized),
+  );
+  if (recomputed.length)
+    s.logger.warn(
+      { keys: recomputed },
+      "the model's typed value is not what its quote says; the rules' reading of the quote (or of the text) stands",
     );
   const terms = emptyTerms();
   for (const k of KEY_TERMS) terms[k] = verified[k] ?? rules.terms[k];

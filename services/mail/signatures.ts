@@ -6,13 +6,14 @@
  * workflow; declined and expired notices go to the requester, the completion notice to the
  * requester and every signer. Dedupe keys make every one of them idempotent.
  */
-import type { Types } from 'mongoose';
+import { trusted, type Types } from 'mongoose';
 import type { Services } from '../../platform/engines';
 import { decryptSecret } from '../../platform/security/crypto';
 import { Signature, type SignatureRecord } from '../../models/signature';
 import { User } from '../../models/user';
+import { OutgoingMail } from '../../models/outgoing-mail';
 import { queueMail } from './queue';
-import { COPY_LINK_DAYS, copyToken } from '../signatures/signed-copy-link';
+import { copyToken } from '../signatures/signed-copy-link';
 import {
   signatureCompletedMail,
   signatureDeclinedMail,
@@ -48,12 +49,18 @@ function signerValues(s: Services, sig: SignatureRecord, signer: Signer): Signer
   };
 }
 
+type SignerMailKind = 'signature_request' | 'signature_reminder';
+
+/** The dedupe key of a mail to one signer; `round` tells a reminder round's apart. */
+const signerMailKey = (kind: SignerMailKind, sig: SignatureRecord, signer: Signer, round: string) =>
+  `${kind.replace('_', '-')}:${sig.id}:${String(signer._id)}${round ? `:${round}` : ''}`;
+
 /** A mail to each signer whose link still acts; `round` tells a reminder round's apart. */
 async function mailSigners(
   s: Services,
   sig: SignatureRecord,
   signers: Signer[],
-  kind: 'signature_request' | 'signature_reminder',
+  kind: SignerMailKind,
   render: (base: string, values: SignerMailValues) => RenderedMail,
   round = '',
 ) {
@@ -64,7 +71,7 @@ async function mailSigners(
       organizationId: sig.organization_id,
       kind,
       to: signer.email,
-      dedupeKey: `${kind.replace('_', '-')}:${sig.id}:${String(signer._id)}${round ? `:${round}` : ''}`,
+      dedupeKey: signerMailKey(kind, sig, signer, round),
       ref: { signature_id: sig.id, signer_id: String(signer._id) },
       message: render(s.config.publicBaseUrl, values),
     });
@@ -78,6 +85,12 @@ export const mailSignersDue = (s: Services, sig: SignatureRecord) =>
 /** One reminder round (`round` names it, so a retried activity queues nothing twice). */
 export const mailSignatureReminders = (s: Services, sig: SignatureRecord, signers: Signer[], round: string) =>
   mailSigners(s, sig, signers, 'signature_reminder', signatureReminderMail, round);
+
+/** True when the round `round` has queued its reminders already (a retried activity): it took its quota then. */
+export async function reminderRoundQueued(sig: SignatureRecord, signers: Signer[], round: string): Promise<boolean> {
+  const keys = signers.map((x) => signerMailKey('signature_reminder', sig, x, round));
+  return !!(await OutgoingMail.exists({ dedupe_key: trusted({ $in: keys }) }));
+}
 
 async function requesterEmail(sig: SignatureRecord): Promise<string | null> {
   if (!sig.requested_by) return null;
@@ -157,7 +170,7 @@ export async function mailSignatureCompleted(s: Services, sig: SignatureRecord):
       to: r.to,
       dedupeKey: `signature-completed:${sig.id}:${r.key}`,
       ref: { signature_id: sig.id },
-      message: signatureCompletedMail(s.config.publicBaseUrl, { ...values, copyToken: r.copyToken, copyDays: COPY_LINK_DAYS }),
+      message: signatureCompletedMail(s.config.publicBaseUrl, { ...values, copyToken: r.copyToken, copyDays: s.config.SIGNED_COPY_DAYS }),
     });
   }
 }

@@ -16,7 +16,7 @@ import { issueCertificate } from './signature-evidence';
 import { getSigningKey } from './signing-key';
 
 export async function completeSignatureRequest(s: Services, signatureId: string): Promise<void> {
-  const key = await getSigningKey(s.config);
+  const key = await getSigningKey(s);
   const completedAt = new Date();
   const done = await changeWithAudit(signatureId, { status: 'pending' }, (sig) =>
     sig.signers.some((x) => x.status !== 'signed')

@@ -2,19 +2,21 @@
  * The PDF seal: a PAdES signature (ETSI.CAdES.detached, @signpdf) by the service's
  * X.509 certificate over the whole file except the signature's own /Contents. The
  * certificate and key are PDF_SEAL_P12 (a PKCS#12, base64) when configured; otherwise a
- * self-signed RSA-3072 certificate generated once and kept in the store encrypted, like the
- * Ed25519 certificate key (services/signatures/signing-key.ts), so the API and every worker seal alike.
+ * self-signed RSA-3072 certificate generated once (in an offload thread, only when the store
+ * has none: ./service-keys.ts) and kept in the store encrypted, like the Ed25519 certificate
+ * key (services/signatures/signing-key.ts), so the API and every worker seal alike.
  */
-import { X509Certificate, createHash, createPublicKey, generateKeyPairSync, randomBytes, verify } from 'node:crypto';
+import { X509Certificate, createHash, createPublicKey, randomBytes, verify } from 'node:crypto';
 import forge from 'node-forge';
 import type { PDFDocument } from 'pdf-lib';
 import signpdf from '@signpdf/signpdf';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import type { Config } from '../../platform/config';
-import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
+import type { Services } from '../../platform/engines';
 import { CadesSigner } from './cades-signer';
-import { ServiceKey } from '../../models/service-key';
+import { sealP12Task } from './generate-service-keys';
+import { KEY_GENERATION_TIMEOUT_MS, storedServiceKey } from './service-keys';
 
 const KEY_ID = 'pdf-seal';
 /** Room for the CMS: a 3072-bit signature and a certificate chain of a few KB. */
@@ -29,16 +31,21 @@ export interface SealIdentity {
   subject: string;
 }
 
-let cached: Promise<SealIdentity> | undefined;
+type SealServices = Pick<Services, 'offload'> & { config: Pick<Config, 'PDF_SEAL_P12' | 'PDF_SEAL_P12_PASSWORD' | 'ENCRYPTION_KEY'> };
 
-type SealConfig = Pick<Config, 'PDF_SEAL_P12' | 'PDF_SEAL_P12_PASSWORD' | 'ENCRYPTION_KEY'>;
+// One identity per configuration (a test's second API with its own configuration loads its own).
+const cached = new WeakMap<object, Promise<SealIdentity>>();
 
-export function getSealIdentity(config: SealConfig): Promise<SealIdentity> {
-  cached ??= load(config).catch((err: unknown) => {
-    cached = undefined;
-    throw err;
-  });
-  return cached;
+export function getSealIdentity(s: SealServices): Promise<SealIdentity> {
+  let identity = cached.get(s.config);
+  if (!identity) {
+    identity = load(s).catch((err: unknown) => {
+      cached.delete(s.config);
+      throw err;
+    });
+    cached.set(s.config, identity);
+  }
+  return identity;
 }
 
 function identityOf(p12: Buffer, passphrase: string): SealIdentity {
@@ -51,48 +58,16 @@ function identityOf(p12: Buffer, passphrase: string): SealIdentity {
   return { p12, passphrase, certificatePem, fingerprint: x509.fingerprint256.replace(/:/g, '').toLowerCase(), subject: x509.subject };
 }
 
-/** A self-signed sealing certificate, valid 10 years (RSA keys from node:crypto, the certificate and PKCS#12 by node-forge). */
-function selfSigned(passphrase: string): Buffer {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 3072 });
-  const key = forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString());
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
-  cert.serialNumber = `01${randomBytes(15).toString('hex')}`;
-  cert.validity.notBefore = new Date(Date.now() - 60_000);
-  cert.validity.notAfter = new Date(Date.now() + 10 * 365 * 24 * 3600 * 1000);
-  const name = [
-    { name: 'commonName', value: 'Contract lifecycle service document seal' },
-    { name: 'organizationName', value: 'Contract lifecycle service' },
-  ];
-  cert.setSubject(name);
-  cert.setIssuer(name);
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: false, critical: true },
-    { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, critical: true },
-    { name: 'subjectKeyIdentifier' },
-  ]);
-  cert.sign(key, forge.md.sha256.create());
-  const asn1 = forge.pkcs12.toPkcs12Asn1(key, [cert], passphrase, { algorithm: 'aes256' });
-  return Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary');
-}
-
-async function load(config: SealConfig): Promise<SealIdentity> {
+async function load(s: SealServices): Promise<SealIdentity> {
+  const { config } = s;
   if (config.PDF_SEAL_P12) return identityOf(Buffer.from(config.PDF_SEAL_P12, 'base64'), config.PDF_SEAL_P12_PASSWORD);
-  const passphrase = randomBytes(24).toString('base64url');
-  const generated = JSON.stringify({ p12: selfSigned(passphrase).toString('base64'), passphrase });
-  // $setOnInsert: the first process to get here wins; everyone reads the winner's certificate.
-  await ServiceKey.updateOne(
-    { _id: KEY_ID },
-    { $setOnInsert: { private_key_encrypted: encryptSecret(config, generated) } },
-    { upsert: true },
-  );
-  const stored = await ServiceKey.findById(KEY_ID).lean();
-  if (!stored) throw new Error('PDF seal certificate could not be stored');
-  const { p12, passphrase: storedPassphrase } = JSON.parse(decryptSecret(config, stored.private_key_encrypted)) as {
-    p12: string;
-    passphrase: string;
-  };
-  return identityOf(Buffer.from(p12, 'base64'), storedPassphrase);
+  const stored = await storedServiceKey(s, KEY_ID, async () => {
+    const passphrase = randomBytes(24).toString('base64url');
+    const p12 = await s.offload.run(sealP12Task, { passphrase }, { timeoutMs: KEY_GENERATION_TIMEOUT_MS });
+    return JSON.stringify({ p12, passphrase });
+  });
+  const { p12, passphrase } = JSON.parse(stored) as { p12: string; passphrase: string };
+  return identityOf(Buffer.from(p12, 'base64'), passphrase);
 }
 
 /** The sealed bytes of `pdf`: a signature field and its placeholder are added, then the file is signed. */

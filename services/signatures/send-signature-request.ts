@@ -147,6 +147,7 @@ export async function sendSignatureRequest(
     signerIds: sig.signers.map((x) => String(x._id)),
     expiresAtMs: sig.expires_at.getTime(),
     reminderIntervalMs,
+    maxReminders: s.config.SIGNATURE_REMINDERS_MAX,
   };
   await startWorkflowOrDiscard(
     s,

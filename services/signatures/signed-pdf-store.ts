@@ -7,6 +7,7 @@
 import { PDFDocument } from 'pdf-lib';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Services } from '../../platform/engines';
+import type { Config } from '../../platform/config';
 import { sha256Hex } from '../../platform/security/crypto';
 import type { Certificate } from './signature-evidence';
 import { Signature, auditOf, type SignatureRecord } from '../../models/signature';
@@ -17,6 +18,7 @@ import { findByToken, goneReason } from './record-signer-act';
 import { MAX_SIGNED_PDF_BYTES, PdfOfRecordChangedError, readPdfOfRecord } from './pdf-of-record';
 import { isDuplicateKey } from '../../platform/mongo';
 import { signatureErrors } from './errors';
+import { copyWindowEnd } from './signed-copy-link';
 
 const filenameOf = (sig: SignatureRecord, suffix: string) =>
   `${
@@ -111,7 +113,7 @@ export async function sealSignedPdf(s: Services, signatureId: string): Promise<{
   let stored = await SignedPdf.findById(signatureId).lean();
   if (!stored) throw new Error(`signature request ${signatureId}: nothing rendered to seal`);
   if (stored.state === 'rendered') {
-    const identity = await getSealIdentity(s.config);
+    const identity = await getSealIdentity(s);
     const sealedAt = new Date();
     const bytes = await sealPdf(await PDFDocument.load(bytesOf(stored.bytes)), identity, {
       reason: `Signed by every signer of signature request ${signatureId}`,
@@ -152,18 +154,21 @@ export interface PdfDownload {
 /**
  * What `/sign/<token>/document.pdf` serves: for a copy link the sealed PDF; for a signing
  * link the sealed PDF once there is one, else the document to sign while the link is open
- * or its signer has signed. 'gone' for a closed link, null for an unknown one.
+ * or its signer has signed. 'gone' for a closed link, 'expired' once the request has been
+ * completed for SIGNED_COPY_DAYS (./signed-copy-link.ts), null for an unknown link.
  */
 export async function signingPdf(
+  config: Pick<Config, 'SIGNED_COPY_DAYS'>,
   token: string,
   copy: { signatureId: string; signerId: string } | 'expired' | null,
-): Promise<PdfDownload | 'gone' | null> {
-  if (copy === 'expired') return 'gone';
+): Promise<PdfDownload | 'gone' | 'expired' | null> {
+  if (copy === 'expired') return 'expired';
   const found = copy
     ? await Signature.findOne({ _id: copy.signatureId, 'signers._id': copy.signerId }).then((sig) => sig && { sig })
     : await findByToken(token);
   if (!found) return null;
   const { sig } = found;
+  if (sig.completed_at && copyWindowEnd(config, sig.completed_at).getTime() <= Date.now()) return 'expired';
   const sealed = await sealedPdfOf(sig.id);
   if (sealed) return { bytes: sealed.bytes, filename: filenameOf(sig, ' (signed)') };
   if (copy || !('signer' in found)) return null;

@@ -1,35 +1,35 @@
 /**
  * The Ed25519 key that signs signature certificates: SIGNING_PRIVATE_KEY when configured;
- * otherwise one generated on first use and shared through the store (encrypted), so the
- * API and the workers agree on it.
+ * otherwise the one in the store (encrypted), generated in an offload thread only when none
+ * is stored (./service-keys.ts), so the API and the workers agree on it.
  */
-import { generateKeyPairSync } from 'node:crypto';
 import type { Config } from '../../platform/config';
-import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
+import type { Services } from '../../platform/engines';
 import { loadSigningKey, type SigningKey } from './signature-evidence';
-import { ServiceKey } from '../../models/service-key';
+import { signingKeyTask } from './generate-service-keys';
+import { KEY_GENERATION_TIMEOUT_MS, storedServiceKey } from './service-keys';
 
 const KEY_ID = 'signature-certificate';
-let cached: Promise<SigningKey> | undefined;
 
-export function getSigningKey(config: Pick<Config, 'SIGNING_PRIVATE_KEY' | 'ENCRYPTION_KEY'>): Promise<SigningKey> {
-  cached ??= load(config).catch((err: unknown) => {
-    cached = undefined;
-    throw err;
-  });
-  return cached;
+type KeyServices = Pick<Services, 'offload'> & { config: Pick<Config, 'SIGNING_PRIVATE_KEY' | 'ENCRYPTION_KEY'> };
+
+// One key per configuration (a test's second API with its own configuration loads its own).
+const cached = new WeakMap<object, Promise<SigningKey>>();
+
+export function getSigningKey(s: KeyServices): Promise<SigningKey> {
+  let key = cached.get(s.config);
+  if (!key) {
+    key = load(s).catch((err: unknown) => {
+      cached.delete(s.config);
+      throw err;
+    });
+    cached.set(s.config, key);
+  }
+  return key;
 }
 
-async function load(config: Pick<Config, 'SIGNING_PRIVATE_KEY' | 'ENCRYPTION_KEY'>): Promise<SigningKey> {
-  if (config.SIGNING_PRIVATE_KEY) return loadSigningKey(config.SIGNING_PRIVATE_KEY);
-  const generated = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  // $setOnInsert: the first process to get here wins; everyone reads the winner's key.
-  await ServiceKey.updateOne(
-    { _id: KEY_ID },
-    { $setOnInsert: { private_key_encrypted: encryptSecret(config, generated) } },
-    { upsert: true },
-  );
-  const stored = await ServiceKey.findById(KEY_ID).lean();
-  if (!stored) throw new Error('signing key could not be stored');
-  return loadSigningKey(decryptSecret(config, stored.private_key_encrypted));
+async function load(s: KeyServices): Promise<SigningKey> {
+  if (s.config.SIGNING_PRIVATE_KEY) return loadSigningKey(s.config.SIGNING_PRIVATE_KEY);
+  const pem = await storedServiceKey(s, KEY_ID, () => s.offload.run(signingKeyTask, undefined, { timeoutMs: KEY_GENERATION_TIMEOUT_MS }));
+  return loadSigningKey(pem);
 }

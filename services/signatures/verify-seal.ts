@@ -11,7 +11,7 @@ export async function sealReport(s: Services, sig: SignatureRecord) {
     if (sig.sealing_error) return { status: 'failed' as const, ...none, reason: sig.sealing_error };
     return sig.status === 'completed' ? { status: 'pending' as const, ...none } : { status: 'none' as const, ...none };
   }
-  const check = checkSeal(pdf.bytes, await getSealIdentity(s.config));
+  const check = checkSeal(pdf.bytes, await getSealIdentity(s));
   const valid = check.valid && check.service_certificate && pdf.sha256 === sig.pdf_sha256;
   return {
     status: 'sealed' as const,

@@ -40,7 +40,7 @@ export async function verifySignature(s: Services, sig: SignatureRecord) {
   const certificate = (sig.certificate ?? null) as Certificate | null;
   if (sig.status !== 'completed' || !certificate) reasons.push(`the request is ${sig.status}, not completed`);
   else {
-    const key = await getSigningKey(s.config);
+    const key = await getSigningKey(s);
     if (!certificateValid(key.publicKey, certificate)) reasons.push('the certificate signature does not verify');
     else {
       const payload = JSON.parse(certificate.payload) as CertificatePayload;

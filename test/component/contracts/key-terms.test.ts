@@ -257,9 +257,9 @@ describe('contract key terms with Gemini (a local server speaking its API)', fun
   after(() => gemini.close());
 
   /** POST /contracts/:id/extract on an API whose AI provider is Gemini at the fake's address. */
-  async function extractWithGemini(answer: (call: GeminiCall) => GeminiAnswer): Promise<TermsBody['terms']> {
+  async function extractWithGemini(answer: (call: GeminiCall) => GeminiAnswer, content = CONTENT): Promise<TermsBody['terms']> {
     reply = answer;
-    const id = await contract(owner, CONTENT);
+    const id = await contract(owner, content);
     const config = loadConfig({ ...testEnvironment(), GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: gemini.url, GEMINI_TIMEOUT_MS: '5000' });
     let terms: TermsBody['terms'] = {};
     await withSecondApi(
@@ -332,6 +332,37 @@ describe('contract key terms with Gemini (a local server speaking its API)', fun
     expect(terms.governing_law!.confidence).to.not.equal(0.8);
     expect(terms.payment_terms).to.include({ normalized: 30 }); // the rules' answer
     expect(terms.termination_for_convenience).to.include({ normalized: true, confidence: 0.8 }); // the model's
+  });
+
+  it("takes no typed value on the model's word: the rules read it from its quote, or their answer stands", async () => {
+    const RENEWAL =
+      'This Agreement renews automatically for successive one-year terms unless either party gives notice of non-renewal at least 90 days before the end of the then-current term';
+    const content = `${CONTENT} ${RENEWAL}.`;
+    const terms = await extractWithGemini(
+      () =>
+        json({
+          // The quote says 90 days and automatic renewal; the model's typed values say otherwise.
+          non_renewal_notice_days: { value: '90 days', normalized: 9, quote: RENEWAL, page: 1 },
+          auto_renewal: { value: 'renews automatically', normalized: false, quote: RENEWAL, page: 1 },
+          // A real sentence stating "30 days", but not a payment term of 3,000 days.
+          payment_terms: { value: '30 days', normalized: 3000, quote: PAY, page: 1 },
+          // The quote names New York; the typed place is another.
+          governing_law: { value: 'the laws of the State of New York', normalized: 'Delaware', quote: LAW, page: 1 },
+        }),
+      content,
+    );
+    expect(terms.non_renewal_notice_days).to.include({ normalized: 90, quote: RENEWAL, confidence: 0.8 });
+    expect(terms.auto_renewal).to.include({ normalized: true, quote: RENEWAL });
+    expect(terms.payment_terms).to.include({ normalized: 30 });
+    expect(terms.governing_law).to.include({ normalized: 'New York' });
+
+    const misplaced = await extractWithGemini(
+      () => json({ non_renewal_notice_days: { value: '30 days', normalized: 30, quote: PAY, page: 1 } }),
+      content,
+    );
+    // The payment sentence yields no notice period: the rules read the renewal sentence instead.
+    expect(misplaced.non_renewal_notice_days).to.include({ normalized: 90 });
+    expect(misplaced.non_renewal_notice_days!.quote).to.contain('notice of non-renewal');
   });
 
   it('falls back to the rules on JSON off the schema and on a 5xx, never a 500', async () => {

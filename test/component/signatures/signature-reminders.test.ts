@@ -94,6 +94,32 @@ describe('signature reminders and expiry', function () {
     expect(await reminders(sig.id)).to.have.length(0);
   });
 
+  it("holds reminders to SIGNATURE_REMINDERS_MAX rounds and to the organization's daily mail quota", async () => {
+    // A fresh organization: the request took 2 of its addresses for the day.
+    owner = await signUp();
+    const sig = await request(false);
+    const { services } = testEnv();
+    const limited = (config: Partial<typeof services.config>) =>
+      createSignatureActivities({ ...services, config: { ...services.config, ...config } });
+    // 6 addresses a day: the request's 2, one round of 2, and one more round of 2 fit; the fourth round does not.
+    const quota = limited({ MAIL_RECIPIENTS_PER_ORG_PER_DAY: 6, SIGNATURE_REMINDERS_MAX: 100 });
+    await asActivity('q1', () => quota.sendSignatureReminders({ signatureId: sig.id }));
+    await asActivity('q2', () => quota.sendSignatureReminders({ signatureId: sig.id }));
+    expect(await reminders(sig.id)).to.have.length(4);
+    // A retried round takes nothing more from the quota, and queues nothing twice.
+    await asActivity('q2', () => quota.sendSignatureReminders({ signatureId: sig.id }));
+    const state = await asActivity('q3', () => quota.sendSignatureReminders({ signatureId: sig.id }));
+    expect(state?.status).to.equal('pending');
+    expect(await reminders(sig.id)).to.have.length(4);
+
+    // The cap counts the rounds the request's trail shows, whatever the workflow believes.
+    const capped = limited({ SIGNATURE_REMINDERS_MAX: 2 });
+    await asActivity('c1', () => capped.sendSignatureReminders({ signatureId: sig.id }));
+    expect(await reminders(sig.id)).to.have.length(4);
+    const trail = auditOf(await Signature.findById(sig.id).orFail());
+    expect(trail.filter((e) => e.type === 'reminded').length).to.be.at.least(2);
+  });
+
   it('answers null for a request that is gone', async () => {
     const state = await asActivity('4', () => activities().sendSignatureReminders({ signatureId: '64b000000000000000000000' }));
     expect(state).to.equal(null);

@@ -35,6 +35,10 @@ describe('signature workflow (time-skipping)', function () {
         await record('remind')();
         return stored;
       },
+      readSignatureState: async () => {
+        await record('read')();
+        return stored;
+      },
       completeSignatureRequest: record('complete'),
       expireSignatureRequest: record('expire'),
       renderSignedPdf: record('render'),
@@ -54,12 +58,12 @@ describe('signature workflow (time-skipping)', function () {
     sealFailures = 0;
   });
 
-  async function start(expiresInDays: number, signerIds = ['s1', 's2']) {
+  async function start(expiresInDays: number, signerIds = ['s1', 's2'], maxReminders?: number) {
     const startMs = Number(await env.currentTimeMs());
     const handle = await env.client.workflow.start(signatureWorkflow, {
       taskQueue,
       workflowId: `signature-${Math.random()}`,
-      args: [{ signatureId: 'sig1', signerIds, expiresAtMs: startMs + expiresInDays * DAY, reminderIntervalMs: 3 * DAY }],
+      args: [{ signatureId: 'sig1', signerIds, expiresAtMs: startMs + expiresInDays * DAY, reminderIntervalMs: 3 * DAY, maxReminders }],
     });
     return { handle, startMs };
   }
@@ -83,6 +87,39 @@ describe('signature workflow (time-skipping)', function () {
     }
     expect(late).to.be.instanceOf(WorkflowNotFoundError);
     expect(calls.filter((c) => c.name === 'complete')).to.have.length(0);
+  });
+
+  it('sends at most maxReminders rounds in a year-long request; later ticks only read the store', async () => {
+    const { handle, startMs } = await start(365, ['s1', 's2'], 2);
+    expect(await handle.result()).to.equal('expired');
+    const day = (c: { at: number }) => Math.round((c.at - startMs) / DAY);
+    expect(calls.filter((c) => c.name === 'remind').map(day)).to.deep.equal([3, 6]);
+    const reads = calls.filter((c) => c.name === 'read').map(day);
+    expect(reads[0]).to.equal(9);
+    expect(reads).to.have.length(119); // days 9, 12, ..., 363
+    expect(calls.at(-1)).to.deep.include({ name: 'expire' });
+    expect(day(calls.at(-1)!)).to.equal(365);
+  });
+
+  it('past its last reminder, still completes from the store when a signal was lost', async () => {
+    const { handle, startMs } = await start(30, ['s1', 's2'], 1);
+    await handle.signal(signedSignal, { signerId: 's1' });
+    await env.sleep('4 days');
+    stored = {
+      status: 'pending',
+      signers: [
+        { id: 's1', status: 'signed' },
+        { id: 's2', status: 'signed' },
+      ],
+    };
+    expect(await handle.result()).to.equal('completed');
+    expect(calls.map((c) => [c.name, Math.round((c.at - startMs) / DAY)])).to.deep.equal([
+      ['remind', 3],
+      ['read', 6],
+      ['complete', 6],
+      ['render', 6],
+      ['seal', 6],
+    ]);
   });
 
   it('completes once every signer has signed', async () => {

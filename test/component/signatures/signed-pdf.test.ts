@@ -72,6 +72,7 @@ describe('sealed PDF', function () {
   let sig: SignatureBody;
   let pdf: Buffer;
   let certPem: string;
+  let signingTokens: string[];
   const signers = [
     { name: 'Amélie Signer', email: uniqueAddress('amelie') },
     { name: 'Łukasz Żółtowski', email: uniqueAddress('lukasz') },
@@ -91,6 +92,7 @@ describe('sealed PDF', function () {
     });
     const created = await api<SignatureBody>('POST', '/signatures', { token: member.token, body: { contract_id: c.body.id, signers } });
     expect(created.status, created.text).to.equal(201);
+    signingTokens = created.body.signers.map((x) => x.signing_url.split('/').pop()!);
     for (const [i, x] of created.body.signers.entries()) {
       const token = x.signing_url.split('/').pop()!;
       const signed = await api('POST', `/signatures/sign/${token}`, {
@@ -183,6 +185,41 @@ describe('sealed PDF', function () {
     // A forged deadline breaks the MAC.
     const forged = link.replace(/\.([0-9a-z]+)\.(?=[A-Za-z0-9]{43}$)/, '.zzzzzz.');
     expect((await fetch(`${testEnv().hostUrl}/sign/${forged}/document.pdf`)).status).to.equal(404);
+  });
+
+  it('stops downloading through signing and copy links SIGNED_COPY_DAYS after completion: 410 with a detail', async () => {
+    const mail = (await waitForMail(signers[0]!.email, 2)).find((m) => m.subject.startsWith('Signed by everyone'))!;
+    const copyLink = /\/sign\/([0-9a-f]{24}\.[0-9a-f]{24}\.[0-9a-z]+\.[A-Za-z0-9]{43})/.exec(mail.text)![1]!;
+    const download = (token: string, accept = '*/*') => fetch(`${testEnv().hostUrl}/sign/${token}/document.pdf`, { headers: { accept } });
+    // Within the window both links download the sealed PDF.
+    for (const t of [signingTokens[0]!, copyLink]) expect((await download(t)).status).to.equal(200);
+
+    const stored = await Signature.findById(sig.id).orFail();
+    const completedAt = stored.completed_at!;
+    const days = testEnv().services.config.SIGNED_COPY_DAYS;
+    await Signature.updateOne({ _id: sig.id }, { $set: { completed_at: new Date(Date.now() - (days + 1) * 86400_000) } });
+    try {
+      for (const t of [signingTokens[0]!, signingTokens[1]!, copyLink]) {
+        const json = await download(t, 'application/json');
+        expect(json.status).to.equal(410);
+        expect(json.headers.get('content-type')).to.match(/^application\/json/);
+        const body = (await json.json()) as { detail: string };
+        expect(body.detail).to.contain(`${days} days after everyone signed`);
+        const page = await download(t);
+        expect(page.status).to.equal(410);
+        expect(await page.text()).to.contain('no longer does');
+      }
+      // The pages no longer offer the download.
+      const signed = await fetch(`${testEnv().hostUrl}/sign/${signingTokens[0]}`);
+      expect(signed.status).to.equal(200);
+      const text = await signed.text();
+      expect(text).to.contain('could be downloaded here until').and.not.contain('Download the signed PDF');
+      expect((await fetch(`${testEnv().hostUrl}/sign/${copyLink}`)).status).to.equal(410);
+      // Members still have it through the API.
+      expect(sha256(await sealedPdf(member, sig.id))).to.equal(sha256(pdf));
+    } finally {
+      await Signature.updateOne({ _id: sig.id }, { $set: { completed_at: completedAt } });
+    }
   });
 
   it('render and seal retried after a crash between them end with one sealed PDF', async () => {
