@@ -87,11 +87,18 @@ const verifySchema = z.object({
         name: z.string().nullable(),
         at: z.string(),
         detail: z.string().nullable(),
+        facts: z
+          .record(z.string(), z.unknown())
+          .nullable()
+          .meta({
+            description:
+              'The facts the approval covered (type, value, currency, counterparty, vendor and risk, key terms); null on entries from before',
+          }),
       }),
     )
     .meta({
       description:
-        "The approvals (who, when, step and version hash) or the owner's override (with its reason) the sent version carried, from the audit trail",
+        "The approvals (who, when, step and version hash, the facts they covered) or the owner's override (with its reason) the sent version carried, from the audit trail",
     }),
   valid: z.boolean(),
   document_hash: z.string(),

@@ -12,6 +12,7 @@ import { getSigningKey } from './signing-key';
 import { sealReport } from './verify-seal';
 import { PdfOfRecordChangedError, readPdfOfRecord } from './pdf-of-record';
 import { sha256Hex } from '../../platform/security/crypto';
+import type { ApprovalFacts } from '../approvals/contract-facts';
 
 /** SHA-256 of the frozen document's bytes as kept now; null when they are gone. */
 async function frozenHash(sig: SignatureRecord): Promise<string | null> {
@@ -57,7 +58,13 @@ export async function verifySignature(s: Services, sig: SignatureRecord) {
     certificate,
     approvals: trail
       .filter((e) => e.type === 'approved' || e.type === 'approval_overridden')
-      .map((e) => ({ type: e.type, name: e.name ?? null, at: e.at, detail: e.detail ?? null })),
+      .map((e) => ({
+        type: e.type,
+        name: e.name ?? null,
+        at: e.at,
+        detail: e.detail ?? null,
+        facts: e.facts ? (JSON.parse(e.facts) as ApprovalFacts) : null,
+      })),
     ...(reasons.length ? { reasons } : {}),
     seal: await sealReport(s, sig),
   };
