@@ -80,6 +80,10 @@ const certificateSchema = registry.register(
   }),
 );
 const verifySchema = z.object({
+  facts_at_sending: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .meta({ description: 'The facts the approval policies were judged on when the request was sent (null for requests from before)' }),
   approvals: z
     .array(
       z.object({
@@ -87,13 +91,10 @@ const verifySchema = z.object({
         name: z.string().nullable(),
         at: z.string(),
         detail: z.string().nullable(),
-        facts: z
-          .record(z.string(), z.unknown())
-          .nullable()
-          .meta({
-            description:
-              'The facts the approval covered (type, value, currency, counterparty, vendor and risk, key terms); null on entries from before',
-          }),
+        facts: z.record(z.string(), z.unknown()).nullable().meta({
+          description:
+            'The facts the approval covered (type, value, currency, counterparty, vendor and risk, key terms); null on entries from before',
+        }),
       }),
     )
     .meta({

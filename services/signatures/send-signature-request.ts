@@ -107,7 +107,7 @@ export async function sendSignatureRequest(
     throw badRequest('contract_id: the contract has no content to sign; add or draft it first, or name its PDF of record (document_id)');
   const frozen = await freezeDocument(s, contract);
   // The approvals bind to the version's SHA-256 (the frozen document's) and to the facts judged now.
-  const { approval } = await approvalForSigning(s, p, contract, frozen.document_hash);
+  const { approval, facts } = await approvalForSigning(s, p, contract, frozen.document_hash);
   // Every signer is mailed a link: a verified owner and the daily recipient quota first.
   await reserveRecipients(
     s,
@@ -121,6 +121,8 @@ export async function sendSignatureRequest(
     at: now.toISOString(),
     name: p.name,
     detail: `${body.signers.length} signer(s), ${body.ordered ? 'ordered' : 'parallel'}; document SHA-256 ${frozen.document_hash} (${frozen.record_document_id ? 'PDF of record' : 'contract content'})`,
+    // What the approval policies were judged on when it went out, approval or none.
+    facts: canonicalJson(facts),
   };
   const sig = new Signature({
     organization_id: new Types.ObjectId(p.organizationId),
