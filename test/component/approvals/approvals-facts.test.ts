@@ -138,6 +138,9 @@ describe('approvals that hold', function () {
     expect(a.groups.map((g) => [g.step, g.requirements.map((r) => [r.policy_name, r.reasons])])).to.deep.equal([
       [1, [['Large deals', ['value 5000000 is over 1000000']]]],
     ]);
+    // The vendor is a fact too: renaming it supersedes the request.
+    expect((await call(owner, 'PUT', `/vendors/${vendor.body.id}`, { name: 'Northwind Ltd' })).status).to.equal(200);
+    expect(await statusOf(owner, a)).to.equal('superseded');
   });
 
   it('a change to a fact supersedes open and approved requests, as a text change does', async () => {
