@@ -49,11 +49,9 @@ const factsSchema = registry.register(
       counterparty: z.string(),
       vendor: z.object({ id: idSchema, name: z.string(), risk: z.string().nullable() }).nullable(),
       terms: z.record(z.string(), termFact).meta({ description: 'The key terms as the organization holds them, corrections included' }),
-      text_reads: z
-        .record(z.string(), termFact)
-        .meta({
-          description: "For each key a member's correction changed: what the version's text reads (a policy matching either applies)",
-        }),
+      text_reads: z.record(z.string(), termFact).meta({
+        description: "For each key a member's correction changed: what the version's text reads (a policy matching either applies)",
+      }),
     })
     .meta({
       description:

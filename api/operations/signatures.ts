@@ -156,7 +156,7 @@ operation({
       schema: createdSchema,
     },
     403: 'No owner of the organization has verified their email address yet (`email_not_verified`), or the role does not allow it',
-    409: 'Idempotency-Key reused with a different body, or still in flight',
+    409: "Idempotency-Key reused with a different body, or still in flight; `approval_required`: today's policies, on today's facts (the current version's key terms, extracted first if the text changed), call for approvals no approved or overridden request of this document and these facts covers; `approval_terms_pending`: the text changed again while its terms were extracted",
     429: "The signers would pass the organization's daily recipient quota, `MAIL_RECIPIENTS_PER_ORG_PER_DAY` (`mail_quota_exceeded`)",
     503: 'The workflow engine is unavailable; nothing was sent',
   },
