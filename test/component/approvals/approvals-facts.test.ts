@@ -109,6 +109,9 @@ describe('approvals that hold', function () {
     for (const change of [{ type: 'nda' }, { currency: 'EUR' }, { counterparty: 'Southwind' }])
       expectCode(await edit(member, id, change), 409, 'contract_has_pending_signature');
     expect((await edit(member, id, { title: 'Hosting MSA (final)' })).status).to.equal(200);
+    // A text drafted anew is a text change too.
+    const drafted = await call(member, 'POST', `/contracts/${id}/draft-ai`, { prompt: 'Hosting services', party_name: 'Acme' });
+    expectCode(drafted, 409, 'contract_has_pending_signature');
 
     // Once the request is cancelled, the value may go back, and then the approval is required again.
     expect((await call(member, 'POST', `/signatures/${sent.body.id}/cancel`)).status).to.equal(200);
