@@ -19,6 +19,8 @@ const schema = new Schema(
     escalation_days: { type: Number, default: null },
     escalate_to_role: { type: String, required: true },
     active: { type: Boolean, default: true },
+    /** Whether the requester of an approval, or the author of the version under review, may count as an approver. */
+    allow_self_approval: { type: Boolean, default: false },
   },
   { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const, minimize: false },
 );

@@ -18,6 +18,8 @@ const requirementSchema = new Schema(
     reminder_days: { type: Number, required: true },
     escalation_days: { type: Number, default: null },
     escalate_to_role: { type: String, required: true },
+    /** The policy lets the requester, or the author of the version, count as an approver. */
+    allow_self_approval: { type: Boolean, default: false },
   },
   { _id: false, minimize: false },
 );
@@ -51,7 +53,8 @@ const groupSchema = new Schema(
 );
 
 /**
- * An approval request for one version of a contract (bound to its SHA-256), with ordered
+ * An approval request for one version of a contract (bound to its SHA-256 and to the facts the
+ * policies read), with ordered
  * groups as Ironclad's API models them. Every decision is one conditional write on `rev`
  * (services/approvals/decide-approval.ts); the workflow `approval-<id>` owns time only.
  */
@@ -62,6 +65,14 @@ const schema = new Schema(
     contract_title: { type: String, required: true },
     version_number: { type: Number, required: true },
     version_sha256: { type: String, required: true },
+    /** Who wrote the version under review: like the requester, not an approver unless the policy allows it. */
+    version_author_id: { type: Schema.Types.ObjectId, default: null },
+    /**
+     * Every fact the policies read when the request started (services/approvals/contract-facts.ts),
+     * and their SHA-256: the request covers these facts and no others.
+     */
+    facts: { type: Schema.Types.Mixed, default: null },
+    facts_sha256: { type: String, default: null },
     status: { type: String, enum: APPROVAL_STATUSES, default: 'pending' },
     groups: { type: [groupSchema], default: [] },
     requested_by: { type: Schema.Types.ObjectId, default: null },
@@ -75,7 +86,8 @@ const schema = new Schema(
     rev: { type: Number, default: 0 },
     workflow_id: { type: String, default: null },
   },
-  { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const },
+  // `facts` keeps an empty map as written: its hash was taken over it.
+  { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const, minimize: false },
 );
 schema.plugin(basePlugin);
 schema.index({ organization_id: 1, contract_id: 1, status: 1 });

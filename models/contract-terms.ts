@@ -13,6 +13,10 @@ const schema = new Schema({
   terms: { type: Schema.Types.Mixed, required: true },
   extracted_at: { type: Date, default: null },
   source: { type: String, default: null },
+  /** What the last extraction read from the text, members' corrections aside (a policy reads both). */
+  extracted_terms: { type: Schema.Types.Mixed, default: null },
+  /** The SHA-256 of the contract version whose text the last extraction read: terms of another are stale. */
+  version_sha256: { type: String, default: null },
   /** Keys the last extraction did not get to within its time budget. */
   unread_keys: { type: [String], default: [] },
   /** The text of record was longer than the extraction read. */

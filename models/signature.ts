@@ -49,6 +49,8 @@ const auditSchema = new Schema(
     ip: String,
     user_agent: String,
     detail: String,
+    /** On an approval's entry: canonical JSON of the facts it covered (services/approvals/contract-facts.ts). */
+    facts: String,
     prev_hash: String,
     hash: String,
   },
@@ -134,6 +136,7 @@ export interface AuditEntryInput {
   ip?: string | null;
   user_agent?: string | null;
   detail?: string | null;
+  facts?: string | null;
 }
 
 export interface AuditEntry extends AuditEntryInput {

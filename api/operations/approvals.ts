@@ -29,9 +29,34 @@ const policySchema = registry.register(
     escalation_days: z.number().int().nullable(),
     escalate_to_role: z.enum(['admin', 'owner']),
     active: z.boolean(),
+    allow_self_approval: z.boolean().meta({
+      description:
+        'Whether the requester of an approval, or the author of the version under review, may count as an approver (default false)',
+    }),
     created_at: timestamp,
     updated_at: timestamp,
   }),
+);
+
+const termFact = z.object({ value: z.string(), normalized: z.unknown() }).nullable();
+const factsSchema = registry.register(
+  'ApprovalFacts',
+  z
+    .object({
+      type: z.string(),
+      value: z.number().nullable(),
+      currency: z.string(),
+      counterparty: z.string(),
+      vendor: z.object({ id: idSchema, name: z.string(), risk: z.string().nullable() }).nullable(),
+      terms: z.record(z.string(), termFact).meta({ description: 'The key terms as the organization holds them, corrections included' }),
+      text_reads: z.record(z.string(), termFact).meta({
+        description: "For each key a member's correction changed: what the version's text reads (a policy matching either applies)",
+      }),
+    })
+    .meta({
+      description:
+        'Every fact the policies read when the request started. The request covers these facts only: a change to any supersedes it, and the gate compares them at send time.',
+    }),
 );
 
 const approvalSchema = registry.register(
@@ -42,6 +67,11 @@ const approvalSchema = registry.register(
     contract_title: z.string(),
     version_number: z.number().int(),
     version_sha256: z.string().meta({ description: 'The version this request approves; an edit supersedes it' }),
+    version_author_id: idSchema
+      .nullable()
+      .meta({ description: 'Who wrote that version: not an approver unless a policy allows self-approval' }),
+    facts: factsSchema.nullable(),
+    facts_sha256: z.string().nullable(),
     status: z.enum(APPROVAL_STATUSES),
     groups: z.array(
       z.object({
@@ -61,6 +91,7 @@ const approvalSchema = registry.register(
             reminder_days: z.number().int(),
             escalation_days: z.number().int().nullable(),
             escalate_to_role: z.enum(ROLES),
+            allow_self_approval: z.boolean(),
           }),
         ),
         decisions: z.array(
@@ -135,7 +166,7 @@ operation({
   tag,
   summary: "Start the approvals the organization's policies require for the contract's current version",
   description:
-    "Copies each matching policy into a request bound to the version's SHA-256, activates the first step and starts the workflow `approval-<id>` (mail to approvers, reminders, escalation). Emits `approval.requested`. Asking again for the same version answers the existing request (200).",
+    "Judges the current version's facts (its key terms extracted first if the text changed since), copies each matching policy into a request bound to the version's SHA-256 and to those facts, activates the first step and starts the workflow `approval-<id>` (mail to approvers, reminders, escalation). Emits `approval.requested`. Asking again for the same version answers the existing request (200).",
   responses: {
     200: {
       description: 'No approval required (`required: false` with a `detail`), or the request already started for this version',
@@ -172,7 +203,7 @@ for (const [verb, event] of [
     method: 'post',
     tag,
     summary: `${verb === 'approve' ? 'Approve' : 'Reject'} the active step, with an optional comment`,
-    description: `One conditional write in the store (works while workers are busy). Emits \`${event}\`, and \`approval.completed\` when the request ends. An approver not named in any step: 403 (approval_not_approver); viewers: 403.`,
+    description: `One conditional write in the store (works while workers are busy). Emits \`${event}\`, and \`approval.completed\` when the request ends. An approver not named in any step: 403 (approval_not_approver); the requester or the version's author, unless the policy allows self-approval: 403 (approval_self_approval); an API key: 403 (approval_needs_person); viewers: 403.`,
     body: decisionBody,
     responses: { 200: approval, 409: conflicts },
   });

@@ -73,8 +73,10 @@ operation({
   method: 'put',
   tag,
   summary: 'Update a contract; a status change is allowed',
+  description:
+    'A change of `content` or `document_id` makes a new version and supersedes the open approval requests of older ones; a change of a fact approval policies read (`type`, `value`, `currency`, `counterparty`, `vendor_id`) supersedes the open and approved requests judged on other facts. While a signature request is pending, either answers 409 `contract_has_pending_signature`.',
   body: updateBody,
-  responses: { 200: one },
+  responses: { 200: one, 409: 'contract_has_pending_signature: a signature request is pending; `detail` names it and the fields' },
 });
 operation({
   path: '/contracts/{id}',

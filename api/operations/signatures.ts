@@ -80,6 +80,10 @@ const certificateSchema = registry.register(
   }),
 );
 const verifySchema = z.object({
+  facts_at_sending: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .meta({ description: 'The facts the approval policies were judged on when the request was sent (null for requests from before)' }),
   approvals: z
     .array(
       z.object({
@@ -87,11 +91,15 @@ const verifySchema = z.object({
         name: z.string().nullable(),
         at: z.string(),
         detail: z.string().nullable(),
+        facts: z.record(z.string(), z.unknown()).nullable().meta({
+          description:
+            'The facts the approval covered (type, value, currency, counterparty, vendor and risk, key terms); null on entries from before',
+        }),
       }),
     )
     .meta({
       description:
-        "The approvals (who, when, step and version hash) or the owner's override (with its reason) the sent version carried, from the audit trail",
+        "The approvals (who, when, step and version hash, the facts they covered) or the owner's override (with its reason) the sent version carried, from the audit trail",
     }),
   valid: z.boolean(),
   document_hash: z.string(),
@@ -148,7 +156,7 @@ operation({
       schema: createdSchema,
     },
     403: 'No owner of the organization has verified their email address yet (`email_not_verified`), or the role does not allow it',
-    409: 'Idempotency-Key reused with a different body, or still in flight',
+    409: "Idempotency-Key reused with a different body, or still in flight; `approval_required`: today's policies, on today's facts (the current version's key terms, extracted first if the text changed), call for approvals no approved or overridden request of this document and these facts covers; `approval_terms_pending`: the text changed again while its terms were extracted",
     429: "The signers would pass the organization's daily recipient quota, `MAIL_RECIPIENTS_PER_ORG_PER_DAY` (`mail_quota_exceeded`)",
     503: 'The workflow engine is unavailable; nothing was sent',
   },

@@ -100,8 +100,10 @@ operation({
   tag,
   summary:
     'Confirm or correct key terms: a given term is confirmed unless `confirmed: false`, null clears it; a confirmed term is never overwritten by extraction',
+  description:
+    'What the text reads is kept beside a correction, and an approval policy applies when it matches either. A correction that changes a term supersedes the approval requests judged on the terms before it; while a signature request is pending it answers 409 `contract_has_pending_signature`.',
   body: updateBody,
-  responses: { 200: one },
+  responses: { 200: one, 409: 'contract_has_pending_signature: a signature request is pending' },
 });
 
 export function contractTermsRouter(s: Services): Router {

@@ -56,6 +56,7 @@ export function policyView(d: ApprovalPolicyDoc) {
     escalation_days: d.escalation_days ?? null,
     escalate_to_role: d.escalate_to_role,
     active: d.active,
+    allow_self_approval: d.allow_self_approval ?? false,
     created_at: d.created_at,
     updated_at: d.updated_at,
   };

@@ -16,6 +16,7 @@ import { approvalMail } from '../mail/messages';
 import type { ApprovalPlan, ApprovalWorkflowInput } from '../../workflows/approval.shared';
 import { emitApprovalEvent } from './approval-events';
 import type { Approvers } from './policy-rules';
+import { isSelf } from './approval-view';
 
 type Group = ApprovalRecord['groups'][number];
 
@@ -36,7 +37,7 @@ export async function planApproval(input: ApprovalWorkflowInput): Promise<Approv
   };
 }
 
-/** Members who may decide on the step and have not: by role, by name, or by escalation. */
+/** Members who may decide on the step and have not: by role, by name, or by escalation; the requester and the author only if a policy allows it. */
 async function approversOf(a: ApprovalRecord, g: Group, escalatedOnly = false) {
   const decided = new Set(g.decisions.map((d) => d.user_id.toHexString()));
   const roles = new Set<Role>();
@@ -54,7 +55,8 @@ async function approversOf(a: ApprovalRecord, g: Group, escalatedOnly = false) {
   })
     .limit(100)
     .lean();
-  return users.filter((u) => u.role !== 'viewer' && !decided.has(u._id.toHexString()));
+  const selfAllowed = g.requirements.some((r) => r.allow_self_approval);
+  return users.filter((u) => u.role !== 'viewer' && !decided.has(u._id.toHexString()) && (selfAllowed || !isSelf(a, u._id.toHexString())));
 }
 
 /** Mails each approver of the active step `step`; false when that step is no longer active. */

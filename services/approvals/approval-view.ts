@@ -3,13 +3,26 @@ import type { Principal } from '../../platform/security/principal';
 import { roleAtLeast, type Role } from '../../platform/security/rbac';
 import type { ApprovalRecord } from '../../models/approval';
 import { eligible, type Approvers } from './policy-rules';
+import type { ApprovalFacts } from './contract-facts';
 
 type Group = ApprovalRecord['groups'][number];
 
-/** The indexes of the step's requirements the member may count for (escalation included). */
-export function requirementsFor(g: Group, user: { id: string; role: Role }): number[] {
+/** Separation of duties: the member who requested the approval and the author of the version under review. */
+export const isSelf = (a: ApprovalRecord, userId: string) =>
+  a.requested_by?.toHexString() === userId || a.version_author_id?.toHexString() === userId;
+
+/**
+ * The indexes of the step's requirements the member may count for (escalation included); for
+ * the requester or the version's author, only those whose policy allows self-approval, unless
+ * `separation` is false (to tell them why they may not).
+ */
+export function requirementsFor(a: ApprovalRecord, g: Group, user: { id: string; role: Role }, separation = true): number[] {
+  const self = separation && isSelf(a, user.id);
   return g.requirements.flatMap((r, i) =>
-    eligible(r.approvers as Approvers, user, g.escalated_at ? (r.escalate_to_role as Role) : null, roleAtLeast) ? [i] : [],
+    (!self || r.allow_self_approval) &&
+    eligible(r.approvers as Approvers, user, g.escalated_at ? (r.escalate_to_role as Role) : null, roleAtLeast)
+      ? [i]
+      : [],
   );
 }
 
@@ -26,6 +39,9 @@ export function approvalView(a: ApprovalRecord) {
     contract_title: a.contract_title,
     version_number: a.version_number,
     version_sha256: a.version_sha256,
+    version_author_id: a.version_author_id?.toHexString() ?? null,
+    facts: (a.facts as ApprovalFacts | null) ?? null,
+    facts_sha256: a.facts_sha256 ?? null,
     status: a.status,
     groups: a.groups.map((g) => ({
       step: g.step,
@@ -43,6 +59,7 @@ export function approvalView(a: ApprovalRecord) {
         reminder_days: r.reminder_days,
         escalation_days: r.escalation_days ?? null,
         escalate_to_role: r.escalate_to_role,
+        allow_self_approval: r.allow_self_approval ?? false,
       })),
       decisions: g.decisions.map((d) => ({
         user_id: d.user_id.toHexString(),

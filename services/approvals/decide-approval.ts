@@ -34,6 +34,8 @@ async function supersede(a: ApprovalRecord): Promise<never> {
 
 /** The checks of one decision against the request as read; returns the step's index and the requirements it counts for. */
 async function check(p: Principal, a: ApprovalRecord, input: DecisionInput): Promise<{ gi: number; reqs: number[] }> {
+  if (p.kind !== 'user')
+    throw approvalErrors.approval_needs_person('Approvals are decided by people: sign in as a member to approve or reject');
   if (a.status === 'superseded')
     throw approvalErrors.approval_superseded(`The contract changed after version ${a.version_number}; this request is superseded`);
   if (a.status !== 'pending') throw approvalErrors.approval_closed(`The request is already ${a.status}`);
@@ -44,9 +46,13 @@ async function check(p: Principal, a: ApprovalRecord, input: DecisionInput): Pro
   const user = userOf(p);
   const gi = a.groups.findIndex((g) => g.status === 'active');
   const group = a.groups[gi];
-  const reqs = group ? requirementsFor(group, user) : [];
+  const reqs = group ? requirementsFor(a, group, user) : [];
   if (!group || !reqs.length) {
-    const later = a.groups.find((g) => g.status === 'pending' && requirementsFor(g, user).length);
+    if (group && requirementsFor(a, group, user, false).length)
+      throw approvalErrors.approval_self_approval(
+        'You requested this approval or wrote the version under review: another approver decides (the policy does not allow self-approval)',
+      );
+    const later = a.groups.find((g) => g.status === 'pending' && requirementsFor(a, g, user).length);
     if (later) throw approvalErrors.approval_out_of_order(`Step ${later.step} is not active yet: step ${group?.step ?? '?'} decides first`);
     throw approvalErrors.approval_not_approver('You are not an approver of this request');
   }

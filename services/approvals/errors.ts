@@ -9,5 +9,14 @@ export const approvalErrors = defineErrors({
   approval_closed: { status: 409, meaning: 'The request is already approved, rejected or overridden' },
   approval_required: { status: 409, meaning: "The contract's current version needs approvals it does not have; `detail` names them" },
   approval_not_approver: { status: 403, meaning: 'The caller is not an approver of any step of this request' },
+  approval_terms_pending: {
+    status: 409,
+    meaning: "The key terms of the contract's current version could not be extracted before judging it; `detail` says why; retry",
+  },
+  approval_self_approval: {
+    status: 403,
+    meaning: 'The caller requested this approval or wrote the version under review, and the policy does not allow self-approval',
+  },
+  approval_needs_person: { status: 403, meaning: 'Approval decisions come from people: an API key cannot approve or reject' },
   approval_busy: { status: 409, meaning: 'Other decisions landed at the same moment; retry' },
 });

@@ -24,7 +24,7 @@ export type ApprovalListQuery = z.infer<typeof approvalListQuery>;
 /** Whether the caller may decide on the request's active step now. */
 const waitsFor = (p: Principal, a: ApprovalRecord) => {
   const g = a.groups.find((x) => x.status === 'active');
-  return !!g && requirementsFor(g, userOf(p)).length > 0 && !g.decisions.some((d) => d.user_id.toHexString() === p.userId);
+  return !!g && requirementsFor(a, g, userOf(p)).length > 0 && !g.decisions.some((d) => d.user_id.toHexString() === p.userId);
 };
 
 export async function listApprovals(p: Principal, q: ApprovalListQuery): Promise<{ items: ApprovalRecord[]; total: number }> {

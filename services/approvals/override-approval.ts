@@ -1,6 +1,6 @@
 /**
  * An owner's override: the contract's current version may go out for signature without the
- * approvals its policies ask for. The reason is mandatory; it is kept on the request (which is
+ * approvals its policies ask for, on the facts it has now. The reason is mandatory; it is kept on the request (which is
  * created if none was started), in the activity feed and, when the contract is sent, in the
  * signature request's audit trail and its sealed PDF's audit page.
  */
@@ -15,24 +15,24 @@ import { approvalErrors } from './errors';
 import { emitApprovalEvent, nudgeApprovalWorkflow } from './approval-events';
 import { describeApprovers } from './policy-rules';
 import { requiredSteps } from './required-approvals';
-import { versionOf } from './start-approval';
+import { currentFacts } from './current-facts';
 
 export async function overrideApproval(s: Services, p: Principal, contract: ContractDoc, reason: string): Promise<ApprovalRecord> {
   if (p.role !== 'owner' || p.kind !== 'user') throw forbidden('Only an owner may override approvals');
-  const version = await versionOf(p, contract);
+  const { version, read } = await currentFacts(s, p, contract);
   const open = await Approval.findOne({
     organization_id: contract.organization_id,
     contract_id: contract._id,
     version_sha256: version.sha256,
+    facts_sha256: read.sha256,
     status: trusted({ $in: ['pending', 'approved', 'overridden'] }),
   }).sort({ created_at: -1 });
   if (open && open.status !== 'pending') throw approvalErrors.approval_closed(`Version ${version.number} is already ${open.status}`);
   const now = new Date();
+  const steps = open ? [] : await requiredSteps(contract.organization_id, read.facts);
   const missing = open
     ? open.groups.filter((g) => g.status !== 'approved').map((g) => `step ${g.step}`)
-    : (await requiredSteps(contract)).map(
-        (g) => `step ${g.step} (${g.requirements.map((r) => `${r.policy_name}: ${describeApprovers(r.approvers)}`).join('; ')})`,
-      );
+    : steps.map((g) => `step ${g.step} (${g.requirements.map((r) => `${r.policy_name}: ${describeApprovers(r.approvers)}`).join('; ')})`);
   const override = { user_id: new Types.ObjectId(p.userId), name: p.name, reason, at: now, missing };
   const written = open
     ? await Approval.findOneAndUpdate(
@@ -46,8 +46,12 @@ export async function overrideApproval(s: Services, p: Principal, contract: Cont
         contract_title: contract.title,
         version_number: version.number,
         version_sha256: version.sha256,
+        version_author_id: version.author_id ?? null,
+        facts: read.facts,
+        facts_sha256: read.sha256,
         status: 'overridden',
-        groups: [],
+        // The steps it lets out, never decided: the gate reads what an override covers from them.
+        groups: steps.map((g) => ({ step: g.step, status: 'pending', requirements: g.requirements })),
         requested_by: new Types.ObjectId(p.userId),
         requested_by_name: p.name,
         override,

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { choice, idSchema, requiredText } from '../../platform/input';
 import { ROLES, type Role } from '../../platform/security/rbac';
 import { RISK_LEVELS } from '../../platform/ai/risk';
-import { KEY_TERMS, type KeyTermName, type KeyTerms } from '../contracts/key-terms.shared';
+import { KEY_TERMS, type KeyTermName } from '../contracts/key-terms.shared';
+import type { TermFacts } from './contract-facts';
 
 /** Every condition given must hold; none given, the policy applies to every contract. */
 export const conditionsSchema = z.strictObject({
@@ -61,6 +62,8 @@ export const policyBody = z
       .default(null),
     escalate_to_role: choice(['admin', 'owner'] as const).default('admin'),
     active: z.boolean('must be true or false').default(true),
+    /** The requester and the version's author may count as approvers (separation of duties otherwise). */
+    allow_self_approval: z.boolean('must be true or false').default(false),
   })
   .superRefine((p, ctx) => {
     if (p.approvers.kind === 'any_n_of' && p.approvers.n > p.approvers.user_ids.length)
@@ -76,13 +79,13 @@ export interface ContractFacts {
   type: string;
   value: number | null;
   vendor_risk: string | null;
-  terms: KeyTerms;
+  terms: TermFacts;
 }
 
 const plain = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? null)).toLowerCase().replace(/\s+/g, ' ').trim();
 
 /** True when the term says the standard: its text or its normalized value, ignoring case and spacing. */
-function isStandard(terms: KeyTerms, key: KeyTermName, standard: string): boolean {
+function isStandard(terms: TermFacts, key: KeyTermName, standard: string): boolean {
   const t = terms[key];
   return !!t && (plain(t.value) === plain(standard) || plain(t.normalized) === plain(standard));
 }

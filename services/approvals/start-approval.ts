@@ -1,7 +1,7 @@
 /**
  * Starting the approvals a contract's current version needs: the matching policies, copied
- * into a request bound to the version's SHA-256, the first step active, and the workflow
- * `approval-<id>` that mails approvers, reminds and escalates.
+ * into a request bound to the version's SHA-256 and to the facts they were judged on, the first
+ * step active, and the workflow `approval-<id>` that mails approvers, reminds and escalates.
  */
 import { Types, trusted } from 'mongoose';
 import type { Services } from '../../platform/engines';
@@ -10,30 +10,29 @@ import { actorOf } from '../../platform/outbox/record-event';
 import { startWorkflowOrDiscard } from '../../platform/temporal/client';
 import type { ContractDoc } from '../../models/contract';
 import { Approval, type ApprovalRecord } from '../../models/approval';
-import { authorOf, currentVersion, recordContractVersion } from '../contracts/contract-versions';
 import { approvalRequest, approvalWorkflowId } from '../../workflows/approval.shared';
 import { describeApprovers } from './policy-rules';
-import { requiredSteps } from './required-approvals';
+import { requiredSteps, uncovered } from './required-approvals';
 import { emitApprovalEvent } from './approval-events';
+import { currentFacts } from './current-facts';
 
 export type StartResult = { required: false } | { required: true; created: boolean; approval: ApprovalRecord };
 
-/** The contract's current version; a contract from before versions gets its first one now. */
-export async function versionOf(p: Principal, contract: ContractDoc) {
-  return (await currentVersion(contract)) ?? (await recordContractVersion(contract, authorOf(p)));
-}
-
 export async function startApproval(s: Services, p: Principal, contract: ContractDoc): Promise<StartResult> {
-  const version = await versionOf(p, contract);
-  const steps = await requiredSteps(contract);
+  const { version, read } = await currentFacts(s, p, contract);
+  const steps = await requiredSteps(contract.organization_id, read.facts);
   if (!steps.length) return { required: false };
-  // One request per version at a time: asking again answers the open (or finished) one.
-  const existing = await Approval.findOne({
-    organization_id: contract.organization_id,
-    contract_id: contract._id,
-    version_sha256: version.sha256,
-    status: trusted({ $in: ['pending', 'approved', 'overridden'] }),
-  }).sort({ created_at: -1 });
+  // One request per version and facts at a time: asking again answers the open one, or a
+  // finished one that still covers what the policies ask now.
+  const existing = (
+    await Approval.find({
+      organization_id: contract.organization_id,
+      contract_id: contract._id,
+      version_sha256: version.sha256,
+      facts_sha256: read.sha256,
+      status: trusted({ $in: ['pending', 'approved', 'overridden'] }),
+    }).sort({ created_at: -1 })
+  ).find((a) => a.status === 'pending' || uncovered(a, steps).length === 0);
   if (existing) return { required: true, created: false, approval: existing };
 
   const now = new Date();
@@ -45,6 +44,9 @@ export async function startApproval(s: Services, p: Principal, contract: Contrac
     contract_title: contract.title,
     version_number: version.number,
     version_sha256: version.sha256,
+    version_author_id: version.author_id ?? null,
+    facts: read.facts,
+    facts_sha256: read.sha256,
     groups: steps.map((g, i) => ({
       step: g.step,
       status: i === 0 ? 'active' : 'pending',

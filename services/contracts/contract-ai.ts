@@ -8,6 +8,7 @@ import type { ContractAnalysis, DraftRequest } from '../../platform/ai/port';
 import type { ContractDoc } from '../../models/contract';
 import { emitContractEvent } from './contract-events';
 import { analyzeByClauses, draftByLibrary } from './clause-rules';
+import { refuseChangeWhileSigning } from '../signatures/pending-signature';
 
 /** A contract's text drafted by the provider's model, else from the clause library. */
 export async function draftText(s: Services, req: DraftRequest): Promise<string> {
@@ -33,6 +34,8 @@ export async function draftContractText(
 ): Promise<ContractDoc> {
   const partyName = body.party_name ?? contract.party_name;
   if (!partyName) throw badRequest('party_name: required, since the contract has none');
+  // A new text under a pending signature request is refused, as an edit of it is.
+  await refuseChangeWhileSigning(contract, ['content']);
   contract.content = await draftText(s, {
     type: contract.type,
     title: contract.title,

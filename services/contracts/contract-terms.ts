@@ -1,7 +1,8 @@
 /**
  * A contract's key terms as stored: extraction from its text of record (the latest ready
  * document of category `contract` attached to it, else the contract's own content), merged so
- * that a confirmed term is never overwritten; members' confirmations and corrections; and the
+ * that a confirmed term is never overwritten (what the text reads is kept beside it, and approval
+ * policies read both); members' confirmations and corrections; and the
  * opt-out deadline derived from the terms (end date minus the non-renewal notice, for
  * auto-renewing contracts), which the renewal workflow reminds about.
  */
@@ -15,7 +16,10 @@ import { Document } from '../../models/document';
 import { ContractTerms, type ContractTermsDoc } from '../../models/contract-terms';
 import { extractTextInChild } from '../documents/extract-text-in-child';
 import { findKeyTerms } from './find-key-terms';
-import { recordVersionTerms } from './contract-versions';
+import { currentVersion, recordVersionTerms } from './contract-versions';
+import { refuseChangeWhileSigning } from '../signatures/pending-signature';
+import { supersedeApprovalsOfOtherFacts } from '../approvals/supersede-approvals';
+import { canonicalJson } from '../../platform/security/canonical-json';
 import { emptyTerms, KEY_TERMS, type KeyTerm, type KeyTermName, type KeyTerms } from './key-terms.shared';
 
 const DAY_MS = 86_400_000;
@@ -103,7 +107,14 @@ async function save(
   organizationId: Types.ObjectId,
   contract: ContractDoc,
   terms: KeyTerms,
-  extra: { extracted_at?: Date; source?: string; unread_keys?: KeyTermName[]; text_truncated?: boolean },
+  extra: {
+    extracted_at?: Date;
+    source?: string;
+    unread_keys?: KeyTermName[];
+    text_truncated?: boolean;
+    extracted_terms?: KeyTerms;
+    version_sha256?: string | null;
+  },
 ): Promise<ContractTermsDoc> {
   const write = () =>
     ContractTerms.findOneAndUpdate(
@@ -121,6 +132,8 @@ async function save(
     doc = await write();
   }
   await recordVersionTerms(contract, terms);
+  // Terms are facts approvals cover: requests judged on other terms stop counting.
+  await supersedeApprovalsOfOtherFacts(contract);
   return doc;
 }
 
@@ -128,15 +141,21 @@ async function save(
 export async function extractContractTerms(s: Services, organizationId: string, contractId: string): Promise<TermsView | null> {
   const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
   if (!contract) return null;
+  // The version is read before its text: an edit meanwhile leaves the terms marked as of the older one.
+  const version = await currentVersion(contract);
   const { pages, source } = await textOfRecord(s, contract);
   const fresh = await findKeyTerms(s, pages);
   const stored = await ContractTerms.findOne({ organization_id: contract.organization_id, contract_id: contract._id });
   const terms = merge(stored?.terms as Partial<KeyTerms> | undefined, fresh.terms, fresh.unread);
+  const read = { ...fresh.terms };
+  for (const k of fresh.unread) read[k] = (stored?.extracted_terms as Partial<KeyTerms> | null | undefined)?.[k] ?? null;
   const doc = await save(contract.organization_id, contract, terms, {
     extracted_at: new Date(),
     source,
     unread_keys: fresh.unread,
     text_truncated: fresh.truncated,
+    extracted_terms: read,
+    version_sha256: version?.sha256 ?? null,
   });
   return termsView(contract.id, doc);
 }
@@ -166,6 +185,13 @@ export async function correctContractTerms(
       confirmed: change.confirmed ?? true,
     };
   }
+  // What a policy reads changes: not while a signature request signs the contract as judged.
+  const said = (t: KeyTerm | null | undefined) => canonicalJson(t ? [t.value, t.normalized] : null);
+  const before = { ...emptyTerms(), ...((stored?.terms as Partial<KeyTerms> | undefined) ?? {}) };
+  await refuseChangeWhileSigning(
+    contract,
+    KEY_TERMS.filter((k) => said(before[k]) !== said(terms[k])).map((k) => `terms.${k}`),
+  );
   // A key a member has set or cleared is no longer unread.
   const unread = ((stored?.unread_keys ?? []) as KeyTermName[]).filter((k) => changes[k] === undefined);
   return termsView(contract.id, await save(contract.organization_id, contract, terms, { unread_keys: unread }));

@@ -16,7 +16,8 @@ import { Document } from '../../models/document';
 import { Vendor } from '../../models/vendor';
 import { closeContract } from './contract-deletion';
 import { emitContractEvent } from './contract-events';
-import { refuseDocumentChangeWhileSigning } from '../signatures/pending-signature';
+import { refuseChangeWhileSigning } from '../signatures/pending-signature';
+import { supersedeApprovalsOfOtherFacts } from '../approvals/supersede-approvals';
 import { authorOf, recordContractVersion } from './contract-versions';
 
 const date = z.iso.date('must be a date YYYY-MM-DD').transform((d) => new Date(`${d}T00:00:00Z`));
@@ -53,6 +54,8 @@ export const updateContractBody = z
 
 /** Fields whose change makes a new version. */
 const VERSIONED = ['content', 'document_id'];
+/** Fields approval policies read (services/approvals/contract-facts.ts): a change supersedes the approvals judged on them. */
+const FACTS = ['type', 'value', 'currency', 'counterparty', 'vendor_id'];
 
 export function checkDates(c: { start_date?: Date | null; end_date?: Date | null }) {
   if (c.start_date && c.end_date && c.end_date < c.start_date) throw badRequest('end_date: must not be before start_date');
@@ -95,15 +98,19 @@ export async function updateContract(
   { version_note, ...body }: z.infer<typeof updateContractBody>,
   restoredFrom?: number,
 ): Promise<ContractDoc> {
-  await refuseDocumentChangeWhileSigning(contract, body);
   await checkVendor(p, body.vendor_id);
   await checkDocument(p, body.document_id);
   contract.set(body);
   checkDates(contract);
   const changed = contract.modifiedPaths();
+  await refuseChangeWhileSigning(
+    contract,
+    changed.filter((f) => VERSIONED.includes(f) || FACTS.includes(f)),
+  );
   await contract.save();
   if (restoredFrom !== undefined || changed.some((f) => VERSIONED.includes(f)))
     await recordContractVersion(contract, authorOf(p), { note: version_note, restoredFrom });
+  if (changed.some((f) => FACTS.includes(f))) await supersedeApprovalsOfOtherFacts(contract);
   if (changed.length)
     await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" updated`, { changed_fields: changed });
   return contract;

@@ -15,6 +15,7 @@ export const signatureErrors = defineErrors({
   seal_not_retryable: { status: 409, meaning: 'Only a completed request whose sealing failed can be sealed again' },
   contract_has_pending_signature: {
     status: 409,
-    meaning: "A pending signature request signs the contract's document as sent: its content and PDF of record stay until it ends",
+    meaning:
+      "A pending signature request signs the contract's document as sent: its content, PDF of record and the facts approval policies read (type, value, currency, counterparty, vendor, key terms) stay until it ends",
   },
 });

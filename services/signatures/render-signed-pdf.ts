@@ -13,6 +13,7 @@ import path from 'node:path';
 import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
 import type { AuditEntry } from '../../models/signature';
+import { describeFacts, type ApprovalFacts } from '../approvals/contract-facts';
 
 const A4: [number, number] = [595.28, 841.89];
 const MARGIN = 56;
@@ -218,6 +219,8 @@ export async function appendEvidencePages(pdf: PDFDocument, ev: SignedPdfEvidenc
     w.text(`#${e.seq} ${e.type}  ${e.at}${who ? `  ${who}` : ''}`, { font: 'bold', size: 10 });
     if (e.ip || e.user_agent) w.text(`IP ${e.ip ?? '-'}  ${e.user_agent ?? ''}`, { size: 9, grey: true });
     if (e.detail) w.text(e.detail, { size: 9 });
+    const facts = e.facts ? describeFacts(JSON.parse(e.facts) as ApprovalFacts) : [];
+    for (const line of facts) w.text(`${e.type === 'requested' ? 'Facts judged' : 'Facts approved'}: ${line}`, { size: 9 });
     w.text(`hash ${e.hash}`, { font: 'mono', size: 8, gap: 6 });
   }
 }

@@ -9,6 +9,7 @@ import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf, recordEvent } from '../../platform/outbox/record-event';
 import { derivedSecret, encryptSecret, sha256Hex } from '../../platform/security/crypto';
+import { canonicalJson } from '../../platform/security/canonical-json';
 import { startWorkflowOrDiscard } from '../../platform/temporal/client';
 import { badRequest, notFound } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
@@ -24,10 +25,11 @@ import type { ApprovalRecord } from '../../models/approval';
 
 const DAY_MS = 24 * 3600 * 1000;
 
-/** The approvals the sent version carries, as audit entries (the sealed PDF's audit page and /verify list the trail). */
+/** The approvals the sent version carries, with the facts they covered, as audit entries (the sealed PDF's audit page and /verify list the trail). */
 function approvalAudit(a: ApprovalRecord | null): AuditEntryInput[] {
   if (!a) return [];
   const version = `version ${a.version_number}, sha256 ${a.version_sha256}`;
+  const facts = canonicalJson(a.facts);
   const decisions = a.groups.flatMap((g) =>
     g.decisions
       .filter((d) => d.decision === 'approved')
@@ -36,13 +38,20 @@ function approvalAudit(a: ApprovalRecord | null): AuditEntryInput[] {
         at: d.at.toISOString(),
         name: d.name,
         detail: `step ${g.step}; ${version}${d.comment ? `; ${d.comment}` : ''}`,
+        facts,
       })),
   );
   const o = a.override;
   return o?.at
     ? [
         ...decisions,
-        { type: 'approval_overridden', at: o.at.toISOString(), name: o.name ?? null, detail: `reason: ${o.reason ?? ''}; ${version}` },
+        {
+          type: 'approval_overridden',
+          at: o.at.toISOString(),
+          name: o.name ?? null,
+          detail: `reason: ${o.reason ?? ''}; ${version}`,
+          facts,
+        },
       ]
     : decisions;
 }
@@ -97,8 +106,8 @@ export async function sendSignatureRequest(
   if (!contract.content.trim() && !contract.document_id)
     throw badRequest('contract_id: the contract has no content to sign; add or draft it first, or name its PDF of record (document_id)');
   const frozen = await freezeDocument(s, contract);
-  // The approvals bind to the version's SHA-256: the frozen document's.
-  const approval = await approvalForSigning(contract, frozen.document_hash);
+  // The approvals bind to the version's SHA-256 (the frozen document's) and to the facts judged now.
+  const { approval, facts } = await approvalForSigning(s, p, contract, frozen.document_hash);
   // Every signer is mailed a link: a verified owner and the daily recipient quota first.
   await reserveRecipients(
     s,
@@ -112,6 +121,8 @@ export async function sendSignatureRequest(
     at: now.toISOString(),
     name: p.name,
     detail: `${body.signers.length} signer(s), ${body.ordered ? 'ordered' : 'parallel'}; document SHA-256 ${frozen.document_hash} (${frozen.record_document_id ? 'PDF of record' : 'contract content'})`,
+    // What the approval policies were judged on when it went out, approval or none.
+    facts: canonicalJson(facts),
   };
   const sig = new Signature({
     organization_id: new Types.ObjectId(p.organizationId),

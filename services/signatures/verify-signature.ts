@@ -6,12 +6,13 @@
  */
 import type { Services } from '../../platform/engines';
 import { Contract } from '../../models/contract';
-import { auditOf, type SignatureRecord } from '../../models/signature';
+import { auditOf, type AuditEntry, type SignatureRecord } from '../../models/signature';
 import { brokenAuditLink, certificateValid, sha256, type Certificate, type CertificatePayload } from './signature-evidence';
 import { getSigningKey } from './signing-key';
 import { sealReport } from './verify-seal';
 import { PdfOfRecordChangedError, readPdfOfRecord } from './pdf-of-record';
 import { sha256Hex } from '../../platform/security/crypto';
+import type { ApprovalFacts } from '../approvals/contract-facts';
 
 /** SHA-256 of the frozen document's bytes as kept now; null when they are gone. */
 async function frozenHash(sig: SignatureRecord): Promise<string | null> {
@@ -24,6 +25,9 @@ async function frozenHash(sig: SignatureRecord): Promise<string | null> {
     throw err;
   }
 }
+
+/** The facts an entry of the trail records (the approval policies' reading), or null. */
+const factsOf = (e: AuditEntry | undefined) => (e?.facts ? (JSON.parse(e.facts) as ApprovalFacts) : null);
 
 export async function verifySignature(s: Services, sig: SignatureRecord) {
   const reasons: string[] = [];
@@ -55,9 +59,16 @@ export async function verifySignature(s: Services, sig: SignatureRecord) {
     document_hash: sig.document_hash,
     signers: sig.signers.map((x) => ({ name: x.name, email: x.email, signed_at: x.signed_at })),
     certificate,
+    facts_at_sending: factsOf(trail.find((e) => e.type === 'requested')),
     approvals: trail
       .filter((e) => e.type === 'approved' || e.type === 'approval_overridden')
-      .map((e) => ({ type: e.type, name: e.name ?? null, at: e.at, detail: e.detail ?? null })),
+      .map((e) => ({
+        type: e.type,
+        name: e.name ?? null,
+        at: e.at,
+        detail: e.detail ?? null,
+        facts: factsOf(e),
+      })),
     ...(reasons.length ? { reasons } : {}),
     seal: await sealReport(s, sig),
   };

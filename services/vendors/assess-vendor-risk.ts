@@ -4,6 +4,7 @@ import type { Principal } from '../../platform/security/principal';
 import { orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import type { VendorDoc } from '../../models/vendor';
+import { supersedeApprovalsOfVendor } from '../approvals/supersede-approvals';
 import { emitVendorEvent } from './vendor-events';
 import { assessVendorByRules } from './vendor-risk-rules';
 
@@ -24,6 +25,8 @@ export async function assessVendorRisk(s: Services, p: Principal, vendor: Vendor
   const result = (await s.ai.assessVendor(facts)) ?? assessVendorByRules(facts);
   vendor.set({ risk_score: result.risk_score, risk_level: result.risk_level, assessment: result.assessment, assessed_at: new Date() });
   await vendor.save();
+  // The risk is a fact approval policies read: requests that covered the old one stop counting.
+  await supersedeApprovalsOfVendor(vendor);
   await emitVendorEvent(
     p,
     'vendor.risk_assessed',

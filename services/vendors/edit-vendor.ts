@@ -11,6 +11,7 @@ import { orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { VENDOR_STATUSES, Vendor, type VendorDoc } from '../../models/vendor';
 import { emitVendorEvent } from './vendor-events';
+import { supersedeApprovalsOfVendor } from '../approvals/supersede-approvals';
 
 const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullable();
 
@@ -48,7 +49,9 @@ export async function createVendor(p: Principal, body: z.infer<typeof createVend
 
 export async function updateVendor(vendor: VendorDoc, body: z.infer<typeof updateVendorBody>): Promise<VendorDoc> {
   vendor.set(body);
+  const renamed = vendor.isModified('name');
   await vendor.save();
+  if (renamed) await supersedeApprovalsOfVendor(vendor);
   return vendor;
 }
 

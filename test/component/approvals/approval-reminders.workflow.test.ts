@@ -13,8 +13,13 @@ import { approvalChangedSignal, approvalWorkflowId } from '../../../workflows/ap
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
-/** An approval request on a new contract of `owner`'s, one step per approver, each reminding every 2 days and escalating to the owner at 5. */
+/**
+ * An approval request on a new contract, one step per approver, each reminding every 2 days and
+ * escalating to the owner at 5. A member writes and requests it: the requester and the author do
+ * not count as approvers, so the owner can decide once escalated.
+ */
 async function requestApproval(owner: TestUser, approvers: TestUser[]): Promise<string> {
+  const requester = await addMember(owner, 'member');
   for (const [i, approver] of approvers.entries()) {
     const policy = await api('POST', '/settings/approval-policies', {
       token: owner.token,
@@ -30,10 +35,10 @@ async function requestApproval(owner: TestUser, approvers: TestUser[]): Promise<
     expect(policy.status, policy.text).to.equal(201);
   }
   const c = await api<{ id: string }>('POST', '/contracts', {
-    token: owner.token,
+    token: requester.token,
     body: { title: 'Supply', type: 'service_agreement', counterparty: 'Acme', content: 'Text.' },
   });
-  const started = await api<{ approval: { id: string } }>('POST', `/contracts/${c.body.id}/approvals`, { token: owner.token });
+  const started = await api<{ approval: { id: string } }>('POST', `/contracts/${c.body.id}/approvals`, { token: requester.token });
   expect(started.status, started.text).to.equal(201);
   return started.body.approval.id;
 }

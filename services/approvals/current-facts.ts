@@ -1,0 +1,36 @@
+/**
+ * The facts a contract's current version is judged on: never the key terms of an earlier text.
+ * When the stored terms were extracted from another version (an edit the worker has not read
+ * yet), they are extracted now, with the provider at hand, before anything is judged.
+ */
+import type { Services } from '../../platform/engines';
+import type { Principal } from '../../platform/security/principal';
+import type { ContractDoc } from '../../models/contract';
+import type { ContractVersionDoc } from '../../models/contract-version';
+import { authorOf, currentVersion, recordContractVersion } from '../contracts/contract-versions';
+import { extractContractTerms } from '../contracts/contract-terms';
+import { readFacts, type FactsRead } from './contract-facts';
+import { approvalErrors } from './errors';
+
+/** The contract's current version; a contract from before versions gets its first one now. */
+export async function versionOf(p: Principal, contract: ContractDoc): Promise<ContractVersionDoc> {
+  return (await currentVersion(contract)) ?? (await recordContractVersion(contract, authorOf(p)));
+}
+
+export async function currentFacts(
+  s: Services,
+  p: Principal,
+  contract: ContractDoc,
+): Promise<{ version: ContractVersionDoc; read: FactsRead }> {
+  const version = await versionOf(p, contract);
+  let read = await readFacts(contract);
+  if (read.termsOfVersion !== version.sha256) {
+    await extractContractTerms(s, p.organizationId, contract.id);
+    read = await readFacts(contract);
+  }
+  if (read.termsOfVersion !== version.sha256)
+    throw approvalErrors.approval_terms_pending(
+      `contract_id: the key terms of version ${version.number} (sha256 ${version.sha256}) are not extracted yet: the contract changed while they were read. Try again.`,
+    );
+  return { version, read };
+}
