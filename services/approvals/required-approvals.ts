@@ -24,7 +24,7 @@ export interface RequiredStep {
 }
 
 /** The counterparty's vendor: the linked one, else the organization's vendor of that name. */
-async function vendorRisk(contract: ContractDoc): Promise<string | null> {
+export async function vendorRisk(contract: ContractDoc): Promise<string | null> {
   const vendor = contract.vendor_id
     ? await Vendor.findOne({ _id: contract.vendor_id, organization_id: contract.organization_id }, { risk_level: 1 }).lean()
     : await Vendor.findOne({ organization_id: contract.organization_id, name: contract.counterparty }, { risk_level: 1 }).lean();
