@@ -8,7 +8,6 @@
 import { Types, trusted } from 'mongoose';
 import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
-import type { Role } from '../../platform/security/rbac';
 import { Approval, type ApprovalRecord } from '../../models/approval';
 import { ApprovalPolicy } from '../../models/approval-policy';
 import { Contract, type ContractDoc } from '../../models/contract';
