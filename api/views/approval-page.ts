@@ -46,7 +46,8 @@ ${row('Value', e(money.trim()))}
 ${row('Vendor risk', e(r.vendorRisk ?? 'not assessed'))}
 ${row('Start', e(c.start_date ? dayOf(c.start_date) : 'not stated'))}
 ${row('End', e(c.end_date ? dayOf(c.end_date) : 'not stated'))}
-${row('Version', `${r.approval.version_number}, SHA-256 <code>${e(r.approval.version_sha256)}</code>`)}
+${row('Version', String(r.approval.version_number))}
+${row('SHA-256', `<code>${e(r.approval.version_sha256)}</code>`)}
 </dl>
 ${r.reasons.length ? `<h3>Why it needs approval</h3>\n<ul>${r.reasons.map((x) => `<li>${e(x)}</li>`).join('')}</ul>` : ''}
 </section>`;
@@ -154,7 +155,7 @@ function stateText(s: ApprovalLinkState): { title: string; html: string } {
     case 'decided':
       return {
         title: s.decision === 'approved' ? 'You approved' : 'You rejected',
-        html: `<p>You ${s.decision} step ${s.step} on ${e(formatTime(s.at))}.</p>`,
+        html: `<p>You ${s.decision} step ${s.step} on ${e(formatTime(s.at))}.${s.outcome === 'pending' ? '' : ` The request is now ${e(s.outcome)}.`}</p>`,
       };
     case 'waiting':
       return {

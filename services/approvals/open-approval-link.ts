@@ -56,7 +56,7 @@ export async function resolveApprovalLink(s: Services, approvalId: string, token
 export type ApprovalLinkState =
   | { kind: 'superseded' }
   | { kind: 'closed'; status: 'approved' | 'rejected' | 'overridden' }
-  | { kind: 'decided'; decision: 'approved' | 'rejected'; at: Date; step: number }
+  | { kind: 'decided'; decision: 'approved' | 'rejected'; at: Date; step: number; outcome: ApprovalRecord['status'] }
   | { kind: 'waiting'; step: number; active: number }
   | { kind: 'not_approver' };
 
@@ -92,19 +92,24 @@ async function stateOf(link: ApprovalLink): Promise<ApprovalLinkState | null> {
   const current = await currentVersion({ _id: a.contract_id });
   if (a.status === 'superseded' || (a.status === 'pending' && current && current.sha256 !== a.version_sha256))
     return { kind: 'superseded' };
-  if (a.status !== 'pending') return { kind: 'closed', status: a.status };
   const me = { id: user.id, role: user.role };
-  const active = a.groups.find((g) => g.status === 'active');
   const mine = (g: Group) => g.decisions.find((d) => d.user_id.equals(user._id));
-  const decided = active && mine(active);
-  if (decided) return { kind: 'decided', decision: decided.decision, at: decided.at, step: active.step };
+  // Their latest decision: on the open step, or on one the request has moved past or closed with.
+  const own = a.groups.flatMap((g) => (mine(g) ? [{ g, d: mine(g)! }] : [])).at(-1);
+  const decided = (o: NonNullable<typeof own>): ApprovalLinkState => ({
+    kind: 'decided',
+    decision: o.d.decision,
+    at: o.d.at,
+    step: o.g.step,
+    outcome: a.status,
+  });
+  if (a.status !== 'pending') return own ? decided(own) : { kind: 'closed', status: a.status };
+  const active = a.groups.find((g) => g.status === 'active');
+  if (own && own.g === active) return decided(own);
   if (active && requirementsFor(active, me).length) return null;
   const later = a.groups.find((g) => g.status === 'pending' && requirementsFor(g, me).length);
   if (later && active) return { kind: 'waiting', step: later.step, active: active.step };
-  const earlier = a.groups.find((g) => mine(g));
-  const d = earlier && mine(earlier);
-  if (earlier && d) return { kind: 'decided', decision: d.decision, at: d.at, step: earlier.step };
-  return { kind: 'not_approver' };
+  return own ? decided(own) : { kind: 'not_approver' };
 }
 
 /** The key terms the contract states or the organization sets a standard for, each beside its standards. */
