@@ -1,11 +1,14 @@
 /** The OpenAPI description of the approval page's routes (api/routes/approval-page.ts serves them). */
 import { z } from 'zod';
 import { approvalFormFields } from '../../services/approvals/submit-approval-form';
+import { APPROVAL_TOKEN } from '../../services/approvals/approval-link';
 import { operation } from '../http/openapi';
 
 const tag = 'Approval page';
 const page = (description: string) => ({ description, schema: z.string(), contentType: 'text/html' });
-const root = { tag, public: true, root: true } as const;
+/** The token's own pattern: no literal of the JSON API (`/approvals/{id}/approve`) fills it. */
+const params = z.object({ token: z.string().regex(APPROVAL_TOKEN).meta({ description: "The approver's personal token from the mail" }) });
+const root = { tag, public: true, root: true, params } as const;
 
 operation({
   ...root,

@@ -26,9 +26,12 @@ export function approvalLinkToken(config: LinkConfig, subject: ApprovalLinkSubje
   return `${subject.userId}.${until}.${mac(config, subject, until)}`;
 }
 
+/** A token's shape: the approver's id, the deadline (base 36 seconds), the MAC. */
+export const APPROVAL_TOKEN = /^([0-9a-f]{24})\.[0-9a-z]{1,10}\.[A-Za-z0-9]{43}$/;
+
 /** The approver a token names, before its MAC is checked (null when it has not the shape of one). */
 export function approverOfToken(token: string): string | null {
-  return /^([0-9a-f]{24})\.[0-9a-z]{1,10}\.[A-Za-z0-9]{43}$/.exec(token)?.[1] ?? null;
+  return APPROVAL_TOKEN.exec(token)?.[1] ?? null;
 }
 
 /** 'valid' for a genuine, unexpired token of this subject; 'expired' for a genuine one past its deadline; else 'invalid'. */
