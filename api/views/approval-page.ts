@@ -7,6 +7,7 @@
 import { escapeHtml, formatTime } from '../../services/mail/messages';
 import { redlineParagraphs } from '../../services/contracts/redline-html';
 import type { ApprovalLinkState, ApprovalReview } from '../../services/approvals/open-approval-link';
+import { MFA_ENROL } from '../../services/approvals/submit-approval-form';
 import { dayOf } from '../../platform/dates';
 import { layout } from './signing-page';
 
@@ -105,21 +106,28 @@ ${clauses}
 export function approvalPage(v: ApprovalFormValues): string {
   const r = v.review;
   const errors = v.errors ?? {};
+  const head = `${header(r.approval.requested_by_name ?? 'A colleague', r.approval.contract_title, r.approval.version_number, r.step)}
+${facts(r)}
+${terms(r)}
+${changes(r)}`;
   const err = (id: string, text?: string) => (text ? `<p class="error" id="${id}-error" role="alert">${e(text)}</p>` : '');
   const invalid = (id: string, text?: string, hint?: string) =>
     text ? ` aria-describedby="${id}-error" aria-invalid="true"` : hint ? ` aria-describedby="${hint}"` : '';
-  const code = r.approver.mfa
-    ? `<div class="field">
+  if (r.approver.mfa === 'enrol')
+    return layout(
+      `Approve: ${r.approval.contract_title}`,
+      `${head}\n<section aria-labelledby="decide-h">\n<h2 id="decide-h">Your decision, ${e(r.approver.name)}</h2>\n<p>${e(MFA_ENROL)}</p>\n</section>`,
+    );
+  const code =
+    r.approver.mfa === 'code'
+      ? `<div class="field">
 <label for="code">Code from your authenticator app</label>
 <p class="muted" id="code-hint">You have MFA on: your decision counts only with a current code.</p>
 <input type="text" class="code" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="32"${invalid('code', errors.code, 'code-hint')}>
 ${err('code', errors.code)}
 </div>`
-    : '';
-  const body = `${header(r.approval.requested_by_name ?? 'A colleague', r.approval.contract_title, r.approval.version_number, r.step)}
-${facts(r)}
-${terms(r)}
-${changes(r)}
+      : '';
+  const body = `${head}
 <section aria-labelledby="decide-h">
 <h2 id="decide-h">Your decision, ${e(r.approver.name)}</h2>
 <form method="post" action="${e(v.path)}">

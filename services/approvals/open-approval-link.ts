@@ -12,6 +12,7 @@ import { Approval, type ApprovalRecord } from '../../models/approval';
 import { ApprovalPolicy } from '../../models/approval-policy';
 import { Contract, type ContractDoc } from '../../models/contract';
 import { User, type UserDoc } from '../../models/user';
+import { Organization } from '../../models/organization';
 import { contractTerms } from '../contracts/contract-terms';
 import { currentVersion, findVersion, textOfVersion } from '../contracts/contract-versions';
 import { diffContractVersions, type VersionDiff } from '../contracts/diff-contract-versions';
@@ -23,10 +24,11 @@ import { vendorRisk } from './required-approvals';
 
 type Group = ApprovalRecord['groups'][number];
 
-/** A genuine link's request and approver. */
+/** A genuine link's request and approver, and the second factor a decision takes: a current code, none, or none possible before enrolling (the organization requires MFA). */
 export interface ApprovalLink {
   approval: ApprovalRecord;
   user: UserDoc;
+  mfa: 'code' | 'none' | 'enrol';
 }
 
 /** The approver as the decision use case sees them: a person, never an API key. */
@@ -49,7 +51,10 @@ export async function resolveApprovalLink(s: Services, approvalId: string, token
   if (!approval || !user) return null;
   const subject = { approvalId: approval.id, userId: user.id, versionSha256: approval.version_sha256, sessionEpoch: user.session_epoch };
   const checked = checkApprovalLink(s.config, subject, token);
-  return checked === 'valid' ? { approval, user } : checked === 'expired' ? 'expired' : null;
+  if (checked !== 'valid') return checked === 'expired' ? 'expired' : null;
+  if (user.mfa_enabled) return { approval, user, mfa: 'code' };
+  const org = await Organization.findById(approval.organization_id, { mfa_required: 1 }).lean();
+  return { approval, user, mfa: org?.mfa_required ? 'enrol' : 'none' };
 }
 
 /** A state in which the link cannot decide. */
@@ -71,7 +76,7 @@ export interface TermRow {
 /** What the approver reviews before deciding. */
 export interface ApprovalReview {
   approval: ApprovalRecord;
-  approver: { name: string; mfa: boolean };
+  approver: { name: string; mfa: ApprovalLink['mfa'] };
   step: number;
   reasons: string[];
   contract: Pick<ContractDoc, 'title' | 'type' | 'counterparty' | 'value' | 'currency' | 'start_date' | 'end_date'>;
@@ -157,7 +162,7 @@ async function review(s: Services, link: ApprovalLink): Promise<ApprovalReview |
   const [risk, terms, changes] = await Promise.all([vendorRisk(contract), termRows(contract), changesOf(s, a, contract)]);
   return {
     approval: a,
-    approver: { name: user.full_name, mfa: user.mfa_enabled },
+    approver: { name: user.full_name, mfa: link.mfa },
     step: group.step,
     reasons: group.requirements.flatMap((r) => r.reasons),
     contract,

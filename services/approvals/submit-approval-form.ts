@@ -33,6 +33,9 @@ export const approvalForm = approvalFormFields.refine((f) => f.decision === 'app
   message: 'Say briefly why you reject',
 });
 
+export const MFA_ENROL =
+  'Your organization requires MFA, and you have not set it up yet: sign in to the app to set it up, then decide here or there.';
+
 /** The CSRF scope of a link: its request and token, hashed. */
 const scopeOf = (approvalId: string, token: string) => sha256Hex(`approval-link:${approvalId}/${token}`);
 
@@ -76,7 +79,8 @@ export async function submitApprovalForm(s: Services, post: ApprovalFormPost, co
     };
   const form = parsed.data;
   const { approval, user } = link;
-  if (user.mfa_enabled) {
+  if (link.mfa === 'enrol') return { kind: 'refused', status: 403, code: 'forbidden', detail: MFA_ENROL };
+  if (link.mfa === 'code') {
     if (!form.code) return { kind: 'invalid', typed, errors: { code: 'Enter the current code from your authenticator app' } };
     try {
       await codeAttempt(user.id, async () => {

@@ -166,6 +166,23 @@ describe('approval page (HTTP)', function () {
     expect((await decisions(r.approval.id)).map((d) => [d.user_id, d.decision])).to.deep.equal([[mia.user.id, 'approved']]);
   });
 
+  it('refuses a decision from an approver without MFA when the organization requires it', async () => {
+    const r = await underApproval();
+    const b = pageBrowser();
+    const csrf = csrfOf((await b.get(r.ann)).text);
+    const setting = (on: boolean) => api('PUT', '/settings/organization', { token: owner.token, body: { mfa_required: on } });
+    expect((await setting(true)).status).to.equal(200);
+    try {
+      const page = await b.get(r.ann);
+      expect(page.text).to.contain('Your organization requires MFA').and.not.contain('<form');
+      const posted = await b.post(r.ann, { csrf, decision: 'approve' });
+      expect(posted.status).to.equal(403);
+      expect(await decisions(r.approval.id)).to.deep.equal([]);
+    } finally {
+      expect((await setting(false)).status).to.equal(200);
+    }
+  });
+
   it("refuses another approver's or another request's token, and a token with its approver swapped", async () => {
     const [one, two] = [await underApproval(), await underApproval()];
     const token = one.ann.split('/')[3]!;
