@@ -60,7 +60,7 @@ function terms(r: ApprovalReview): string {
     .map(
       (t) => `<tr>
 <th scope="row">${e(words(t.term))}</th>
-<td>${t.value ? e(t.value) : '<span class="muted">not stated</span>'}</td>
+<td class="value">${t.value ? e(t.value) : '<span class="muted">not stated</span>'}</td>
 <td>${t.standards.length ? `${e(t.standards.join(' or '))}${t.differs ? ' <span class="differs">(differs)</span>' : ''}` : '<span class="muted">none set</span>'}</td>
 </tr>`,
     )

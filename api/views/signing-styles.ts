@@ -35,10 +35,10 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1rem;marg
 dl.facts dt{font-weight:600;color:#57606a}
 dl.facts dd{margin:0;overflow-wrap:anywhere}
 dl.facts + h3{margin-top:1rem}
-table.terms{width:100%;border-collapse:collapse;table-layout:fixed}
-table.terms th,table.terms td{text-align:left;vertical-align:top;padding:.45rem .5rem;border-bottom:1px solid #d0d7de;overflow-wrap:anywhere}
+table.terms{width:100%;border-collapse:collapse}
+table.terms th,table.terms td{text-align:left;vertical-align:top;padding:.45rem .5rem;border-bottom:1px solid #d0d7de;overflow-wrap:break-word}
 table.terms th[scope=col]{color:#57606a}
-table.terms thead th:first-child{width:28%}
+table.terms td.value{overflow-wrap:anywhere}
 .differs{color:#a4161a;font-weight:600}
 .redline{border-top:1px solid #d0d7de;padding-top:1rem}
 .redline p{margin:0 0 .75rem;white-space:pre-wrap;overflow-wrap:anywhere}
