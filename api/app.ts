@@ -14,6 +14,7 @@ import { ERROR_CODE_HEADER, errorCodeOf, errorHandler, notFoundRoute } from './h
 import { healthRouter } from './routes/health';
 import { apiRouter } from './routes';
 import { signingPageRouter } from './routes/signing-page';
+import { approvalPageRouter } from './routes/approval-page';
 import { relayOnRecord } from '../services/wiring';
 import { followSearchWrites } from '../services/search/reflect-contracts';
 import { checkQuery } from './http/middleware/input';
@@ -72,6 +73,8 @@ export function createApp(s: Services): express.Express {
   app.use('/api/v1', apiRouter(s));
   // The signer's page, the link in signing mail (outside the versioned API).
   app.use(signingPageRouter(s));
+  // The approver's page, the personal link in approval mail.
+  app.use(approvalPageRouter(s));
   app.use(notFoundRoute);
   app.use(errorHandler(s.logger));
   return app;

@@ -219,6 +219,12 @@ const schema = z
     SIGNATURE_REMINDERS_MAX: z.coerce.number().int().min(0).max(1000).default(5),
     /** Active contracts ending within this many days get one `contract.renewal_due` (daily schedule). */
     RENEWAL_REMINDER_DAYS: positiveInt.default(30),
+    /**
+     * How long an approver's personal link in an approval mail (`/approvals/<id>/<token>`)
+     * works; every reminder and escalation mail carries a fresh one. A link also stops at once
+     * when its request is decided or superseded, or the approver resets their password.
+     */
+    APPROVAL_LINK_DAYS: positiveInt.max(90).default(7),
 
     /** The local embedding model's folder (scripts/stack.sh provisions it); without its files the local provider falls back to feature hashing. */
     EMBEDDING_MODEL_DIR: z.string().default('.stack/models/all-MiniLM-L6-v2'),

@@ -22,19 +22,21 @@ const REDACTED = '[redacted]';
  * `/invite/`, `/reset-password/` and `/verify-email/` (the front end's links in mail, should one reach the API).
  */
 const SECRET_SEGMENT = /(\/(?:sign|invite|reset-password|verify-email)\/)[^/?#]+/gi;
+/** An approver's personal link, `/approvals/<id>/<token>` (its token has dots; `/approvals/<id>/approve` keeps its verb). */
+const APPROVAL_LINK = /(\/approvals\/[^/?#]+\/)[^/?#]*\.[^/?#]*/gi;
 
 /** Query parameters whose values are secrets (links with tokens, invite and reset codes, keys). */
 const SECRET_PARAM = /token|secret|password|code|key|signature|otp/i;
 
 /**
  * A request URL as it may be logged: the token of a link (`/signatures/sign/<token>`,
- * `/sign/<token>`, `/invite/<token>`, `/reset-password/<token>`) and the values of secret-looking query parameters (`?token=`,
+ * `/sign/<token>`, `/invite/<token>`, `/reset-password/<token>`, `/approvals/<id>/<token>`) and the values of secret-looking query parameters (`?token=`,
  * `invite_token`, `code`, ...) replaced by `[redacted]`. The bytes are not decoded, so the
  * rest of the URL logs as it arrived.
  */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
-  const path = (q === -1 ? url : url.slice(0, q)).replace(SECRET_SEGMENT, `$1${REDACTED}`);
+  const path = (q === -1 ? url : url.slice(0, q)).replace(SECRET_SEGMENT, `$1${REDACTED}`).replace(APPROVAL_LINK, `$1${REDACTED}`);
   if (q === -1) return path;
   const query = url
     .slice(q + 1)

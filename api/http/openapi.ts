@@ -123,8 +123,8 @@ export function errorResponse(
   return { description, content: { 'application/json': { schema: errorSchema } }, headers: { ...ERROR_CODE_HEADERS, ...headers } };
 }
 
-/** The signer's HTML page (api/routes/signing-page.ts): rate-limited, refusals answered as a page, 5xx as JSON. */
-const isSigningPage = (d: OperationDoc) => d.root === true && d.path.startsWith('/sign/');
+/** The signer's and the approver's HTML pages (api/routes/signing-page.ts, approval-page.ts): rate-limited, refusals answered as a page, 5xx as JSON. */
+const isHtmlPage = (d: OperationDoc) => d.root === true && (d.path.startsWith('/sign/') || d.path.startsWith('/approvals/'));
 
 /** Errors any operation may answer; `when` limits one to the operations it applies to. */
 const ERRORS: Array<{ status: number; description: string; when?: (doc: OperationDoc) => boolean }> = [
@@ -134,7 +134,7 @@ const ERRORS: Array<{ status: number; description: string; when?: (doc: Operatio
   { status: 404, description: "Not found in the caller's organization" },
   { status: 413, description: 'Request body is too large', when: (d) => !!(d.body ?? d.multipart ?? d.form) },
   { status: 415, description: 'Unsupported Content-Encoding or media type of the body', when: (d) => !!(d.body ?? d.multipart ?? d.form) },
-  { status: 429, description: 'Rate limit reached; see Retry-After', when: (d) => !d.root || isSigningPage(d) },
+  { status: 429, description: 'Rate limit reached; see Retry-After', when: (d) => !d.root || isHtmlPage(d) },
   { status: 503, description: 'A store the operation needs is unavailable; retry shortly' },
 ];
 
@@ -211,7 +211,7 @@ export function operation(doc: OperationDoc): void {
         : undefined;
     responses[status] = { description: r.description, ...(media ? { content: media } : {}) };
   }
-  const page = isSigningPage(doc);
+  const page = isHtmlPage(doc);
   for (const e of ERRORS) {
     if (e.when && !e.when(doc)) continue;
     if (page && e.status < 500) {

@@ -48,7 +48,7 @@ export function documentPages(text: string, pageChars = PAGE_CHARS): string[][] 
 export const signingPages = (sig: Pick<SignatureRecord, 'document' | 'document_pages' | 'record_document_id'>): string[][] =>
   sig.record_document_id ? sig.document_pages.map(linesOf) : documentPages(sig.document);
 
-function layout(title: string, body: string): string {
+export function layout(title: string, body: string): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

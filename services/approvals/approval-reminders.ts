@@ -15,6 +15,7 @@ import { queueMail } from '../mail/queue';
 import { approvalMail } from '../mail/messages';
 import type { ApprovalPlan, ApprovalWorkflowInput } from '../../workflows/approval.shared';
 import { emitApprovalEvent } from './approval-events';
+import { approvalLinkToken } from './approval-link';
 import type { Approvers } from './policy-rules';
 import { isSelf } from './approval-view';
 
@@ -75,6 +76,13 @@ async function mailStep(s: Services, input: ApprovalWorkflowInput, step: number,
       message: approvalMail(s.config.publicBaseUrl, {
         kind,
         approvalId: a.id,
+        token: approvalLinkToken(s.config, {
+          approvalId: a.id,
+          userId: u._id.toHexString(),
+          versionSha256: a.version_sha256,
+          sessionEpoch: u.session_epoch,
+        }),
+        linkDays: s.config.APPROVAL_LINK_DAYS,
         title: a.contract_title,
         counterparty: contract?.counterparty ?? '',
         step,

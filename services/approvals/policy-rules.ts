@@ -85,7 +85,7 @@ export interface ContractFacts {
 const plain = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? null)).toLowerCase().replace(/\s+/g, ' ').trim();
 
 /** True when the term says the standard: its text or its normalized value, ignoring case and spacing. */
-function isStandard(terms: TermFacts, key: KeyTermName, standard: string): boolean {
+export function isStandard(terms: TermFacts, key: KeyTermName, standard: string): boolean {
   const t = terms[key];
   return !!t && (plain(t.value) === plain(standard) || plain(t.normalized) === plain(standard));
 }

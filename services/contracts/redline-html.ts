@@ -19,8 +19,9 @@ const STYLE =
 /** The page's policy: no script at all, and only its own stylesheet (by hash). */
 export const REDLINE_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; frame-ancestors 'none'`;
 
-export function renderRedlineHtml(title: string, d: VersionDiff): string {
-  const body = d.paragraphs
+/** The redline's paragraphs, each a `<p>` (also the approval page's, api/views/approval-page.ts). */
+export const redlineParagraphs = (d: Pick<VersionDiff, 'paragraphs'>): string =>
+  d.paragraphs
     .map((p) => {
       if (p.op === 'equal') return `<p>${escapeHtml(p.text)}</p>`;
       if (p.op === 'insert') return `<p class="insert"><ins>${escapeHtml(p.text)}</ins></p>`;
@@ -28,6 +29,9 @@ export function renderRedlineHtml(title: string, d: VersionDiff): string {
       return `<p class="change">${p.parts.map(part).join('')}</p>`;
     })
     .join('\n');
+
+export function renderRedlineHtml(title: string, d: VersionDiff): string {
+  const body = redlineParagraphs(d);
   const clauses = d.clauses?.length
     ? `<h2>Key terms changed</h2><ul class="clauses">${d.clauses.map((c) => `<li>${escapeHtml(c.summary)}</li>`).join('')}</ul>`
     : '';

@@ -2,7 +2,8 @@
  * The messages the service sends. Each is a plain-text and an HTML part built from the same
  * paragraphs: templates write text only, and the HTML part escapes all of it, so a name or
  * title with markup is shown, never interpreted. Links come from PUBLIC_BASE_URL (the front
- * end): /invite/<token>, /reset-password/<token>, /sign/<token> and /signatures/<id>.
+ * end): /invite/<token>, /reset-password/<token>, /sign/<token>, /signatures/<id> and
+ * /approvals/<id>/<token>.
  */
 export interface MailAttachment {
   filename: string;
@@ -249,6 +250,9 @@ export function approvalMail(
   v: {
     kind: 'request' | 'reminder' | 'escalation';
     approvalId: string;
+    /** The approver's personal link token (services/approvals/approval-link.ts), and how many days it works. */
+    token: string;
+    linkDays: number;
     title: string;
     counterparty: string;
     step: number;
@@ -265,6 +269,9 @@ export function approvalMail(
   return compose({
     subject: `${v.kind === 'reminder' ? 'Reminder: ' : v.kind === 'escalation' ? 'Escalated: ' : ''}approval requested for ${v.title}`,
     paragraphs: [lead, ...(v.reasons.length ? [`Why: ${v.reasons.join('; ')}.`] : [])],
-    action: { label: 'Review and decide', url: link(base, 'approvals', v.approvalId) },
+    action: { label: 'Review and decide', url: link(base, 'approvals', v.approvalId, v.token) },
+    after: [
+      `This link is yours alone and works for ${v.linkDays} days: whoever opens it can decide in your name, so do not forward this message.`,
+    ],
   });
 }

@@ -65,3 +65,10 @@ export function linkToken(mail: ReceivedMail, page: 'invite' | 'reset-password' 
   if (!m) throw new Error(`no /${page}/ link in "${mail.subject}"`);
   return m[1]!;
 }
+
+/** The path of the approver's personal link (`/approvals/<id>/<token>`) in an approval mail's text part. */
+export function approvalLinkPath(mail: ReceivedMail): string {
+  const m = /\/approvals\/[0-9a-f]{24}\/[0-9a-f]{24}\.[0-9a-z]+\.[A-Za-z0-9]{43}/.exec(mail.text);
+  if (!m) throw new Error(`no /approvals/ link in "${mail.subject}"`);
+  return m[0];
+}

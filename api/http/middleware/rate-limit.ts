@@ -174,6 +174,8 @@ export interface RateLimits {
   loginAttempt: <T>(req: Request, attempt: () => Promise<T>) => Promise<T>;
   /** An MFA code check (401 on a wrong one) under the per-account MFA limit; needs the parsed body's mfa_token. */
   mfaAttempt: <T>(req: Request, attempt: () => Promise<T>) => Promise<T>;
+  /** The same, for a user the caller already knows (the approval page's approver): one limit for every way in. */
+  userMfaAttempt: <T>(userId: string, attempt: () => Promise<T>) => Promise<T>;
 }
 
 export function rateLimits(s: Services): RateLimits {
@@ -196,6 +198,9 @@ export function rateLimits(s: Services): RateLimits {
     address: counter(s, 'login-fail-address', FAILURE_LIMITS.loginPerAddress),
     mfa: counter(s, 'mfa-fail-account', FAILURE_LIMITS.mfaPerAccount),
   };
+
+  const userMfaAttempt = <T>(userId: string, attempt: () => Promise<T>) =>
+    holdAgainst([{ counter: failures.mfa, key: `user:${userId}`, enforce: true }], 'Too many wrong codes; try again later', attempt);
 
   return {
     login: requestLimit(s, 'login', { points: c.RATE_LIMIT_LOGIN_PER_MINUTE, seconds: MINUTES }, byAddress),
@@ -248,11 +253,8 @@ export function rateLimits(s: Services): RateLimits {
       // Only a signed MFA token names an account (one whose password was just given); anything else is a plain 401.
       const claims = typeof token === 'string' ? verifyToken(c, 'mfa', token) : null;
       if (!claims) return attempt();
-      return holdAgainst(
-        [{ counter: failures.mfa, key: `user:${claims.sub}`, enforce: true }],
-        'Too many wrong codes; try again later',
-        attempt,
-      );
+      return userMfaAttempt(claims.sub, attempt);
     },
+    userMfaAttempt,
   };
 }

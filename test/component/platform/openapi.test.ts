@@ -283,8 +283,8 @@ describe('API reference', () => {
           if (Number(status) < 400) continue;
           // The interface fixes /health's 503 body: the health report itself.
           if (label === 'GET /health' && status === '503') continue;
-          // The signer's HTML page answers its refusals as a page for the browser.
-          if (label.includes(' /sign/') && Number(status) < 500 && response.content?.['text/html']) continue;
+          // The signer's and the approver's HTML pages answer their refusals as a page for the browser.
+          if (/ \/(sign|approvals)\//.test(label) && Number(status) < 500 && response.content?.['text/html']) continue;
           if (response.content?.['application/json']?.schema.$ref !== '#/components/schemas/Error') wrong.push(`${label} ${status}`);
         }
         const limited = op.responses['429'];

@@ -1,23 +1,21 @@
 /**
- * The signing page in a real browser: Debian's Chromium (scripts/stack.sh installs it)
- * driven by playwright-core, which brings no browser of its own. A phone-sized viewport,
+ * The signing page in a real browser (test/support/chromium.ts): a phone-sized viewport,
  * every request outside the service refused and recorded, axe-core run in the page.
  * Screenshots go to test-output/signing-page/ (ignored).
  */
 import { expect } from 'chai';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { api } from '../../support/http';
-import { signUp, uniqueIp, type TestUser } from '../../support/auth';
+import { signUp, type TestUser } from '../../support/auth';
 import { testEnv } from '../../support/env';
 import { repoRoot } from '../../support/processes';
+import { axeViolations as axe, launchChromium, servicePage } from '../../support/chromium';
 import { Signature } from '../../../models/signature';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUT = path.join(repoRoot, 'test-output', 'signing-page');
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 const CONTENT = [
   'MUTUAL NON-DISCLOSURE AGREEMENT',
@@ -25,10 +23,6 @@ const CONTENT = [
   "2. Obligations. The Recipient shall keep the Discloser's Confidential Information secret and use it only for the Purpose.",
   '3. Term. This Agreement lasts three (3) years from the Effective Date.',
 ].join('\n');
-
-interface AxeResult {
-  violations: Array<{ id: string; impact: string | null; help: string; nodes: unknown[] }>;
-}
 
 describe('signing page (Chromium)', function () {
   this.timeout(180000);
@@ -39,7 +33,7 @@ describe('signing page (Chromium)', function () {
 
   before(async () => {
     mkdirSync(OUT, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
     owner = await signUp();
   });
   after(async () => {
@@ -49,29 +43,9 @@ describe('signing page (Chromium)', function () {
 
   /** A phone's browser with its own client address; anything not from the service is refused and noted. */
   async function phone(): Promise<Page> {
-    const context = await browser.newContext({
-      viewport: { width: 390, height: 844 },
-      isMobile: true,
-      hasTouch: true,
-      extraHTTPHeaders: { 'x-forwarded-for': uniqueIp() },
-    });
-    contexts.push(context);
-    const origin = new URL(testEnv().hostUrl).origin;
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (new URL(url).origin === origin) return route.continue();
-      outside.push(url);
-      return route.abort();
-    });
-    return context.newPage();
-  }
-
-  async function axe(page: Page): Promise<AxeResult['violations']> {
-    // Injected over the DevTools protocol: the page's CSP admits no script, which is the point.
-    await page.evaluate(AXE);
-    // Expressions as strings: the tests compile without the DOM's types.
-    const result = await page.evaluate<AxeResult>("axe.run({ resultTypes: ['violations'] })");
-    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    const page = await servicePage(browser, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }, outside);
+    contexts.push(page.context());
+    return page;
   }
 
   it('one signer reads, consents and signs; the other declines with a reason', async () => {

@@ -4,10 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { api } from '../../support/http';
-import { addMember, fromIp, signUp, uniqueIp, type TestUser } from '../../support/auth';
+import { addMember, signUp, type TestUser } from '../../support/auth';
 import { testEnv, testEnvironment } from '../../support/env';
 import { startApiProcess } from '../../support/processes';
 import { Signature } from '../../../models/signature';
+import { csrfOf, pageBrowser } from '../../support/page-browser';
 
 interface Created {
   id: string;
@@ -16,36 +17,6 @@ interface Created {
 
 const CONTENT =
   "MUTUAL NON-DISCLOSURE AGREEMENT\n1. Confidential Information. Each party keeps the other's information secret.\n2. Term. Three years.";
-
-/** A browser of the signing page: its own address, cookie jar of one cookie, no redirects followed. */
-function browser(base = testEnv().hostUrl) {
-  const ip = uniqueIp();
-  let cookie = '';
-  return {
-    async get(p: string) {
-      const res = await fetch(`${base}${p}`, { headers: { ...fromIp(ip), ...(cookie ? { cookie } : {}) }, redirect: 'manual' });
-      const set = res.headers.get('set-cookie');
-      if (set) cookie = set.split(';')[0]!;
-      return { status: res.status, headers: res.headers, text: await res.text() };
-    },
-    async post(p: string, form: Record<string, string>, withCookie = true) {
-      const res = await fetch(`${base}${p}`, {
-        method: 'POST',
-        headers: {
-          ...fromIp(ip),
-          'content-type': 'application/x-www-form-urlencoded',
-          'user-agent': 'PageTest/1.0',
-          ...(withCookie && cookie ? { cookie } : {}),
-        },
-        body: new URLSearchParams(form).toString(),
-        redirect: 'manual',
-      });
-      return { status: res.status, headers: res.headers, text: await res.text() };
-    },
-  };
-}
-
-const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1]!;
 
 describe('signing page (HTTP)', () => {
   let owner: TestUser;
@@ -75,7 +46,7 @@ describe('signing page (HTTP)', () => {
   it('links to /sign/<token>; the page shows requester, title, document, consent and labelled fields under a strict CSP', async () => {
     const r = await request({ title: 'NDA <script>alert(1)</script>' });
     expect(r.signers[0]!.signing_url).to.match(/^http:\/\/127\.0\.0\.1:\d+\/sign\/[A-Za-z0-9]{43}$/);
-    const page = await browser().get(r.paths[0]!);
+    const page = await pageBrowser().get(r.paths[0]!);
     expect(page.status).to.equal(200);
     expect(page.headers.get('content-type')).to.match(/^text\/html/);
     const csp = page.headers.get('content-security-policy')!;
@@ -111,7 +82,7 @@ describe('signing page (HTTP)', () => {
     const got = await api<{ signers: Array<{ status: string }> }>('GET', `/signatures/${r.id}`, { token: member.token });
     expect(got.body.signers[0]!.status).to.equal('viewed');
     // The stylesheet is same-origin; the download link gives the document to sign.
-    expect((await browser().get('/assets/signing-page.css')).headers.get('content-type')).to.match(/^text\/css/);
+    expect((await pageBrowser().get('/assets/signing-page.css')).headers.get('content-type')).to.match(/^text\/css/);
     const pdf = await fetch(`${testEnv().hostUrl}${r.paths[0]}/document.pdf`);
     expect(pdf.status).to.equal(200);
     expect(pdf.headers.get('content-type')).to.equal('application/pdf');
@@ -124,7 +95,7 @@ describe('signing page (HTTP)', () => {
 
   it("refuses a post without the CSRF cookie, or with another link's token, and signs with both", async () => {
     const r = await request();
-    const a = browser();
+    const a = pageBrowser();
     const form = csrfOf((await a.get(r.paths[0]!)).text);
     const noCookie = await a.post(r.paths[0]!, { csrf: form, consent: 'yes', signature_text: 'Ada Signer' }, false);
     expect(noCookie.status).to.equal(403);
@@ -145,12 +116,12 @@ describe('signing page (HTTP)', () => {
 
   it('has a page for waiting, declined (by the signer and by another), cancelled, expired and unknown links', async () => {
     const ordered = await request({ ordered: true });
-    const second = browser();
+    const second = pageBrowser();
     const waiting = await second.get(ordered.paths[1]!);
     expect(waiting.text).to.contain('Not your turn yet').and.contain('One earlier signer has not signed yet');
     expect(waiting.text).not.to.contain('name="csrf"');
 
-    const first = browser();
+    const first = pageBrowser();
     const csrf = csrfOf((await first.get(ordered.paths[0]!)).text);
     const declined = await first.post(`${ordered.paths[0]}/decline`, { csrf, reason: 'Clause 2 <is> too long' });
     expect(declined.status).to.equal(303);
@@ -160,15 +131,15 @@ describe('signing page (HTTP)', () => {
 
     const cancelled = await request();
     expect((await api('POST', `/signatures/${cancelled.id}/cancel`, { token: member.token })).status).to.equal(200);
-    expect((await browser().get(cancelled.paths[0]!)).text)
+    expect((await pageBrowser().get(cancelled.paths[0]!)).text)
       .to.contain('Request cancelled')
       .and.contain('Test Owner cancelled this signature request');
 
     const expired = await request();
     await Signature.updateOne({ _id: expired.id }, { $set: { expires_at: new Date(Date.now() - 1000) } });
-    expect((await browser().get(expired.paths[0]!)).text).to.contain('This link has expired');
+    expect((await pageBrowser().get(expired.paths[0]!)).text).to.contain('This link has expired');
 
-    const unknown = await browser().get(`/sign/${'x'.repeat(43)}`);
+    const unknown = await pageBrowser().get(`/sign/${'x'.repeat(43)}`);
     expect(unknown.status).to.equal(404);
     expect(unknown.text).to.contain('This signing link is not known');
   });
@@ -180,7 +151,7 @@ describe('signing page (HTTP)', () => {
     try {
       const r = await request();
       const token = r.paths[0]!.split('/').pop()!;
-      const b = browser(proc.url);
+      const b = pageBrowser(proc.url);
       const csrf = csrfOf((await b.get(`/sign/${token}`)).text);
       expect((await b.post(`/sign/${token}`, { csrf, consent: 'yes', signature_text: 'Ada Signer' })).status).to.equal(303);
       await new Promise((res) => setTimeout(res, 500)); // the log is written asynchronously
