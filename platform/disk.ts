@@ -4,7 +4,12 @@
  */
 import { statfs } from 'node:fs/promises';
 
-const gigabytes = (bytes: number) => `${Math.round((bytes / 1024 ** 3) * 100) / 100} GB`;
+/** Bytes for people: GB or MB with a decimal or two, or whole bytes below a megabyte. */
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 ** 3) return `${Math.round((bytes / 1024 ** 3) * 100) / 100} GB`;
+  if (bytes >= 1024 ** 2) return `${Math.round((bytes / 1024 ** 2) * 10) / 10} MB`;
+  return `${bytes} bytes`;
+}
 
 /** Bytes an unprivileged process may still write on the disk of `dir`. */
 export async function freeBytes(dir: string): Promise<number> {
@@ -19,5 +24,5 @@ export async function freeBytes(dir: string): Promise<number> {
 export async function lackOfRoom(dir: string, reserve: number, needed: number): Promise<string | null> {
   const free = await freeBytes(dir);
   if (free - needed >= reserve) return null;
-  return `not enough free disk space: ${gigabytes(free)} free, ${gigabytes(needed)} needed and ${gigabytes(reserve)} kept in reserve`;
+  return `not enough free disk space: ${formatBytes(free)} free, ${formatBytes(needed)} needed and ${formatBytes(reserve)} kept in reserve`;
 }

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { trusted, Types, type Model } from 'mongoose';
 import type { Services } from '../../platform/engines';
-import { lackOfRoom } from '../../platform/disk';
+import { formatBytes, lackOfRoom } from '../../platform/disk';
 import { isDuplicateKey } from '../../platform/mongo';
 import { startWorkflow } from '../../platform/temporal/client';
 import { Contract, contractEventData, type ContractDoc } from '../../models/contract';
@@ -91,8 +91,6 @@ export interface BatchResult {
   more: boolean;
 }
 
-const gigabytes = (bytes: number) => `${Math.round((bytes / 1024 ** 3) * 1000) / 1000} GB`;
-
 /**
  * The line that takes each file the rows name: the first row of the whole import to name it
  * claims it (a claim of an earlier batch, or of this batch's first run, stands), by name hash.
@@ -168,8 +166,8 @@ async function takeFiles(
     const cap = imported.max_inflated_bytes ?? s.config.IMPORT_MAX_INFLATED_BYTES;
     if (inflatedBefore + planned > cap)
       throw new ImportRefusedError(
-        `the files of the ZIP inflate to more than the ${gigabytes(cap)} an import may take out (IMPORT_MAX_INFLATED_BYTES): ` +
-          `${gigabytes(inflatedBefore)} taken out before the batch from line ${rows[0]?.line ?? named[0]!.line}, which would add ${gigabytes(planned)}`,
+        `the files of the ZIP inflate to more than the ${formatBytes(cap)} an import may take out (IMPORT_MAX_INFLATED_BYTES): ` +
+          `${formatBytes(inflatedBefore)} taken out so far, and the files of the rows from line ${named[0]!.line} on would add ${formatBytes(planned)}`,
       );
     const lack = planned && (await lackOfRoom(path.resolve(s.config.UPLOAD_DIR), s.config.IMPORT_DISK_RESERVE_BYTES, planned));
     if (lack) throw new ImportRefusedError(lack);

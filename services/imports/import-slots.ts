@@ -10,7 +10,7 @@
  * taken frees it (ending such an import `failed`) and tries again. A slot younger than
  * STALE_AFTER_MS is never judged, since its import may still be between its claim and its start.
  */
-import { Types } from 'mongoose';
+import { trusted, Types } from 'mongoose';
 import type { Services } from '../../platform/engines';
 import { isDuplicateKey } from '../../platform/mongo';
 import { workflowRunning } from '../../platform/temporal/client';
@@ -34,7 +34,7 @@ async function tryClaim(organizationId: Types.ObjectId, importId: Types.ObjectId
 
 /** Frees the organization's stale slots; answers whether any was freed. */
 async function freeStaleSlots(s: Services, organizationId: Types.ObjectId): Promise<boolean> {
-  const old = await ImportSlot.find({ organization_id: organizationId, claimed_at: { $lt: new Date(Date.now() - STALE_AFTER_MS) } }).lean();
+  const old = await ImportSlot.find({ organization_id: organizationId, claimed_at: trusted({ $lt: new Date(Date.now() - STALE_AFTER_MS) }) }).lean();
   let freed = false;
   for (const slot of old) {
     const imported = await Import.findOne({ _id: slot.import_id, organization_id: organizationId });
