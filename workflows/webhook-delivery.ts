@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries, each on the interface document's exact schedule: attempt 1 at once,
+ * Webhook deliveries, each on the exact schedule of docs/reference/service-interface.md: attempt 1 at once,
  * attempt 2 thirty seconds after attempt 1 failed, attempt 3 five minutes after attempt 2
  * failed, then `failed`. The waits are durable workflow timers and each attempt is a single
  * try, recorded on the delivery.

@@ -1,6 +1,6 @@
 /**
  * The role policy: one table, read by the `authorize(permission)` middleware of every route.
- * It mirrors the interface document's role table (owner, admin, member, viewer):
+ * It mirrors the role table (owner, admin, member, viewer) of docs/reference/service-interface.md:
  * - viewer: reads everything it may see ("View Only"), asks the chat, reads analytics and the team;
  * - member: also creates and edits contracts, vendors and documents, sends and signs
  *   signature requests ("Create/Edit", "Send/Sign"), runs scans and syncs; no deletes of

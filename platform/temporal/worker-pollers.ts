@@ -6,7 +6,6 @@
  * The answer is cached for CACHE_MS per queue, so health checks cost Temporal little.
  */
 import type { Connection } from '@temporalio/client';
-import { tsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 
 export interface WorkerPollers {
@@ -14,6 +13,11 @@ export interface WorkerPollers {
   workflow_pollers: number;
   /** Workers that polled for activity tasks within POLLED_WITHIN_MS. */
   activity_pollers: number;
+}
+
+/** A protobuf Timestamp in milliseconds (0 when absent: a poller never seen counts as long gone). */
+function timestampMs(ts: temporal.api.taskqueue.v1.IPollerInfo['lastAccessTime']): number {
+  return ts ? Number(ts.seconds ?? 0) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6) : 0;
 }
 
 export const POLLED_WITHIN_MS = 2 * 60_000;
@@ -29,7 +33,7 @@ async function describe(connection: Connection, namespace: string, taskQueue: st
     const res = await connection.withDeadline(Date.now() + timeoutMs, () =>
       connection.workflowService.describeTaskQueue({ namespace, taskQueue: { name: taskQueue }, taskQueueType }),
     );
-    return (res.pollers ?? []).filter((p) => Date.now() - tsToMs(p.lastAccessTime) < POLLED_WITHIN_MS).length;
+    return (res.pollers ?? []).filter((p) => Date.now() - timestampMs(p.lastAccessTime) < POLLED_WITHIN_MS).length;
   };
   try {
     const [workflow, activity] = await Promise.all([recent(TASK_QUEUE_TYPE_WORKFLOW), recent(TASK_QUEUE_TYPE_ACTIVITY)]);

@@ -14,7 +14,7 @@ import type { Notification, NotifyEvent } from './connector';
 import { CONNECTORS } from './index';
 import { liveIntegrations } from './find-integration';
 
-/** Event type → `notify_on` name (underscore names, as the interface document spells them). */
+/** Event type → `notify_on` name (underscore names, as docs/reference/service-interface.md spells them). */
 export const NOTIFY_EVENT_OF: Partial<Record<EventType, NotifyEvent>> = {
   'contract.created': 'contract_created',
   'signature.completed': 'signature_completed',

@@ -1,5 +1,5 @@
 /**
- * Retrieval for the chat, the interface document's answering procedure steps 1–5:
+ * Retrieval for the chat, steps 1–5 of the answering procedure in docs/reference/service-interface.md:
  * (1) embed the question, expanded with the clause names it points at
  * (services/search/expand-query.ts); (2) kNN over the three collections, inside the caller's
  * organization, fused with a keyword (BM25) ranking of the same chunks; (3) drop hits

@@ -25,7 +25,7 @@ import { batchWorkflowId, deliveriesAssignedSignal, webhookBatch } from '../../w
 import { isDuplicateKey } from '../../platform/mongo';
 import { sharedFlush } from '../../platform/shared-flush';
 
-/** The delivered body: the interface document's payload, serialized once and signed as is. */
+/** The delivered body: the payload of docs/reference/service-interface.md, serialized once and signed as is. */
 export function webhookBody(event: Pick<EventRecord, 'type' | 'occurred_at' | 'data' | 'organization_id'>): string {
   return JSON.stringify({
     event: event.type,

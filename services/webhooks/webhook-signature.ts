@@ -1,6 +1,6 @@
 /**
  * Signing of webhook deliveries. Two schemes on every delivery:
- * - the interface document's `X-Service-Signature: sha256=<hex HMAC-SHA256(raw body)>`;
+ * - docs/reference/service-interface.md's `X-Service-Signature: sha256=<hex HMAC-SHA256(raw body)>`;
  * - Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64
  *   HMAC-SHA256("{id}.{timestamp}.{body}")>`), keyed with the secret's UTF-8 bytes, so
  *   receivers can use off-the-shelf verifiers and reject replays.

@@ -231,12 +231,12 @@ describe('signatures', () => {
       expect(payload).to.include({ version: 1, signature_id: res.body.id, contract_id: contractId, document_hash: sha256(CONTENT) });
       expect(payload.signers).to.have.length(2);
 
-      // Offline, exactly as the README says: its shell commands run against this API.
+      // Offline, exactly as the signing guide says: its shell commands run against this API.
       const pem = await api('GET', '/signatures/public-key', { headers: fromIp(signerIp) });
       expect(pem.status).to.equal(200);
       expect(pem.headers.get('content-type')).to.match(/application\/x-pem-file/);
       expect(pem.text).to.match(/^-----BEGIN PUBLIC KEY-----/);
-      const readme = readFileSync(path.join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
+      const readme = readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'api', 'signing.md'), 'utf8');
       const script = /## Verifying a signature certificate offline[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)![1]!.replace(/^API=.*$/m, '');
       const dir = mkdtempSync(path.join(os.tmpdir(), 'sigcert-'));
       // Asynchronously: the script's curl calls are answered by this very process.

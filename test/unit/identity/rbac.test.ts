@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { POLICY, ROLES, can, roleAtLeast, type Permission, type Role } from '../../../platform/security/rbac';
 
 /**
- * The interface document's role table, column by column, as permissions:
+ * The role table of docs/reference/service-interface.md, column by column, as permissions:
  * Contracts Full / Create/Edit / View Only; Signatures Full / Send/Sign / View Only;
  * Team Full / View; Billing Full / View / no entry; Settings Full / Own Profile.
  */
