@@ -34,7 +34,10 @@ async function tryClaim(organizationId: Types.ObjectId, importId: Types.ObjectId
 
 /** Frees the organization's stale slots; answers whether any was freed. */
 async function freeStaleSlots(s: Services, organizationId: Types.ObjectId): Promise<boolean> {
-  const old = await ImportSlot.find({ organization_id: organizationId, claimed_at: trusted({ $lt: new Date(Date.now() - STALE_AFTER_MS) }) }).lean();
+  const old = await ImportSlot.find({
+    organization_id: organizationId,
+    claimed_at: trusted({ $lt: new Date(Date.now() - STALE_AFTER_MS) }),
+  }).lean();
   let freed = false;
   for (const slot of old) {
     const imported = await Import.findOne({ _id: slot.import_id, organization_id: organizationId });

@@ -41,7 +41,8 @@ function checkHeader(bytes: Buffer | undefined, known: readonly string[], requir
   if (typeof cells === 'string') return refuse(`records: the CSV header row is ${cells}`);
   const columns = cells.map((c) => c.trim());
   const unknown = columns.find((c) => !known.includes(c));
-  if (unknown !== undefined) return refuse(`records: unknown column "${unknown.slice(0, 100)}" in the header; columns are ${known.join(', ')}`);
+  if (unknown !== undefined)
+    return refuse(`records: unknown column "${unknown.slice(0, 100)}" in the header; columns are ${known.join(', ')}`);
   const twice = columns.find((c, i) => columns.indexOf(c) !== i);
   if (twice) return refuse(`records: the column "${twice}" appears twice in the header`);
   const missing = required.filter((c) => !columns.includes(c));
