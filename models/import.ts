@@ -34,6 +34,8 @@ const schema = new Schema(
     files_name: { type: String, default: null },
     files_path: { type: String, default: null },
     batches: { type: [{ _id: false, line: Number, offset: Number, rows: Number }], default: [] },
+    /** IMPORT_MAX_INFLATED_BYTES when the import was accepted: what its ZIP's files may inflate to, together. */
+    max_inflated_bytes: { type: Number, default: null },
     rows: subdocument(rowCounts),
     files: subdocument(fileCounts),
     terms_extracted: { type: Number, default: 0 },
@@ -53,7 +55,7 @@ const schema = new Schema(
   },
   { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const },
 );
-schema.plugin(basePlugin, { hidden: ['records_path', 'files_path', 'batches', 'columns', 'actor', 'terms_total'] });
+schema.plugin(basePlugin, { hidden: ['records_path', 'files_path', 'batches', 'columns', 'actor', 'terms_total', 'max_inflated_bytes'] });
 schema.index({ organization_id: 1, created_at: -1, _id: -1 });
 
 export type ImportDoc = HydratedDocument<InferSchemaType<typeof schema>>;
@@ -70,6 +72,38 @@ rowErrorSchema.plugin(basePlugin);
 rowErrorSchema.index({ import_id: 1, line: 1 }, { unique: true });
 
 export const ImportRowError = model('ImportRowError', rowErrorSchema, 'import_row_errors');
+
+/**
+ * Which line of an import takes each file of its ZIP: inserted by the first row naming it (the
+ * unique index makes the first insert win), so a file is taken out once however many rows name
+ * it. `name_hash` (SHA-256 of the entry's name) keeps the key short; removed when the import ends.
+ */
+const fileClaimSchema = new Schema({
+  ...tenantFields,
+  import_id: { type: Schema.Types.ObjectId, required: true },
+  name_hash: { type: String, required: true },
+  line: { type: Number, required: true },
+});
+fileClaimSchema.plugin(basePlugin);
+fileClaimSchema.index({ import_id: 1, name_hash: 1 }, { unique: true });
+
+export const ImportFileClaim = model('ImportFileClaim', fileClaimSchema, 'import_file_claims');
+
+/**
+ * One of an organization's IMPORT_MAX_RUNNING_PER_ORG places for a running import. Taken by
+ * inserting it (the unique index on organization and slot lets one insert win, where a count
+ * then an insert would let simultaneous requests all through), given back when the import ends.
+ */
+const slotSchema = new Schema({
+  ...tenantFields,
+  slot: { type: Number, required: true },
+  import_id: { type: Schema.Types.ObjectId, required: true, index: true },
+  claimed_at: { type: Date, required: true },
+});
+slotSchema.plugin(basePlugin);
+slotSchema.index({ organization_id: 1, slot: 1 }, { unique: true });
+
+export const ImportSlot = model('ImportSlot', slotSchema, 'import_slots');
 
 /**
  * How long what is left of the current phase takes at the pace measured in it so far; null

@@ -175,6 +175,16 @@ const schema = z
     IMPORT_MAX_ROWS: positiveInt.default(100_000),
     IMPORT_ZIP_MAX_BYTES: positiveInt.default(2 * 1024 * 1024 * 1024),
     IMPORT_ZIP_MAX_ENTRIES: positiveInt.default(100_000),
+    /**
+     * What one import may write and hold (SECURITY.md, Imports): the bytes its ZIP's files may
+     * inflate to, all files together (each file is taken out once; past this the import fails
+     * before writing more); the free space UPLOAD_DIR's disk keeps, checked before an upload
+     * is received (507 when short) and before each batch (the import fails); the imports one
+     * organization may run at once (409 for the next).
+     */
+    IMPORT_MAX_INFLATED_BYTES: positiveInt.default(10 * 1024 * 1024 * 1024),
+    IMPORT_DISK_RESERVE_BYTES: positiveInt.default(1024 * 1024 * 1024),
+    IMPORT_MAX_RUNNING_PER_ORG: positiveInt.max(100).default(2),
     /** Rows per batch activity of an import: a few seconds of work, so a restarted worker repeats little. */
     IMPORT_BATCH_ROWS: positiveInt.max(10_000).default(500),
     /**

@@ -29,6 +29,7 @@ const GENERIC_CODES = {
   rate_limited: { status: 429, meaning: 'Too many requests; wait `Retry-After` seconds' },
   internal_error: { status: 500, meaning: 'A fault of the service; it is logged' },
   unavailable: { status: 503, meaning: 'An engine is unavailable; try again shortly' },
+  insufficient_storage: { status: 507, meaning: 'The disk lacks room to take this in; try again later' },
   store_unavailable: { status: 503, meaning: 'The database is unavailable; try again shortly' },
   store_busy: { status: 503, meaning: 'The database is busy; retry after `Retry-After`' },
 } as const satisfies Record<string, ErrorCodeSpec>;
@@ -75,6 +76,7 @@ const GENERIC: Record<number, ErrorCode> = {
   429: 'rate_limited',
   500: 'internal_error',
   503: 'unavailable',
+  507: 'insufficient_storage',
 };
 
 export class AppError extends Error {

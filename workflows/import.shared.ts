@@ -12,6 +12,8 @@ export interface ImportProgress {
   /** Files named by accepted rows, and those that failed before ingestion (not in the ZIP, a bomb, ...). */
   files: number;
   filesRejected: number;
+  /** Bytes the files taken out of the ZIP so far hold (held to the import's inflated-bytes limit). */
+  inflated: number;
   /** Batches with contracts whose terms are to be extracted (content or a file). */
   termBatches: number[];
   termsTotal: number;

@@ -37,6 +37,7 @@ const START: ImportProgress = {
   failed: 0,
   files: 0,
   filesRejected: 0,
+  inflated: 0,
   termBatches: [],
   termsTotal: 0,
   termsBatch: 0,
@@ -51,14 +52,15 @@ export async function importWorkflow({ importId, progress }: ImportInput): Promi
   try {
     for (let more = true; more;) {
       await carryOn();
-      const { done, failed, files, filesRejected } = p;
-      const r = await importBatch({ importId, batch: p.batch, before: { done, failed, files, filesRejected } });
+      const { done, failed, files, filesRejected, inflated } = p;
+      const r = await importBatch({ importId, batch: p.batch, before: { done, failed, files, filesRejected, inflated } });
       if (r.stopped) return p;
       more = r.more;
       p.done += r.done;
       p.failed += r.failed;
       p.files += r.files;
       p.filesRejected += r.filesRejected;
+      p.inflated += r.inflated;
       p.termsTotal += r.withText;
       if (r.withText) p.termBatches.push(p.batch);
       p.batch++;

@@ -44,7 +44,7 @@ operation({
   method: 'post',
   tag,
   summary: 'Import contracts in bulk from a CSV or JSON Lines file, with an optional ZIP of their PDF and DOCX files',
-  description: `Answers 202 at once; the workflow \`import-<id>\` creates the contracts a batch at a time (each emits \`contract.created\` with \`import_id\`), ingests each row's file as the contract's document (category \`contract\`; a PDF also becomes its \`document_id\`), then extracts key terms in batches. Columns (CSV header, or JSON keys): ${IMPORT_COLUMNS.join(', ')}; title, type and counterparty are required, as in POST /contracts, and \`file\` names an entry of the ZIP. A row that cannot be imported (malformed, an unknown column, a bad value or date, its file missing, not a PDF or DOCX, over the file limits, a decompression bomb or an unsafe name) is rejected with its line and reason; the rest goes on. Ends with \`import.completed\` or \`import.failed\`.`,
+  description: `Answers 202 at once; the workflow \`import-<id>\` creates the contracts a batch at a time (each emits \`contract.created\` with \`import_id\`), ingests each row's file as the contract's document (category \`contract\`; a PDF also becomes its \`document_id\`), then extracts key terms in batches. Columns (CSV header, or JSON keys): ${IMPORT_COLUMNS.join(', ')}; title, type and counterparty are required, as in POST /contracts, and \`file\` names an entry of the ZIP. A row that cannot be imported (malformed, an unknown column, a bad value or date, its file missing, not a PDF or DOCX, over the file limits, a decompression bomb or an unsafe name) is rejected with its line and reason; the rest goes on. Each file of the ZIP is taken out once: the first row naming it gets it, and a later row naming the same file is rejected, naming that line. The import fails (\`error\` says why) when its files would inflate past IMPORT_MAX_INFLATED_BYTES together, or when a batch would leave the disk less than IMPORT_DISK_RESERVE_BYTES free; nothing more is written then. Ends with \`import.completed\` or \`import.failed\`.`,
   multipart: importBody.extend({
     records: z.string().meta({ format: 'binary', description: 'CSV with a header row, or JSON Lines (one object per line); UTF-8' }),
     files: z.string().optional().meta({ format: 'binary', description: 'A ZIP of the PDF and DOCX files the rows name' }),
@@ -52,8 +52,10 @@ operation({
   responses: {
     202: one,
     400: 'No records file, an unreadable header, an unknown or missing header column, no rows, or a ZIP that cannot be read',
+    409: 'The organization already runs IMPORT_MAX_RUNNING_PER_ORG imports (`too_many_running_imports`)',
     413: 'The records file or ZIP is over its byte limit, the records over the row limit, or the ZIP over the entry limit',
     503: 'The workflow engine is unavailable; nothing was kept',
+    507: 'The disk would keep less than IMPORT_DISK_RESERVE_BYTES free with the upload on it; nothing was received',
   },
 });
 operation({

@@ -24,7 +24,8 @@ export function importsRouter(s: Services): Router {
     { name: 'files', maxBytes: s.config.IMPORT_ZIP_MAX_BYTES },
   ];
 
-  router.post('/', authorize('contracts:write'), receiveFiles(s, parts), async (req, res) => {
+  const receive = receiveFiles(s, parts, { reserveBytes: s.config.IMPORT_DISK_RESERVE_BYTES });
+  router.post('/', authorize('contracts:write'), receive, async (req, res) => {
     const files = (req.files ?? {}) as Record<string, Express.Multer.File[] | undefined>;
     const records = files.records?.[0];
     if (!records) throw badRequest('records: is required (multipart/form-data field "records", a CSV or JSON Lines file)');

@@ -142,6 +142,19 @@ export async function cancelWorkflow(s: TemporalDeps, workflowId: string): Promi
   }
 }
 
+/** Whether a run of the workflow is going on (the newest run of the id); throws when Temporal cannot answer. */
+export async function workflowRunning(s: TemporalDeps, workflowId: string): Promise<boolean> {
+  try {
+    const described = await s.temporalConnection.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+      s.temporal.workflow.getHandle(workflowId).describe(),
+    );
+    return described.status.name === 'RUNNING';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
 /**
  * Signals every running workflow of `ref` on this deployment's queues (both classes: runs
  * started before the queues were split sit on the interactive one), as one Temporal batch

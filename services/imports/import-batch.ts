@@ -14,19 +14,21 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { trusted, Types, type Model } from 'mongoose';
 import type { Services } from '../../platform/engines';
+import { formatBytes, lackOfRoom } from '../../platform/disk';
 import { isDuplicateKey } from '../../platform/mongo';
 import { startWorkflow } from '../../platform/temporal/client';
 import { Contract, contractEventData, type ContractDoc } from '../../models/contract';
 import { Document } from '../../models/document';
 import { Event } from '../../models/event';
-import { Import, ImportRowError, type ImportDoc } from '../../models/import';
+import { Import, ImportFileClaim, ImportRowError, type ImportDoc } from '../../models/import';
 import { Vendor } from '../../models/vendor';
 import { documentIngestion } from '../../workflows/document-ingestion.shared';
 import { sanitizeFilename } from '../documents/upload-document';
 import { MIME } from '../documents/extraction';
 import { readRows, type Row } from './records';
 import { validateRow, type ImportRow } from './rows';
-import { extractEntry, findEntries, ImportFileError, openZip } from './zip-entries';
+import { ImportRefusedError } from './errors';
+import { entryProblem, extractEntry, findEntries, ImportFileError, openZip, type FoundEntry } from './zip-entries';
 
 /** A record id of an import row: the import's time, then a hash of the import, the kind and the line. */
 export function rowRecordId(importId: string, kind: 'contract' | 'document' | 'event', line: number): Types.ObjectId {
@@ -71,8 +73,8 @@ interface Accepted {
 export interface BatchInput {
   importId: string;
   batch: number;
-  /** Counts of the batches before this one, so progress is written whole. */
-  before: { done: number; failed: number; files: number; filesRejected: number };
+  /** Counts of the batches before this one, so progress is written whole; `inflated`: the bytes their files took out of the ZIP. */
+  before: { done: number; failed: number; files: number; filesRejected: number; inflated?: number };
 }
 
 export interface BatchResult {
@@ -81,47 +83,110 @@ export interface BatchResult {
   files: number;
   filesRejected: number;
   withText: number;
+  /** Bytes this batch's files took out of the ZIP. */
+  inflated: number;
   /** The import is no longer running (cancelled): nothing was done. */
   stopped: boolean;
   /** Batches follow this one. */
   more: boolean;
 }
 
-/** Takes each named file out of the ZIP; a row whose file fails is rejected with the reason. */
-async function takeFiles(s: Services, imported: ImportDoc, rows: Accepted[], reject: (line: number, reason: string) => void) {
+/**
+ * The line that takes each file the rows name: the first row of the whole import to name it
+ * claims it (a claim of an earlier batch, or of this batch's first run, stands), by name hash.
+ */
+async function claimFiles(imported: ImportDoc, named: readonly Accepted[]): Promise<Map<string, number>> {
+  const first = new Map<string, number>();
+  for (const r of named) {
+    const hash = nameHash(r.row.file!);
+    if (!first.has(hash)) first.set(hash, r.line);
+  }
+  await ImportFileClaim.init();
+  const claims = [...first].map(([name_hash, line]) => ({
+    organization_id: imported.organization_id,
+    import_id: imported._id,
+    name_hash,
+    line,
+  }));
+  await insertNew(ImportFileClaim as unknown as Model<never>, claims);
+  const found = await ImportFileClaim.find(
+    { import_id: imported._id, name_hash: trusted({ $in: [...first.keys()] }) },
+    { name_hash: 1, line: 1 },
+  ).lean();
+  return new Map(found.map((c) => [c.name_hash, c.line]));
+}
+
+const nameHash = (name: string) => createHash('sha256').update(name).digest('hex');
+
+/**
+ * Takes each named file out of the ZIP, once per import: a row naming a file an earlier row
+ * took is rejected, naming that row. Before a byte is written, the batch's files must fit
+ * within the import's inflated-bytes limit and leave the disk its reserve, or the import fails
+ * (ImportRefusedError). A row whose file fails is rejected with the reason. Answers the rows
+ * kept and the bytes their files hold.
+ */
+async function takeFiles(
+  s: Services,
+  imported: ImportDoc,
+  rows: Accepted[],
+  reject: (line: number, reason: string) => void,
+  inflatedBefore: number,
+): Promise<{ rows: Accepted[]; inflated: number }> {
   const named = rows.filter((r) => r.row.file);
-  if (!named.length) return rows;
+  if (!named.length) return { rows, inflated: 0 };
   const failed = new Set<number>();
   const fail = (r: Accepted, reason: string) => {
     failed.add(r.line);
     reject(r.line, `file "${r.row.file!.slice(0, 200)}": ${reason}`);
   };
+  const kept = () => rows.filter((r) => !failed.has(r.line));
   if (!imported.files_path) {
     for (const r of named) fail(r, 'no ZIP of files came with the import');
-    return rows.filter((r) => !failed.has(r.line));
+    return { rows: kept(), inflated: 0 };
   }
+  const claims = await claimFiles(imported, named);
+  for (const r of named) {
+    const line = claims.get(nameHash(r.row.file!));
+    if (line !== r.line) fail(r, `line ${line} names the same file, and each file of the ZIP is imported once`);
+  }
+  const limits = { maxBytes: s.config.UPLOAD_MAX_BYTES };
   const zip = await openZip(imported.files_path);
   try {
-    const entries = await findEntries(zip, new Set(named.map((r) => r.row.file!)));
-    for (const r of named) {
+    const taking = named.filter((r) => !failed.has(r.line));
+    const entries = await findEntries(zip, new Set(taking.map((r) => r.row.file!)));
+    const extract: Array<{ r: Accepted; entry: FoundEntry }> = [];
+    for (const r of taking) {
       const entry = entries.get(r.row.file!);
-      if (!entry) {
-        fail(r, 'not in the ZIP');
-        continue;
-      }
+      const problem = entry ? entryProblem(entry, limits) : 'not in the ZIP';
+      if (problem) fail(r, problem);
+      else extract.push({ r, entry: entry! });
+    }
+    // What passes entryProblem inflates to its declared size at most.
+    const planned = extract.reduce((sum, { entry }) => sum + entry.entry.uncompressedSize, 0);
+    const cap = imported.max_inflated_bytes ?? s.config.IMPORT_MAX_INFLATED_BYTES;
+    if (inflatedBefore + planned > cap)
+      throw new ImportRefusedError(
+        `the files of the ZIP inflate to more than the ${formatBytes(cap)} an import may take out (IMPORT_MAX_INFLATED_BYTES): ` +
+          `${formatBytes(inflatedBefore)} taken out so far, and the files of the rows from line ${named[0]!.line} on would add ${formatBytes(planned)}`,
+      );
+    const lack = planned && (await lackOfRoom(path.resolve(s.config.UPLOAD_DIR), s.config.IMPORT_DISK_RESERVE_BYTES, planned));
+    if (lack) throw new ImportRefusedError(lack);
+    let inflated = 0;
+    for (const { r, entry } of extract) {
       const dest = path.resolve(s.config.UPLOAD_DIR, `import-${imported.id}-${r.line}`);
       try {
-        const mime = await extractEntry(zip, entry, dest, { maxBytes: s.config.UPLOAD_MAX_BYTES });
+        const mime = await extractEntry(zip, entry, dest, limits);
         r.file = { path: dest, mime, size: entry.entry.uncompressedSize };
+        inflated += entry.entry.uncompressedSize;
       } catch (err) {
         if (!(err instanceof ImportFileError)) throw err;
         fail(r, err.message);
       }
     }
+    return { rows: kept(), inflated };
   } finally {
     zip.close();
   }
-  return rows.filter((r) => !failed.has(r.line));
 }
 
 /** Rows naming a vendor that is not the organization's are rejected. */
@@ -142,8 +207,11 @@ async function checkVendors(imported: ImportDoc, rows: Accepted[], reject: (line
 
 export async function importBatch(s: Services, { importId, batch, before }: BatchInput): Promise<BatchResult> {
   const imported = await loadImport(importId);
-  if (imported.status !== 'running') return { done: 0, failed: 0, files: 0, filesRejected: 0, withText: 0, stopped: true, more: false };
-  const result = await writeBatch(s, imported, batch);
+  if (imported.status !== 'running')
+    return { done: 0, failed: 0, files: 0, filesRejected: 0, withText: 0, inflated: 0, stopped: true, more: false };
+  const lack = await lackOfRoom(path.resolve(s.config.UPLOAD_DIR), s.config.IMPORT_DISK_RESERVE_BYTES, 0);
+  if (lack) throw new ImportRefusedError(lack);
+  const result = await writeBatch(s, imported, batch, before.inflated ?? 0);
   // Counted whatever the status now is: a batch under way when the import was cancelled still
   // created its contracts (the counts are absolute, so a retried batch sets the same values).
   await Import.updateOne(
@@ -161,7 +229,7 @@ export async function importBatch(s: Services, { importId, batch, before }: Batc
 }
 
 /** The records of one batch's rows: contracts, documents, events, rejected rows, ingestion starts. */
-export async function writeBatch(s: Services, imported: ImportDoc, batch: number) {
+export async function writeBatch(s: Services, imported: ImportDoc, batch: number, inflatedBefore = 0) {
   const importId = imported.id;
   const rejected = new Map<number, string>();
   const reject = (line: number, reason: string) => rejected.set(line, reason);
@@ -174,7 +242,8 @@ export async function writeBatch(s: Services, imported: ImportDoc, batch: number
   accepted = await checkVendors(imported, accepted, reject);
   const files = accepted.filter((r) => r.row.file).length;
   const afterVendors = rejected.size;
-  accepted = await takeFiles(s, imported, accepted, reject);
+  const taken = await takeFiles(s, imported, accepted, reject, inflatedBefore);
+  accepted = taken.rows;
   const filesRejected = rejected.size - afterVendors;
 
   const organizationId = imported.organization_id;
@@ -257,5 +326,6 @@ export async function writeBatch(s: Services, imported: ImportDoc, batch: number
     files,
     filesRejected,
     withText: accepted.filter((r) => hasText(r.row)).length,
+    inflated: taken.inflated,
   };
 }

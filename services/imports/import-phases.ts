@@ -9,7 +9,7 @@ import { Types } from 'mongoose';
 import type { Services } from '../../platform/engines';
 import { recordEvent, type Actor } from '../../platform/outbox/record-event';
 import { Document } from '../../models/document';
-import { Import, IMPORT_PHASES, type ImportDoc } from '../../models/import';
+import { Import, ImportFileClaim, IMPORT_PHASES, ImportSlot, type ImportDoc } from '../../models/import';
 import { extractContractTerms, optOutDeadline } from '../contracts/contract-terms';
 import { scheduleRenewalReminders } from '../contracts/renewal-deadlines';
 import { batchRows, hasText, loadImport, rowRecordId } from './import-batch';
@@ -75,7 +75,13 @@ const importEventData = (i: ImportDoc) => ({
   error: i.error ?? null,
 });
 
-/** Ends the import (if it still runs) with its event, and removes its uploaded files either way. */
+/** Gives back what a running import holds in the store: its slot among the organization's running imports, its files' claims. */
+export async function releaseImport(importId: string): Promise<void> {
+  const id = new Types.ObjectId(importId);
+  await Promise.all([ImportSlot.deleteMany({ import_id: id }), ImportFileClaim.deleteMany({ import_id: id })]);
+}
+
+/** Ends the import (if it still runs) with its event, and removes its uploaded files and gives back its slot either way. */
 export async function finishImport(importId: string, status: 'completed' | 'failed' | 'cancelled', error?: string): Promise<void> {
   const ended = await Import.findOneAndUpdate(
     { _id: new Types.ObjectId(importId), status: 'running' },
@@ -98,4 +104,5 @@ export async function finishImport(importId: string, status: 'completed' | 'fail
     });
   }
   await Promise.all([imported.records_path, imported.files_path].flatMap((p) => (p ? [rm(p, { force: true })] : [])));
+  await releaseImport(importId);
 }

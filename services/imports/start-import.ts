@@ -1,8 +1,10 @@
 /**
- * Accepting an import: the records file is read once, streamed, to count its rows against
- * IMPORT_MAX_ROWS (413), check the CSV header (400) and note where each batch of rows
- * starts; the ZIP's central directory is opened to check it is one and count its entries.
- * Then the import record, and its workflow `import-<id>` does the rest.
+ * Accepting an import: the records file is read once, streamed, in an offload thread, to count
+ * its rows against IMPORT_MAX_ROWS (413), check the CSV header (400) and note where each batch
+ * of rows starts; the ZIP's central directory is opened to check it is one and count its
+ * entries. Then the import takes one of its organization's running-import slots (409 when none
+ * is free), its record is written with the limits it runs under, and its workflow
+ * `import-<id>` does the rest.
  */
 import { open } from 'node:fs/promises';
 import { Types } from 'mongoose';
@@ -11,12 +13,15 @@ import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf } from '../../platform/outbox/record-event';
 import { AppError, badRequest } from '../../platform/errors';
+import { OffloadTimeoutError } from '../../platform/offload';
 import { newWorkflowRecord, startWorkflowOrDiscard } from '../../platform/temporal/client';
 import { IMPORT_FORMATS, Import, type ImportDoc, type ImportFormat } from '../../models/import';
 import { bulkImport, importWorkflowId } from '../../workflows/import.shared';
 import { sanitizeFilename, type ReceivedFile } from '../documents/upload-document';
-import { csvCells, decode, readRecords, type Position } from './records';
-import { IMPORT_COLUMNS, unknownColumn } from './rows';
+import { claimImportSlot } from './import-slots';
+import { releaseImport } from './import-phases';
+import { planRecordsTask, type ImportPlan } from './plan-records';
+import { IMPORT_COLUMNS } from './rows';
 import { openZip } from './zip-entries';
 
 export const importBody = z.object({
@@ -24,6 +29,8 @@ export const importBody = z.object({
 });
 
 const REQUIRED_COLUMNS = ['title', 'type', 'counterparty'];
+/** A records file at IMPORT_RECORDS_MAX_BYTES is split in seconds; past this its thread is stopped. */
+const PLAN_BUDGET_MS = 120_000;
 
 /** JSON Lines when the first character that is not white space (or a BOM) is `{`; else CSV. */
 async function sniffFormat(path: string): Promise<ImportFormat> {
@@ -40,48 +47,21 @@ async function sniffFormat(path: string): Promise<ImportFormat> {
   }
 }
 
-function checkHeader(bytes: Buffer | undefined): string[] {
-  const text = bytes && decode(bytes);
-  if (!text) throw badRequest('records: the CSV header row is not valid UTF-8');
-  const cells = csvCells(text);
-  if (typeof cells === 'string') throw badRequest(`records: the CSV header row is ${cells}`);
-  const columns = cells.map((c) => c.trim());
-  const unknown = unknownColumn(columns);
-  if (unknown !== undefined)
-    throw badRequest(`records: unknown column "${unknown.slice(0, 100)}" in the header; columns are ${IMPORT_COLUMNS.join(', ')}`);
-  const twice = columns.find((c, i) => columns.indexOf(c) !== i);
-  if (twice) throw badRequest(`records: the column "${twice}" appears twice in the header`);
-  const missing = REQUIRED_COLUMNS.filter((c) => !columns.includes(c));
-  if (missing.length)
-    throw badRequest(`records: the header lacks the required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
-  return columns;
-}
-
-export interface ImportPlan {
-  format: ImportFormat;
-  columns?: string[];
-  total: number;
-  batches: Array<Position & { rows: number }>;
-}
-
-/** Reads the records file through once: its header, its row count and where each batch begins. */
-export async function planImport(path: string, format: ImportFormat, maxRows: number, batchRows: number): Promise<ImportPlan> {
-  let columns: string[] | undefined;
-  let total = 0;
-  const batches: ImportPlan['batches'] = [];
-  for await (const record of readRecords(path, format)) {
-    if (format === 'csv' && !columns) {
-      if (record.error) throw badRequest(`records: the CSV header row ${record.error.replace(/^the row /, '')}`);
-      columns = checkHeader(record.bytes);
-      continue;
-    }
-    if (++total > maxRows) throw new AppError(413, `records: more than the ${maxRows} rows an import may have`);
-    if ((total - 1) % batchRows === 0) batches.push({ line: record.line, offset: record.offset, rows: 0 });
-    batches.at(-1)!.rows++;
-  }
-  if (format === 'csv' && !columns) throw badRequest('records: the file is empty; a CSV needs a header row');
-  if (!total) throw badRequest('records: the file has no rows');
-  return { format, columns, total, batches };
+async function planImport(s: Services, path: string, format: ImportFormat): Promise<ImportPlan> {
+  const input = {
+    path,
+    format,
+    maxRows: s.config.IMPORT_MAX_ROWS,
+    batchRows: s.config.IMPORT_BATCH_ROWS,
+    known: IMPORT_COLUMNS,
+    required: REQUIRED_COLUMNS,
+  };
+  const plan = await s.offload.run(planRecordsTask, input, { timeoutMs: PLAN_BUDGET_MS }).catch((err: unknown) => {
+    if (err instanceof OffloadTimeoutError) throw new AppError(413, 'records: the file could not be read within the time allowed');
+    throw err;
+  });
+  if ('refusal' in plan) throw new AppError(plan.refusal.status, plan.refusal.detail);
+  return plan;
 }
 
 async function checkZip(s: Services, files: ReceivedFile): Promise<void> {
@@ -106,12 +86,18 @@ export async function startImport(
   const { records, files } = received;
   if (records.size === 0) throw badRequest('records: is empty');
   const format = body.format ?? (await sniffFormat(records.path));
-  const plan = await planImport(records.path, format, s.config.IMPORT_MAX_ROWS, s.config.IMPORT_BATCH_ROWS);
+  const plan = await planImport(s, records.path, format);
   if (files) await checkZip(s, files);
   const ids = newWorkflowRecord(importWorkflowId);
+  const organizationId = new Types.ObjectId(p.organizationId);
+  await claimImportSlot(s, organizationId, ids._id);
+  const discard = async () => {
+    await Import.deleteOne({ _id: ids._id });
+    await releaseImport(ids._id.toHexString());
+  };
   const imported = await Import.create({
     ...ids,
-    organization_id: new Types.ObjectId(p.organizationId),
+    organization_id: organizationId,
     format,
     columns: plan.columns,
     records_name: sanitizeFilename(records.originalname),
@@ -119,15 +105,19 @@ export async function startImport(
     files_name: files ? sanitizeFilename(files.originalname) : null,
     files_path: files?.path ?? null,
     batches: plan.batches,
+    max_inflated_bytes: s.config.IMPORT_MAX_INFLATED_BYTES,
     rows: { total: plan.total, done: 0, failed: 0 },
     actor: actorOf(p),
     created_by: new Types.ObjectId(p.userId),
+  }).catch(async (err: unknown) => {
+    await releaseImport(ids._id.toHexString());
+    throw err;
   });
   await startWorkflowOrDiscard(
     s,
     bulkImport,
     { workflowId: ids.workflow_id, args: [{ importId: imported.id }], organizationId: p.organizationId, recordId: imported.id },
-    { discard: () => Import.deleteOne({ _id: imported._id }), notKept: 'the import was not started' },
+    { discard, notKept: 'the import was not started' },
   );
   return imported;
 }

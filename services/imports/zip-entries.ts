@@ -62,16 +62,28 @@ export interface EntryLimits {
   maxBytes: number;
 }
 
-/** Writes the entry to `dest` (through a temporary name) and answers its type; throws ImportFileError when the entry fails. */
-export async function extractEntry(zip: yauzl.ZipFile, { entry, name }: FoundEntry, dest: string, limits: EntryLimits): Promise<string> {
+/**
+ * Why the entry fails before a byte of it is inflated (its name, kind, or the sizes its
+ * headers declare), or null. An entry that passes inflates to at most its declared size:
+ * yauzl stops one that goes past it.
+ */
+export function entryProblem({ entry, name }: FoundEntry, limits: EntryLimits): string | null {
   const unsafe = yauzl.validateFileName(name);
-  if (unsafe) throw new ImportFileError(`unsafe name in the ZIP (${unsafe})`);
-  if (name.endsWith('/')) throw new ImportFileError('is a folder in the ZIP');
-  if (entry.generalPurposeBitFlag & 0x1) throw new ImportFileError('is encrypted in the ZIP');
+  if (unsafe) return `unsafe name in the ZIP (${unsafe})`;
+  if (name.endsWith('/')) return 'is a folder in the ZIP';
+  if (entry.generalPurposeBitFlag & 0x1) return 'is encrypted in the ZIP';
   const size = entry.uncompressedSize;
-  if (size > limits.maxBytes) throw new ImportFileError(`is larger than the ${megabytes(limits.maxBytes)} file limit`);
+  if (size > limits.maxBytes) return `is larger than the ${megabytes(limits.maxBytes)} file limit`;
   if (size > RATIO_GRACE_BYTES && size > MAX_INFLATE_RATIO * entry.compressedSize)
-    throw new ImportFileError(`looks like a decompression bomb: it expands more than ${MAX_INFLATE_RATIO} times`);
+    return `looks like a decompression bomb: it expands more than ${MAX_INFLATE_RATIO} times`;
+  return null;
+}
+
+/** Writes the entry to `dest` (through a temporary name) and answers its type; throws ImportFileError when the entry fails. */
+export async function extractEntry(zip: yauzl.ZipFile, found: FoundEntry, dest: string, limits: EntryLimits): Promise<string> {
+  const problem = entryProblem(found, limits);
+  if (problem) throw new ImportFileError(problem);
+  const { entry } = found;
   const part = `${dest}.part`;
   try {
     const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import multer from 'multer';
 import type { Services } from '../../../platform/engines';
+import { lackOfRoom } from '../../../platform/disk';
 import { AppError, badRequest } from '../../../platform/errors';
 
 export const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
@@ -22,9 +23,11 @@ const storedFiles = (req: Request): Express.Multer.File[] =>
 /**
  * multer writing the named file parts (at most one each) to UPLOAD_DIR under random names, its
  * errors as 400/413. The files are removed when the response ends unless the handler kept them
- * (`res.locals.keepUpload`), so refusals, failures and idempotent replays leave nothing.
+ * (`res.locals.keepUpload`), so refusals, failures and idempotent replays leave nothing. With
+ * `reserveBytes`, a body that would leave less free space on the disk is refused with 507
+ * before a byte of it is written (its Content-Length, or every part at its limit).
  */
-function receive(s: Services, parts: readonly FilePart[], single: boolean): RequestHandler {
+function receive(s: Services, parts: readonly FilePart[], single: boolean, reserveBytes?: number): RequestHandler {
   const dir = path.resolve(s.config.UPLOAD_DIR);
   mkdirSync(dir, { recursive: true });
   const largest = Math.max(...parts.map((p) => p.maxBytes));
@@ -34,7 +37,20 @@ function receive(s: Services, parts: readonly FilePart[], single: boolean): Requ
     defParamCharset: 'utf8',
   });
   const upload = single ? options.single(parts[0]!.name) : options.fields(parts.map((p) => ({ name: p.name, maxCount: 1 })));
+  const roomFor = async (req: Request) => {
+    if (reserveBytes === undefined) return null;
+    const declared = Number(req.headers['content-length']);
+    const needed = Number.isSafeInteger(declared) && declared > 0 ? declared : parts.reduce((sum, p) => sum + p.maxBytes, 0);
+    return await lackOfRoom(dir, reserveBytes, needed);
+  };
   return (req, res, next) => {
+    roomFor(req).then(
+      (lack) => (lack ? next(new AppError(507, `The upload was not received: ${lack}; try again later`)) : receiveParts(req, res, next)),
+      next,
+    );
+  };
+
+  function receiveParts(...[req, res, next]: Parameters<RequestHandler>) {
     upload(req, res, (err: unknown) => {
       if (!err) {
         res.on('close', () => {
@@ -54,11 +70,12 @@ function receive(s: Services, parts: readonly FilePart[], single: boolean): Requ
       }
       next(badRequest(`${parts[0]!.name}: could not read the multipart body (${(err as Error).message})`));
     });
-  };
+  }
 }
 
 /** The single `file` part of an upload (`req.file`), within UPLOAD_MAX_BYTES. */
 export const receiveFile = (s: Services): RequestHandler => receive(s, [{ name: 'file', maxBytes: s.config.UPLOAD_MAX_BYTES }], true);
 
-/** Several named file parts (`req.files[name][0]`), each within its own limit. */
-export const receiveFiles = (s: Services, parts: readonly FilePart[]): RequestHandler => receive(s, parts, false);
+/** Several named file parts (`req.files[name][0]`), each within its own limit, keeping `reserveBytes` of the disk free when given. */
+export const receiveFiles = (s: Services, parts: readonly FilePart[], options: { reserveBytes?: number } = {}): RequestHandler =>
+  receive(s, parts, false, options.reserveBytes);

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { copyFile, rm } from 'node:fs/promises';
-import { parse as parseCsv } from 'csv-parse/sync';
 import { Types } from 'mongoose';
 import { api } from '../../support/http';
+import { csv, ended, errorsOf, postImport, type ImportBody } from '../../support/imports';
 import { restartWorker, testEnv, withSecondApi } from '../../support/env';
 import { addMember, signUp, type TestUser } from '../../support/auth';
 import { makeDocx, makePdf } from '../../support/documents';
@@ -18,54 +18,6 @@ import { writeBatch } from '../../../services/imports/import-batch';
 
 const MB = 1024 * 1024;
 
-interface ImportBody {
-  id: string;
-  status: string;
-  rows: { total: number; done: number; failed: number };
-  files: { total: number; ingested: number; failed: number };
-  terms_extracted: number;
-  started_at: string;
-  finished_at: string | null;
-  eta_seconds: number | null;
-  errors_url: string;
-  detail?: string;
-}
-
-async function postImport(
-  token: string,
-  records: { name: string; text: string } | null,
-  files?: Buffer,
-  base = testEnv().baseUrl,
-): Promise<{ status: number; body: ImportBody }> {
-  const form = new FormData();
-  if (records) form.append('records', new Blob([records.text], { type: 'text/plain' }), records.name);
-  if (files) form.append('files', new Blob([files], { type: 'application/zip' }), 'agreements.zip');
-  const res = await fetch(`${base}/imports`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-  const text = await res.text();
-  return { status: res.status, body: JSON.parse(text) as ImportBody };
-}
-
-/** Waits for the import's workflow to end, then reads the import through the API. */
-async function ended(token: string, id: string): Promise<ImportBody> {
-  await testEnv()
-    .services.temporal.workflow.getHandle(`import-${id}`)
-    .result()
-    .catch(() => undefined);
-  const res = await api<ImportBody>('GET', `/imports/${id}`, { token });
-  expect(res.status).to.equal(200);
-  return res.body;
-}
-
-async function errorsOf(token: string, id: string): Promise<Map<number, string>> {
-  const res = await api('GET', `/imports/${id}/errors`, { token });
-  expect(res.status).to.equal(200);
-  expect(res.headers.get('content-type')).to.match(/^text\/csv/);
-  const [header, ...rows]: string[][] = parseCsv(res.text);
-  expect(header).to.deep.equal(['line', 'reason']);
-  return new Map(rows.map(([line, reason]) => [Number(line), reason!]));
-}
-
-const csv = (rows: string[]) => ({ name: 'contracts.csv', text: `${rows.join('\r\n')}\r\n` });
 const RENEWING =
   'This Agreement renews automatically for successive one-year terms unless either party gives written notice of non-renewal at least 60 days before the end of the then-current term. This Agreement is governed by the laws of the State of New York.';
 
