@@ -7,7 +7,14 @@ import { expect } from 'chai';
 import { api } from '../../support/http';
 import { testEnv } from '../../support/env';
 import { signUp, type TestUser } from '../../support/auth';
-import { aliasedIndices, generationIndex } from '../../../services/search/contract-search-index';
+import {
+  aliasedIndices,
+  ensureSearchIndex,
+  generationIndex,
+  GENERATION,
+  searchAlias,
+} from '../../../services/search/contract-search-index';
+import { ensureSearchGeneration } from '../../../services/search/start-search-reindex';
 
 interface Hit {
   id: string;
@@ -128,5 +135,42 @@ describe('repository search answers', function () {
     expect(await list('?')).to.deep.equal([]);
     // Words of the title and counterparty never join across the two.
     expect(await list('lease initech')).to.deep.equal([]);
+  });
+
+  it('answers the substring search from an index of the previous generation until the rebuild moves the alias', async () => {
+    const { services } = testEnv();
+    const current = generationIndex(services);
+    // A deployment's index from before the 3-gram field: this generation's mapping without it.
+    const mapping = Object.values(await services.es.indices.getMapping({ index: current }))[0]!.mappings;
+    delete mapping.properties!.substrings;
+    const older = generationIndex(services, GENERATION - 1);
+    await services.es.indices.create({ index: older, mappings: mapping });
+    const docs = (await services.es.search({ index: current, size: 1000, query: { match_all: {} } })).hits.hits;
+    await services.es.bulk({
+      refresh: true,
+      operations: docs.flatMap((h) => {
+        const { substrings: _, ...doc } = h._source as Record<string, unknown>;
+        return [{ index: { _index: older, _id: h._id! } }, doc];
+      }),
+    });
+    await services.es.indices.updateAliases({
+      actions: [{ add: { index: older, alias: searchAlias(services) } }, { remove: { index: current, alias: searchAlias(services) } }],
+    });
+    await services.es.indices.delete({ index: current });
+    const list = async (search: string) =>
+      (await api<ListAnswer>('GET', `/contracts?search=${encodeURIComponent(search)}`, { token: owner.token })).body.contracts
+        .map((c) => c.title)
+        .sort();
+    expect(await list('RBOUR CRA')).to.deep.equal(['Harbour crane lease (v2.0) [draft]']);
+    // Writes meanwhile go to both: the older index learns the new field.
+    expect(await ensureSearchIndex(services)).to.equal('stale');
+    const learnt = Object.values(await services.es.indices.getMapping({ index: older }))[0]!.mappings;
+    expect(learnt.properties!.substrings).to.include({ type: 'text' });
+    // The worker's rebuild fills this generation's index and moves the alias to it.
+    const workflowId = await ensureSearchGeneration(services);
+    await services.temporal.workflow.getHandle(workflowId!).result();
+    expect(await aliasedIndices(services)).to.deep.equal([current]);
+    expect(await list('RBOUR CRA')).to.deep.equal(['Harbour crane lease (v2.0) [draft]']);
+    expect(await list('ch')).to.deep.equal(['Office lease']);
   });
 });
