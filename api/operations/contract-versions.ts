@@ -39,12 +39,10 @@ const versionSchema = registry.register(
 const versionRef = z.object({
   number: z.number().int(),
   sha256: z.string(),
-  text_truncated: z
-    .boolean()
-    .meta({
-      description:
-        "true when the version's text (a PDF's extracted text) was cut at VERSION_TEXT_MAX_CHARS: the redline compares its beginning only",
-    }),
+  text_truncated: z.boolean().meta({
+    description:
+      "true when the version's text (a PDF's extracted text) was cut at VERSION_TEXT_MAX_CHARS: the redline compares its beginning only",
+  }),
 });
 const part = z.object({ op: z.enum(['equal', 'insert', 'delete']), text: z.string() });
 const redlineSchema = registry.register(
