@@ -10,6 +10,13 @@
  * Baseline: Elasticsearch's own query time (`took`) of the same query, in the same run.
  * The store is bulk-loaded directly (the write reflection paused) for setup speed.
  *   source .stack/stack.env && node --import tsx bench/search.ts [sizes...]
+ *
+ * `substrings [total]` (issue 38): the contract list's substring search (`GET /contracts?search=`)
+ * over an index of `total` contracts (default 100,000) shared by 10 organizations, as the old
+ * leading wildcard over the keyword terms and as the phrase of 3-grams (substrings.ts), the two
+ * interleaved on the same index with a new search string each time (no cache answers). The
+ * documents are written to Elasticsearch directly: only the query is measured.
+ *   source .stack/stack.env && node --import tsx bench/search.ts substrings [total]
  */
 import { Types } from 'mongoose';
 import autocannon from 'autocannon';
@@ -17,13 +24,16 @@ import { Contract } from '../models/contract';
 import { ContractTerms } from '../models/contract-terms';
 import { followSearchWrites, pauseSearchWrites } from '../services/search/reflect-contracts';
 import { rebuildSearchPart } from '../services/search/rebuild-search-index';
-import { ensureSearchIndex, generationIndex, searchAlias } from '../services/search/contract-search-index';
+import type { estypes } from '@elastic/elasticsearch';
+import { ensureSearchIndex, generationIndex, searchAlias, writeSearchDocs } from '../services/search/contract-search-index';
+import { substringGrams } from '../services/search/substrings';
 import { facetAggs, scopedQuery, sortOf } from '../services/search/contract-search-query';
 import { writeResult, type BenchRow } from './report';
-import { closeBench, listenApi, loadNow, openBench, percentile, registerUser, runBench } from './support';
+import { closeBench, listenApi, loadNow, ms, openBench, percentile, registerUser, runBench } from './support';
 
 const WRITES_ONLY = process.argv[2] === 'writes';
-const SIZES = process.argv.slice(2).length && !WRITES_ONLY ? process.argv.slice(2).map(Number) : [1_000, 100_000];
+const SUBSTRINGS = process.argv[2] === 'substrings';
+const SIZES = process.argv.slice(2).length && !WRITES_ONLY && !SUBSTRINGS ? process.argv.slice(2).map(Number) : [1_000, 100_000];
 const SECONDS = 5;
 const WARM_UP_SECONDS = 3;
 const LAWS = ['New York', 'Delaware', 'California', 'England and Wales', 'Texas'];
@@ -115,8 +125,112 @@ async function writeCost(): Promise<BenchRow[]> {
   }
 }
 
+const WORDS = ['harbour', 'crane', 'supply', 'service', 'lease', 'licence', 'maintenance', 'logistics', 'consulting', 'hosting'];
+
+/** The list's search before issue 38: a leading wildcard over the keyword terms of the whole index. */
+const oldContains = (organizationId: string, text: string): estypes.QueryDslQueryContainer => ({
+  bool: {
+    filter: [
+      { term: { organization_id: organizationId } },
+      {
+        bool: {
+          should: ['title.raw', 'counterparty.raw'].map((field) => ({
+            wildcard: { [field]: { value: `*${text.toLowerCase().replace(/[\\*?]/g, '\\$&')}*` } },
+          })),
+          minimum_should_match: 1,
+        },
+      },
+    ],
+  },
+});
+
+async function substringCost(total: number): Promise<BenchRow[]> {
+  const b = await openBench('search');
+  const s = b.services;
+  try {
+    await ensureSearchIndex(s);
+    const orgs = Array.from({ length: 10 }, () => new Types.ObjectId().toHexString());
+    const t0 = performance.now();
+    for (let i = 0; i < total; i += 2000) {
+      const docs = Array.from({ length: Math.min(2000, total - i) }, (_, j) => {
+        const n = i + j;
+        const title = `${WORDS[n % 10]} ${WORDS[Math.floor(n / 10) % 10]} agreement ${n}`;
+        const counterparty = `${WORDS[Math.floor(n / 100) % 10]} partner ${n % 7919} Ltd`;
+        const created_at = new Date(Date.now() - n * 60_000).toISOString();
+        return {
+          id: new Types.ObjectId().toHexString(),
+          organization_id: orgs[n % orgs.length]!,
+          title,
+          counterparty,
+          substrings: [substringGrams(title), substringGrams(counterparty)],
+          status: 'draft',
+          created_at,
+          record: { title, counterparty, created_at },
+        };
+      });
+      await writeSearchDocs(s, { docs, deleted: [], readAt: Date.now() }, { refresh: false });
+    }
+    await s.es.indices.refresh({ index: searchAlias(s) });
+    const loadSeconds = (performance.now() - t0) / 1000;
+    const org = orgs[0]!;
+    // Mid-word strings that vary each round (so neither cache answers): 2, 4 and 8 characters.
+    const shapes: Array<[string, (i: number) => string]> = [
+      ['2 characters', (i) => `${i % 10}${(i * 7) % 10}`],
+      ['4 characters', (i) => `nt ${i % 10}`],
+      ["a word's end, a space, the next word's start", (i) => `${WORDS[i % 10]!.slice(2)} ${WORDS[(i * 3) % 10]!.slice(0, 3)}`],
+    ];
+    const rows: BenchRow[] = [];
+    for (const [shape, text] of shapes) {
+      const took = { old: [] as number[], grams: [] as number[] };
+      const wall = { old: [] as number[], grams: [] as number[] };
+      for (let i = 0; i < 40; i++) {
+        const queries = { old: oldContains(org, text(i)), grams: scopedQuery(org, { contains: text(i) }) };
+        const totals: Record<string, number> = {};
+        for (const kind of i % 2 ? (['old', 'grams'] as const) : (['grams', 'old'] as const)) {
+          const t = performance.now();
+          const res = await s.es.search({
+            index: searchAlias(s),
+            query: queries[kind],
+            sort: sortOf({}).sort,
+            size: 20,
+            track_total_hits: true,
+            request_cache: false,
+            _source: ['record'],
+          });
+          wall[kind].push(performance.now() - t);
+          took[kind].push(res.took);
+          totals[kind] = typeof res.hits.total === 'number' ? res.hits.total : (res.hits.total?.value ?? 0);
+        }
+        if (totals.old !== totals.grams) throw new Error(`'${text(i)}': ${totals.old} by the wildcard, ${totals.grams} by the grams`);
+      }
+      const [oldP50, gramsP50] = [percentile(took.old, 50), percentile(took.grams, 50)];
+      rows.push({
+        name: `GET /contracts?search= (${shape}) at ${total} contracts in 10 organizations, Elasticsearch query`,
+        baseline: `leading wildcard on the keywords: took p50 ${oldP50} ms, p95 ${percentile(took.old, 95)} ms (client ${ms(percentile(wall.old, 50))})`,
+        measured: `3-gram phrase: took p50 ${gramsP50} ms, p95 ${percentile(took.grams, 95)} ms (client ${ms(percentile(wall.grams, 50))}); load average ${loadNow()}`,
+        ratio: gramsP50 / Math.max(oldP50, 1),
+        target: 'reported',
+        met: null,
+      });
+    }
+    const stats = await s.es.indices.stats({ index: generationIndex(s), metric: ['store'] });
+    rows.push({
+      name: `index of ${total} search documents (title, counterparty and their grams only)`,
+      baseline: `written in ${loadSeconds.toFixed(0)} s`,
+      measured: `${((stats._all.primaries?.store?.size_in_bytes ?? 0) / 2 ** 20).toFixed(1)} MiB on disk; load average ${loadNow()}`,
+      ratio: 1,
+      target: 'reported',
+      met: null,
+    });
+    return rows;
+  } finally {
+    await closeBench(b);
+  }
+}
+
 async function main() {
   if (WRITES_ONLY) return writeResult('search-writes', await writeCost());
+  if (SUBSTRINGS) return writeResult('search-substrings', await substringCost(Number(process.argv[3] ?? 100_000)));
   const rows: BenchRow[] = [];
   const pageCost: Record<string, number[]> = {};
   for (const size of SIZES) {

@@ -22,6 +22,8 @@ const schema = new Schema(
     sha256: { type: String, required: true, immutable: true },
     /** For a document version, its extracted text (null until first needed). */
     extracted_text: { type: String, default: null },
+    /** Whether extracted_text was cut at VERSION_TEXT_MAX_CHARS (null until extracted). */
+    extracted_text_truncated: { type: Boolean, default: null },
     restored_from: { type: Number, default: null, immutable: true },
     /** The key terms found for this version's text (a snapshot of the contract's terms when its extraction completed). */
     terms: { type: Schema.Types.Mixed, default: null },

@@ -213,6 +213,12 @@ const schema = z
      * unread (`unread_keys`); a rule still running at twice the budget is stopped.
      */
     KEY_TERMS_MAX_TEXT_CHARS: positiveInt.default(1_000_000),
+    /**
+     * Characters kept of the text extracted from a PDF version (the redline compares it): the
+     * rest is cut and the version says so (`text_truncated`). At most 3 bytes a character in
+     * UTF-8, so the maximum keeps a version well inside the store's 16 MB document limit.
+     */
+    VERSION_TEXT_MAX_CHARS: positiveInt.max(4_000_000).default(1_000_000),
     KEY_TERMS_MAX_LINE_CHARS: positiveInt.min(200).default(5_000),
     KEY_TERMS_BUDGET_MS: positiveInt.default(1_500),
     SIGNATURE_REMINDER_INTERVAL: z.string().default('3 days'),

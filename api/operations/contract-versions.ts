@@ -26,19 +26,31 @@ const versionSchema = registry.register(
     document_id: idSchema.nullable(),
     sha256: z.string().meta({ description: "SHA-256 hex of the text (UTF-8) or the PDF's bytes; approvals bind to it" }),
     restored_from: z.number().int().nullable(),
+    text_truncated: z.boolean().nullable().meta({
+      description:
+        "Whether the text the redline compares was cut at VERSION_TEXT_MAX_CHARS (a PDF's extracted text only; false for content); null while a PDF version's text was never extracted",
+    }),
     terms: z.record(z.string(), z.unknown()).nullable().meta({ description: "The key terms found in this version's text, once extracted" }),
     terms_extracted_at: timestamp.nullable(),
     content: z.string().optional().meta({ description: 'The text (GET of one version only)' }),
   }),
 );
 
+const versionRef = z.object({
+  number: z.number().int(),
+  sha256: z.string(),
+  text_truncated: z.boolean().meta({
+    description:
+      "true when the version's text (a PDF's extracted text) was cut at VERSION_TEXT_MAX_CHARS: the redline compares its beginning only",
+  }),
+});
 const part = z.object({ op: z.enum(['equal', 'insert', 'delete']), text: z.string() });
 const redlineSchema = registry.register(
   'Redline',
   z.object({
     contract_id: idSchema,
-    from: z.object({ number: z.number().int(), sha256: z.string() }),
-    to: z.object({ number: z.number().int(), sha256: z.string() }),
+    from: versionRef,
+    to: versionRef,
     clauses: z
       .array(z.object({ term: z.enum(KEY_TERMS), from: z.string().nullable(), to: z.string().nullable(), summary: z.string() }))
       .nullable()
@@ -99,7 +111,7 @@ operation({
   tag,
   summary: 'The redline from version a to version b',
   description:
-    "Paragraphs matched first, then words within edited ones; a version of a PDF of record is compared by its extracted text. Computed off the API's event loop, bounded in time for any input (two 500 KB versions well under 2 s). With `Accept: text/html`, a page: insertions underlined, deletions struck, all text escaped, no script allowed.",
+    "Paragraphs matched first, then words within edited ones; a version of a PDF of record is compared by its extracted text, kept up to VERSION_TEXT_MAX_CHARS characters (`text_truncated` says when it was cut). Computed off the API's event loop, bounded in time for any input (two 500 KB versions well under 2 s). With `Accept: text/html`, a page: insertions underlined, deletions struck, all text escaped, no script allowed.",
   params: diffParams,
   responses: {
     200: { description: 'The redline', content: { 'application/json': redlineSchema, 'text/html': z.string() } },

@@ -86,23 +86,38 @@ export async function listVersions(contract: Pick<ContractDoc, '_id' | 'organiza
     .sort({ number: -1 });
 }
 
-/** The text the redline compares: the content, or the PDF's text (extracted once, in a child process, then kept). */
+/**
+ * The text the redline compares: the content, or the PDF's text (extracted once, in a child
+ * process, then kept). The kept text stops at VERSION_TEXT_MAX_CHARS: a PDF's text can
+ * outgrow the store's document limit, and a write that fails would extract again on every try.
+ */
 export async function textOfVersion(s: Services, v: ContractVersionDoc): Promise<string> {
   if (v.source === 'content') return v.content ?? '';
   if (v.extracted_text !== null && v.extracted_text !== undefined) return v.extracted_text;
   const doc = await Document.findOne({ _id: v.document_id, organization_id: v.organization_id }).lean();
+  const max = s.config.VERSION_TEXT_MAX_CHARS;
   let text = '';
   if (doc) {
     let page = 0;
     for await (const piece of extractTextInChild(doc.storage_path, doc.mime_type as SupportedMime, s.config)) {
       text += piece.page !== page && page ? `\n\n${piece.text}` : piece.text;
       page = piece.page;
+      // Leaving the loop stops the child: the rest would be cut anyway.
+      if (text.length > max) break;
     }
   }
-  await ContractVersion.updateOne({ _id: v._id }, { $set: { extracted_text: text } });
+  const truncated = text.length > max;
+  // Never half a surrogate pair at the cut.
+  if (truncated) text = text.slice(0, max).replace(/[\ud800-\udbff]$/, '');
+  await ContractVersion.updateOne({ _id: v._id }, { $set: { extracted_text: text, extracted_text_truncated: truncated } });
   v.extracted_text = text;
+  v.extracted_text_truncated = truncated;
   return text;
 }
+
+/** Whether the text the redline compares is cut (null while a PDF's text was never extracted). */
+export const textTruncated = (v: ContractVersionDoc): boolean | null =>
+  v.source === 'content' ? false : (v.extracted_text_truncated ?? null);
 
 /** Keeps the terms an extraction found on the version whose text it read (the latest of that hash). */
 export async function recordVersionTerms(contract: Pick<ContractDoc, '_id'>, terms: KeyTerms): Promise<void> {
@@ -123,6 +138,7 @@ export function versionView(v: ContractVersionDoc, withContent = false) {
     document_id: v.document_id?.toHexString() ?? null,
     sha256: v.sha256,
     restored_from: v.restored_from ?? null,
+    text_truncated: textTruncated(v),
     terms: (v.terms as KeyTerms | null) ?? null,
     terms_extracted_at: v.terms_extracted_at ?? null,
     ...(withContent ? { content: v.content ?? '' } : {}),

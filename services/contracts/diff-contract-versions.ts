@@ -5,7 +5,7 @@
  */
 import type { Services } from '../../platform/engines';
 import type { ContractDoc } from '../../models/contract';
-import { findVersion, textOfVersion } from './contract-versions';
+import { findVersion, textOfVersion, textTruncated } from './contract-versions';
 import { KEY_TERMS, type KeyTermName, type KeyTerms } from './key-terms.shared';
 import { runRedline } from './redline-task';
 import type { Redline } from './redline';
@@ -40,8 +40,8 @@ export function clauseChanges(a: KeyTerms | null, b: KeyTerms | null): ClauseCha
 
 export interface VersionDiff extends Redline {
   contract_id: string;
-  from: { number: number; sha256: string };
-  to: { number: number; sha256: string };
+  from: { number: number; sha256: string; text_truncated: boolean };
+  to: { number: number; sha256: string; text_truncated: boolean };
   /** Null while the key terms of either version are still being extracted. */
   clauses: ClauseChange[] | null;
 }
@@ -52,8 +52,8 @@ export async function diffContractVersions(s: Services, contract: ContractDoc, a
   const redline = await runRedline(s, { a: texts[0], b: texts[1] });
   return {
     contract_id: contract.id,
-    from: { number: va.number, sha256: va.sha256 },
-    to: { number: vb.number, sha256: vb.sha256 },
+    from: { number: va.number, sha256: va.sha256, text_truncated: textTruncated(va) === true },
+    to: { number: vb.number, sha256: vb.sha256, text_truncated: textTruncated(vb) === true },
     clauses: clauseChanges(va.terms as KeyTerms | null, vb.terms as KeyTerms | null),
     ...redline,
   };

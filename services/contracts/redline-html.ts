@@ -36,12 +36,16 @@ export function renderRedlineHtml(title: string, d: VersionDiff): string {
     ? `<h2>Key terms changed</h2><ul class="clauses">${d.clauses.map((c) => `<li>${escapeHtml(c.summary)}</li>`).join('')}</ul>`
     : '';
   const heading = `${escapeHtml(title)}: version ${d.from.number} → ${d.to.number}`;
+  const cut = [d.from, d.to].filter((v) => v.text_truncated).map((v) => v.number);
+  const truncated = cut.length
+    ? `<p>The text of version ${cut.join(' and ')} is long and was cut: only its beginning is compared.</p>`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${heading}</title><style>${STYLE}</style></head>
 <body><h1>${heading}</h1>
 <p>${d.stats.inserted_words} words inserted, ${d.stats.deleted_words} deleted, ${d.stats.changed_paragraphs} paragraphs edited.</p>
-${clauses}
+${truncated}${clauses}
 <article>
 ${body}
 </article></body></html>

@@ -13,12 +13,28 @@ import { Signature } from '../../models/signature';
 import { ComplianceTask } from '../../models/compliance-task';
 import { Document } from '../../models/document';
 import type { Collection } from './vector-store';
+import { substringGrams } from './substrings';
 import type { SearchDoc, SearchEngines, SearchWrite } from './contract-search-index';
 
 /** Document text kept per contract: beyond it, later pages are not searched (the mapping stays lean). */
 const MAX_PAGES_TEXT = 1_000_000;
 /** Contracts read from the store at once. */
 const READS_IN_FLIGHT = 8;
+/** A search hit's preview of the text: what a result list shows, never the text itself. */
+export const SNIPPET_CHARS = 300;
+
+/** The text's first SNIPPET_CHARS characters, white space collapsed, cut at a word's end ("…" when cut). */
+export function snippetOf(text: string): string {
+  const flat = text
+    .slice(0, SNIPPET_CHARS * 4)
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (flat.length <= SNIPPET_CHARS) return flat;
+  // Never half a surrogate pair.
+  const cut = flat.slice(0, SNIPPET_CHARS - 1).replace(/[\ud800-\udbff]$/, '');
+  const space = cut.lastIndexOf(' ');
+  return `${space > SNIPPET_CHARS / 2 ? cut.slice(0, space) : cut}…`;
+}
 
 interface TermValue {
   normalized?: unknown;
@@ -45,6 +61,7 @@ export function searchDocOf(c: ContractDoc, extras: Extras, readAt: number): Sea
     organization_id: c.organization_id.toHexString(),
     title: c.title,
     counterparty: c.counterparty,
+    substrings: [substringGrams(c.title), substringGrams(c.counterparty)],
     content: content ?? '',
     pages: extras.pages,
     type: c.type,
@@ -69,7 +86,8 @@ export function searchDocOf(c: ContractDoc, extras: Extras, readAt: number): Sea
     signature_pending: extras.signaturePending,
     open_tasks: extras.openTasks,
     indexed_at: new Date(readAt).toISOString(),
-    record,
+    // The snippet rides in the unindexed record: an index of an older generation takes it too.
+    record: { ...record, snippet: snippetOf(content || extras.pages[0]?.text || '') },
     terms,
   };
 }

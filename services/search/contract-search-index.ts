@@ -17,7 +17,7 @@ import type { Services } from '../../platform/engines';
 export type SearchEngines = Pick<Services, 'es' | 'config'>;
 
 /** Bumped on every change of MAPPINGS or SETTINGS: the worker then rebuilds into a new index. */
-export const GENERATION = 2;
+export const GENERATION = 3;
 
 export const searchAlias = (s: Pick<Services, 'config'>) => `${s.config.ELASTICSEARCH_INDEX_PREFIX}contracts_search`;
 export const generationIndex = (s: Pick<Services, 'config'>, generation = GENERATION) => `${searchAlias(s)}-v${generation}`;
@@ -40,6 +40,8 @@ const MAPPINGS: estypes.MappingTypeMapping = {
     id: keyword,
     title: { type: 'text', fields: { raw: sortable } },
     counterparty: { type: 'text', fields: { raw: sortable, exact: { type: 'keyword', ignore_above: 512 } } },
+    // The list's substring search: title and counterparty as 3-grams (substrings.ts), one value each.
+    substrings: { type: 'text', analyzer: 'whitespace', norms: false },
     content: { type: 'text', norms: false },
     // Each ready document of the contract, page by page, so a highlight names document and page.
     pages: {
@@ -121,7 +123,12 @@ export async function ensureSearchIndex(s: SearchEngines): Promise<'current' | '
   const target = generationIndex(s);
   const aliased = await aliasedIndices(s);
   if (aliased.includes(target)) return 'current';
-  if (aliased.length) return 'stale';
+  if (aliased.length) {
+    // Writes go to the older index too until the rebuild moves the alias: it learns the fields
+    // added since (a field's type never changes within the mapping; a new generation adds).
+    await s.es.indices.putMapping({ index: aliased, properties: MAPPINGS.properties });
+    return 'stale';
+  }
   await createGenerationIndex(s);
   try {
     await s.es.indices.updateAliases({ actions: [{ add: { index: target, alias: searchAlias(s) } }] });

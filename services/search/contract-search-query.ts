@@ -11,7 +11,10 @@ import type { estypes } from '@elastic/elasticsearch';
 import { choice, idSchema } from '../../platform/input';
 import { CONTRACT_STATUSES } from '../../models/contract';
 import { dayOf } from '../../platform/dates';
-import { MAX_WINDOW } from './contract-search-index';
+import type { Config } from '../../platform/config';
+import { derivedSecret, safeEqual } from '../../platform/security/crypto';
+import { GENERATION, MAX_WINDOW } from './contract-search-index';
+import { substringQuery } from './substrings';
 
 export const FACETS = ['status', 'type', 'counterparty', 'governing_law', 'auto_renewal', 'renewal_window'] as const;
 export type Facet = (typeof FACETS)[number];
@@ -90,7 +93,7 @@ export const searchParams = searchFilters
     cursor: z
       .string()
       .max(2000)
-      .regex(/^[A-Za-z0-9_-]+$/, 'is not a cursor this service gave')
+      .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9]+$/, 'is not a cursor this service gave')
       .optional(),
     format: choice(['json', 'csv']).default('json'),
   })
@@ -137,19 +140,40 @@ function filtersOf(c: SearchCriteria): estypes.QueryDslQueryContainer[] {
     const [from, to] = [c[`${d}_from`], c[`${d}_to`]];
     if (from || to) f.push({ range: { [d]: { gte: from, lte: to, format: 'yyyy-MM-dd' } } });
   }
-  if (c.contains) {
-    const pattern = `*${c.contains.toLowerCase().replace(/[\\*?]/g, '\\$&')}*`;
-    f.push({
-      bool: {
-        should: ['title.raw', 'counterparty.raw'].map((field) => ({ wildcard: { [field]: { value: pattern } } })),
-        minimum_should_match: 1,
-      },
-    });
-  }
+  if (c.contains) f.push(containsQuery(c.contains));
   return f;
 }
 
-const HIGHLIGHT = { fragment_size: 160, number_of_fragments: 2, pre_tags: ['<em>'], post_tags: ['</em>'] };
+/**
+ * The list's substring search in title and counterparty: the 3-gram field of this
+ * generation's index (substrings.ts). An index of an older generation, which answers until
+ * the rebuild moves the alias, has it only for documents written since, so there the old
+ * leading wildcard answers; each branch is dropped before it runs where `_index` rules it out.
+ */
+function containsQuery(text: string): estypes.QueryDslQueryContainer {
+  const current: estypes.QueryDslQueryContainer = { wildcard: { _index: { value: `*-v${GENERATION}` } } };
+  const pattern = `*${text.toLowerCase().replace(/[\\*?]/g, '\\$&')}*`;
+  const older: estypes.QueryDslQueryContainer = {
+    bool: {
+      should: ['title.raw', 'counterparty.raw'].map((field) => ({ wildcard: { [field]: { value: pattern } } })),
+      minimum_should_match: 1,
+    },
+  };
+  return {
+    bool: {
+      should: [{ bool: { filter: [current, substringQuery('substrings', text)] } }, { bool: { filter: [older], must_not: [current] } }],
+      minimum_should_match: 1,
+    },
+  };
+}
+
+const HIGHLIGHT = { fragment_size: 160, number_of_fragments: 2 };
+/** Fragments are HTML: the contract's text is escaped, and only the `<em>` around matches is markup. */
+const HTML_FRAGMENTS: Pick<estypes.SearchHighlight, 'encoder' | 'pre_tags' | 'post_tags'> = {
+  encoder: 'html',
+  pre_tags: ['<em>'],
+  post_tags: ['</em>'],
+};
 
 /** Full text: the contract's own fields, or the pages of its documents (which then cite document and page). */
 function wordsQuery(q: string): estypes.QueryDslQueryContainer {
@@ -165,7 +189,7 @@ function wordsQuery(q: string): estypes.QueryDslQueryContainer {
             inner_hits: {
               size: 3,
               _source: { includes: ['pages.document_id', 'pages.page'] },
-              highlight: { fields: { 'pages.text': HIGHLIGHT } },
+              highlight: { ...HTML_FRAGMENTS, fields: { 'pages.text': HIGHLIGHT } },
             },
           },
         },
@@ -204,7 +228,9 @@ export function sortOf(c: SearchCriteria): { key: string; sort: estypes.SortComb
 }
 
 export const highlightOf = (c: SearchCriteria): estypes.SearchHighlight | undefined =>
-  c.q ? { fields: { title: { number_of_fragments: 0 }, counterparty: { number_of_fragments: 0 }, content: HIGHLIGHT } } : undefined;
+  c.q
+    ? { ...HTML_FRAGMENTS, fields: { title: { number_of_fragments: 0 }, counterparty: { number_of_fragments: 0 }, content: HIGHLIGHT } }
+    : undefined;
 
 /**
  * Renewal windows on the opt-out deadline, counted from today (UTC): each bucket apart from the
@@ -236,13 +262,31 @@ export function facetAggs(facets: readonly Facet[]): Record<string, estypes.Aggr
   return Object.fromEntries(facets.map((f) => [f, all[f]()]));
 }
 
-/** A cursor: the sort it was made for and the last hit's sort values, opaque to clients. */
-export const encodeCursor = (key: string, values: estypes.FieldValue[]) =>
-  Buffer.from(JSON.stringify({ k: key, v: values })).toString('base64url');
+/**
+ * A cursor: the sort it was made for and the last hit's sort values, then a MAC (a key derived
+ * from ENCRYPTION_KEY for this purpose) over them and the organization. Elasticsearch reads
+ * the values as the sort's types, so only values this service produced may reach it: anything
+ * else (a string for a date, say) would fail the search.
+ */
+const cursorMac = (config: Pick<Config, 'ENCRYPTION_KEY'>, organizationId: string, body: string) =>
+  derivedSecret(config, 'search-cursor', `${organizationId}.${body}`);
 
-export function decodeCursor(cursor: string, key: string): estypes.FieldValue[] | null {
+export function encodeCursor(config: Pick<Config, 'ENCRYPTION_KEY'>, organizationId: string, key: string, values: estypes.FieldValue[]) {
+  const body = Buffer.from(JSON.stringify({ k: key, v: values })).toString('base64url');
+  return `${body}.${cursorMac(config, organizationId, body)}`;
+}
+
+/** The sort values of a genuine cursor of this organization and sort; null for anything else. */
+export function decodeCursor(
+  config: Pick<Config, 'ENCRYPTION_KEY'>,
+  organizationId: string,
+  cursor: string,
+  key: string,
+): estypes.FieldValue[] | null {
+  const [body, mac, ...rest] = cursor.split('.');
+  if (!body || !mac || rest.length || !safeEqual(mac, cursorMac(config, organizationId, body))) return null;
   try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as { k?: unknown; v?: unknown };
+    const parsed = JSON.parse(Buffer.from(body, 'base64url').toString()) as { k?: unknown; v?: unknown };
     if (parsed.k !== key || !Array.isArray(parsed.v) || parsed.v.length !== 2) return null;
     const values: unknown[] = parsed.v;
     return values.every((v): v is estypes.FieldValue => ['string', 'number', 'boolean'].includes(typeof v) || v === null) ? values : null;

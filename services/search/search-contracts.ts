@@ -31,13 +31,12 @@ export interface Highlight {
 }
 
 interface Source {
-  content?: string;
   record?: Record<string, unknown>;
   terms?: Record<string, unknown> | null;
 }
 
 export interface SearchAnswer {
-  data: Array<Record<string, unknown> & { terms: Record<string, unknown> | null; highlights: Highlight[] }>;
+  data: Array<Record<string, unknown> & { snippet: string; terms: Record<string, unknown> | null; highlights: Highlight[] }>;
   total: number;
   page: number | null;
   page_size: number;
@@ -124,7 +123,7 @@ function facetsOf(aggs: Record<string, estypes.AggregationsAggregate> | undefine
 /** One page of the search: by `page` (exact total) or after a cursor. */
 export async function searchContracts(s: SearchEngines, organizationId: string, p: SearchParams): Promise<SearchAnswer> {
   const { key, sort } = sortOf(p);
-  const after = p.cursor ? decodeCursor(p.cursor, key) : null;
+  const after = p.cursor ? decodeCursor(s.config, organizationId, p.cursor, key) : null;
   if (p.cursor && !after) throw searchErrors.search_cursor_invalid('cursor: not a cursor of this search and sort');
   const highlight = highlightOf(p);
   const { hits, total, aggregations } = await pageWithTotal<Source>(
@@ -134,7 +133,8 @@ export async function searchContracts(s: SearchEngines, organizationId: string, 
       sort,
       size: p.page_size,
       ...(after ? { search_after: after } : { from: (p.page - 1) * p.page_size }),
-      _source: { includes: ['record', 'content', 'terms'] },
+      // Never the text (up to 500,000 characters a contract): it stays behind GET /contracts/:id.
+      _source: { includes: ['record', 'terms'] },
       ...(highlight ? { highlight } : {}),
     },
     p.facets?.length ? facetAggs(p.facets) : undefined,
@@ -144,14 +144,18 @@ export async function searchContracts(s: SearchEngines, organizationId: string, 
   return {
     data: hits.map((h) => ({
       ...h._source?.record,
-      content: h._source?.content ?? '',
+      // Documents written before snippets existed have none until the generation's rebuild.
+      snippet: typeof h._source?.record?.snippet === 'string' ? h._source.record.snippet : '',
       terms: h._source?.terms ?? null,
       highlights: highlightsOf(h),
     })),
     total,
     page: after ? null : p.page,
     page_size: p.page_size,
-    next_cursor: last?.sort && hits.length === p.page_size && (seen === null || seen < total) ? encodeCursor(key, last.sort) : null,
+    next_cursor:
+      last?.sort && hits.length === p.page_size && (seen === null || seen < total)
+        ? encodeCursor(s.config, organizationId, key, last.sort)
+        : null,
     facets: facetsOf(aggregations),
   };
 }

@@ -123,8 +123,8 @@ describe('contract versions and redlines', function () {
     const res = await api<Diff>('GET', `/contracts/${id}/versions/1/diff/2`, { token: owner.token });
     expect(res.status, res.text).to.equal(200);
     const d = res.body;
-    expect(d.from).to.deep.equal({ number: 1, sha256: sha256(V1) });
-    expect(d.to).to.deep.equal({ number: 2, sha256: sha256(V2) });
+    expect(d.from).to.deep.equal({ number: 1, sha256: sha256(V1), text_truncated: false });
+    expect(d.to).to.deep.equal({ number: 2, sha256: sha256(V2), text_truncated: false });
     expect(d.paragraphs.map((p) => p.op)).to.deep.equal(['equal', 'change', 'delete', 'delete', 'equal', 'insert']);
     const changed = d.paragraphs[1]!.parts!;
     expect(changed.filter((p) => p.op === 'delete').map((p) => p.text)).to.deep.equal(['thirty']);
