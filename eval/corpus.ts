@@ -1,6 +1,6 @@
 /**
- * The evaluation corpus: the Common Paper templates in ../shared/corpus (CC BY 4.0, see
- * eval/README.md) with a deal's values written into their `{placeholder}` fields, as Word
+ * The evaluation corpus: the Common Paper templates in eval/corpus (CC BY 4.0, see
+ * eval/corpus/NOTICE.md) with a deal's values written into their `{placeholder}` fields, as Word
  * files, so they are ingested exactly as a customer's DOCX would be. The held-out key-term
  * sets (other publishers' agreements, eval/heldout.json and eval/unseen.json) are read the
  * same way from HELDOUT_DIR and UNSEEN_DIR; a source that is not a Word file is text
@@ -12,7 +12,7 @@ import path from 'node:path';
 import JSZip from 'jszip';
 import { z } from 'zod';
 
-export const CORPUS_DIR = process.env.EVAL_CORPUS_DIR ?? path.resolve(__dirname, '../../shared/corpus');
+export const CORPUS_DIR = process.env.EVAL_CORPUS_DIR ?? path.resolve(__dirname, 'corpus');
 /** Where the held-out agreements are kept (not in the project: see eval/README.md for their source). */
 export const HELDOUT_DIR = process.env.EVAL_HELDOUT_DIR ?? path.resolve(__dirname, 'heldout');
 /** The second held-out set, labelled before the extractor first ran on it. */
