@@ -93,6 +93,47 @@ def heldout():
     )
 
 
+def tuning():
+    docx_with_cover(
+        HERE / "tuning" / "nda-cobalt-wren.docx",
+        "Mutual Nondisclosure Agreement - Cover Page",
+        [
+            ("Party A", "Cobalt Ridge Software, Inc., a Colorado corporation"),
+            ("Party B", "Wren & Hollis Design Studio LLC"),
+            ("Effective Date", "September 8, 2026"),
+            ("Term", "One (1) year from the Effective Date"),
+            ("Governing Law", "Colorado"),
+            ("Venue", "State or federal courts in Denver, Colorado"),
+            ("Notice Address (Party A)", "1801 Wynkoop Street, Denver, CO 80202"),
+            ("Notice Address (Party B)", "77 Larimer Square, Denver, CO 80202"),
+        ],
+        [
+            "# Standard Terms",
+            "1. Each party may disclose Confidential Information to the other for the purpose of discussing a website redesign engagement.",
+            "2. The receiving party will protect the disclosing party's Confidential Information with reasonable care and use it only for that purpose.",
+            "3. Either party may end this Agreement at any time by written notice. Confidentiality duties survive for two years after it ends.",
+        ],
+    )
+    pdf_with_cover(
+        HERE / "tuning" / "order-form-pelican-north.pdf",
+        "Service Order",
+        [
+            ("Customer", "Pelican Bay Aquarium Foundation"),
+            ("Vendor", "Northstar Ticketing Systems, Inc."),
+            ("Effective Date", "March 30, 2026"),
+            ("Initial Term", "Three (3) years"),
+            ("Renewal", "Renews automatically for successive one-year terms unless either party gives 90 days' notice before the end of the current term"),
+            ("Payment Terms", "Invoices due within 30 days"),
+            ("Governing Law", "State of California"),
+        ],
+        [
+            "This Service Order is governed by the Northstar Master Terms. Vendor will provide the ticketing platform and support described in Schedule 1.",
+            "Signed by Pelican Bay Aquarium Foundation and Northstar Ticketing Systems, Inc.",
+        ],
+    )
+
+
 if __name__ == "__main__":
-    heldout()
+    which = sys.argv[1] if len(sys.argv) > 1 else "tuning"
+    heldout() if which == "heldout" else tuning()
     sys.exit(0)
