@@ -72,7 +72,7 @@ export interface KeyTerm<N = unknown> {
   /** The term as the contract writes it. */
   value: string;
   normalized: N;
-  /** Verbatim text of the contract that states it (for a derived term, the first of its sources). */
+  /** Verbatim text of the contract that states it (for a derived term, the term it is counted by; `sources` has every quote). */
   quote: string;
   page: number;
   confidence: number;
@@ -84,8 +84,8 @@ export interface KeyTerm<N = unknown> {
   sources?: TermSource[];
 }
 
-/** Why a key is null though the text speaks of it ("the term runs until the services are complete"). */
-export type NullReasons = Partial<Record<KeyTermName, string>>;
+/** Why a key (or the opt-out deadline) is null though the text speaks of it ("the term runs until the services are complete"). */
+export type NullReasons = Partial<Record<KeyTermName | 'opt_out_deadline', string>>;
 
 export type KeyTerms = Record<KeyTermName, KeyTerm | null>;
 
@@ -104,7 +104,9 @@ export const keyTermSchema = <K extends KeyTermName>(key: K) =>
     derived_from: z
       .array(z.enum(DERIVATION_SOURCES))
       .optional()
-      .meta({ description: 'Present when the term is computed from others, e.g. ["effective_date", "initial_term"]: the rule that applied' }),
+      .meta({
+        description: 'Present when the term is computed from others, e.g. ["effective_date", "initial_term"]: the rule that applied',
+      }),
     sources: z
       .array(z.object({ from: z.enum(DERIVATION_SOURCES), quote: z.string(), page: z.number().int().min(1) }))
       .optional()
