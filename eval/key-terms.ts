@@ -60,11 +60,19 @@ export function scoreTerms(results: Array<{ doc: CorpusDocument; terms: Extracte
       const want = doc.terms[key];
       const got = terms?.[key] ?? null;
       const c = count(key);
-      if (want !== undefined) (expected++, c.expected++);
-      if (got) (found++, c.found++);
+      if (want !== undefined) {
+        expected++;
+        c.expected++;
+      }
+      if (got) {
+        found++;
+        c.found++;
+      }
       if (got && !cited(got)) uncited++;
-      if (want !== undefined && got && matches(want, got)) (correct++, c.correct++);
-      else if (want !== undefined || got)
+      if (want !== undefined && got && matches(want, got)) {
+        correct++;
+        c.correct++;
+      } else if (want !== undefined || got)
         mismatches.push(
           `${doc.file} ${key}: expected ${JSON.stringify(want ?? null)}, got ${got ? JSON.stringify({ value: got.value, normalized: got.normalized, quote: got.quote.slice(0, QUOTE_SHOWN) }) : 'null'}`,
         );

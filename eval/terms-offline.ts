@@ -40,7 +40,7 @@ async function main(): Promise<void> {
       const pages = await extractPages(file, mime);
       if (process.argv.includes('--text')) console.log(`==== ${doc.file}\n${pages.map((p) => p.text).join('\n---page---\n')}`);
       const answer = readKeyTermsByRules({ pages, limits });
-      results.push({ doc, terms: keepVerbatim(answer.terms, pages) as ExtractedTerms });
+      results.push({ doc, terms: keepVerbatim(answer.terms, pages) });
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -635,11 +635,11 @@ const TERM_LABEL =
 
 /** Where a sentence states how long the agreement runs: "for a period of one year", "continues for two years". */
 const TERM_INLINE =
-  /\b(?:for an? (?:initial )?(?:period|term) of|(?:initial\s+)?term of (?:this|the) (?:agreement|contract) (?:is|shall be|will be)|shall remain in (?:full )?(?:force and )?effect for|(?:continues?|continue in effect|lasts?|remains? in effect) for)\s+/i;
+  /\b(?:for an? (?:initial )?(?:period|term) of|(?:initial\s+)?term of (?:this|the) (?:agreement|contract) (?:is|shall be|will be)|(?:shall|will)?\s*remain in (?:full )?(?:force|effect)(?: and effect)? for|(?:continues?|continue in effect|lasts?|remains? in effect) for)\s+/i;
 /** The same with the duration first: "for an initial 12-month period", "for a three-year term". */
 const TERM_DURATION_FIRST = new RegExp(String.raw`\bfor\s+(?:an?\s+)?(?:initial\s+)?${DURATION.source}\s+(?:period|term)\b`, 'i');
 /** What the term is about: the agreement or one of its terms, not a programme, a licence or a covenant. */
-const ABOUT_THE_TERM = /\bagreement\b|\bterm\b/i;
+const ABOUT_THE_TERM = /\b(?:agreement|term|contract|work order|SOW|statement of work|NDA|lease|addendum)\b/i;
 /** Periods that run after the agreement or beside it: survival, retention, a covenant's restricted period. */
 const OTHER_PERIOD = /\bsurviv\w*|\bretain\w*|\bretention\b|\b(?:following|after)\s+(?:the\s+)?(?:termination|expiration|expiry|end)\b/i;
 

@@ -101,12 +101,9 @@ export const keyTermSchema = <K extends KeyTermName>(key: K) =>
     page: z.number().int().min(1),
     confidence: z.number().min(0).max(1),
     confirmed: z.boolean(),
-    derived_from: z
-      .array(z.enum(DERIVATION_SOURCES))
-      .optional()
-      .meta({
-        description: 'Present when the term is computed from others, e.g. ["effective_date", "initial_term"]: the rule that applied',
-      }),
+    derived_from: z.array(z.enum(DERIVATION_SOURCES)).optional().meta({
+      description: 'Present when the term is computed from others, e.g. ["effective_date", "initial_term"]: the rule that applied',
+    }),
     sources: z
       .array(z.object({ from: z.enum(DERIVATION_SOURCES), quote: z.string(), page: z.number().int().min(1) }))
       .optional()
