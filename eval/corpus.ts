@@ -1,6 +1,6 @@
 /**
- * The evaluation corpus: the Common Paper templates in ../shared/corpus (CC BY 4.0, see
- * eval/README.md) with a deal's values written into their `{placeholder}` fields, as Word
+ * The evaluation corpus: the Common Paper templates in eval/corpus (CC BY 4.0, see
+ * eval/corpus/NOTICE.md) with a deal's values written into their `{placeholder}` fields, as Word
  * files, so they are ingested exactly as a customer's DOCX would be. The held-out key-term
  * sets (other publishers' agreements, eval/heldout.json and eval/unseen.json) are read the
  * same way from HELDOUT_DIR and UNSEEN_DIR; a source that is not a Word file is text
@@ -12,11 +12,14 @@ import path from 'node:path';
 import JSZip from 'jszip';
 import { z } from 'zod';
 
-export const CORPUS_DIR = process.env.EVAL_CORPUS_DIR ?? path.resolve(__dirname, '../../shared/corpus');
+export const CORPUS_DIR = process.env.EVAL_CORPUS_DIR ?? path.resolve(__dirname, 'corpus');
 /** Where the held-out agreements are kept (not in the project: see eval/README.md for their source). */
 export const HELDOUT_DIR = process.env.EVAL_HELDOUT_DIR ?? path.resolve(__dirname, 'heldout');
 /** The second held-out set, labelled before the extractor first ran on it. */
 export const UNSEEN_DIR = process.env.EVAL_UNSEEN_DIR ?? path.resolve(__dirname, 'unseen');
+/** Agreements written for the evaluation from public templates' structure (eval/written/README.md): a tuning part and a held-out part. */
+export const WRITTEN_TUNING_DIR = path.resolve(__dirname, 'written/tuning');
+export const WRITTEN_HELDOUT_DIR = path.resolve(__dirname, 'written/heldout');
 
 const termValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
 
@@ -24,6 +27,8 @@ export const CorpusDocument = z.object({
   file: z.string(),
   /** The file's SHA-256: the labels are of this version of the template. */
   sha256: z.string().optional(),
+  /** The kind of agreement (nda, msa, order_form, dpa, saas, professional_services, …), for the written sets. */
+  kind: z.string().optional(),
   contract: z.object({ title: z.string(), type: z.string(), counterparty: z.string() }),
   /** Placeholder name → value; a list gives the value of each occurrence in order (the last repeats). */
   fill: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
@@ -57,6 +62,10 @@ export interface EvaluationSet {
   heldOutDocuments: CorpusDocument[];
   /** More of them, labelled before any extraction; the rules were revised with them in view on 2026-11-26. */
   unseenDocuments: CorpusDocument[];
+  /** Agreements written for the evaluation, on which the rules of 2026-11-28 were tuned. */
+  writtenTuning: CorpusDocument[];
+  /** Agreements written and labelled before those rules, never run while tuning them: the held-out part. */
+  writtenHeldOut: CorpusDocument[];
 }
 
 export async function loadSet(): Promise<EvaluationSet> {
@@ -66,6 +75,8 @@ export async function loadSet(): Promise<EvaluationSet> {
     heldOutQuestions: await questionsIn('questions-heldout.json'),
     heldOutDocuments: await documentsIn('heldout.json'),
     unseenDocuments: await documentsIn('unseen.json'),
+    writtenTuning: await documentsIn('written-tuning.json'),
+    writtenHeldOut: await documentsIn('written-heldout.json'),
   };
 }
 
@@ -104,11 +115,12 @@ function fillText(text: string, doc: Pick<CorpusDocument, 'fill' | 'literal'>): 
   return out;
 }
 
-/** The file as uploaded: a Word file with its document.xml filled, or a text file filled as text. */
+/** The file as uploaded: a Word file with its document.xml filled, a PDF as it is, or a text file filled as text. */
 export async function filledFile(doc: CorpusDocument, dir = CORPUS_DIR): Promise<Buffer> {
   const file = await readFile(path.join(dir, doc.file));
   const sha256 = createHash('sha256').update(file).digest('hex');
   if (doc.sha256 && doc.sha256 !== sha256) throw new Error(`${doc.file}: SHA-256 ${sha256}, not the labelled version ${doc.sha256}`);
+  if (doc.file.endsWith('.pdf')) return file;
   if (!doc.file.endsWith('.docx')) return Buffer.from(fillText(file.toString('utf8'), doc), 'utf8');
   const zip = await JSZip.loadAsync(file);
   const entry = zip.file('word/document.xml');

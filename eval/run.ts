@@ -21,8 +21,18 @@ import { signUp, type TestUser } from '../test/support/auth';
 import { api } from '../test/support/http';
 import { settled } from '../test/support/documents';
 import { retrieve, type Passage } from '../services/search/retrieval';
-import { comparable, filledFile, HELDOUT_DIR, loadSet, UNSEEN_DIR, type CorpusDocument, type Question } from './corpus';
-import { scoreTerms, type ExtractedTerms } from './key-terms';
+import {
+  comparable,
+  filledFile,
+  HELDOUT_DIR,
+  loadSet,
+  UNSEEN_DIR,
+  WRITTEN_HELDOUT_DIR,
+  WRITTEN_TUNING_DIR,
+  type CorpusDocument,
+  type Question,
+} from './corpus';
+import { perTermTable, scoreTerms, type ExtractedTerms } from './key-terms';
 import { checkAnswer } from './answers';
 import { cacheEmbeddings } from './embedding-cache';
 
@@ -90,14 +100,16 @@ async function ingest(user: TestUser, documents: readonly CorpusDocument[], dir?
   return contracts;
 }
 
-async function extractAll(user: TestUser, contracts: Map<CorpusDocument, string>) {
-  const extracted: Array<{ doc: CorpusDocument; terms: ExtractedTerms | null }> = [];
+type Extracted = Array<{ doc: CorpusDocument; terms: ExtractedTerms | null }>;
+
+async function extractAll(user: TestUser, contracts: Map<CorpusDocument, string>): Promise<Extracted> {
+  const extracted: Extracted = [];
   for (const [doc, id] of contracts) {
     const res = await api<{ terms: ExtractedTerms }>('POST', `/contracts/${id}/extract`, { token: user.token });
     extracted.push({ doc, terms: res.status === 200 ? res.body.terms : null });
     if (res.status !== 200) console.log(`  extract ${doc.file}: ${res.status} ${res.text.slice(0, 200)}`);
   }
-  return scoreTerms(extracted);
+  return extracted;
 }
 
 /** Chunks stored for the organization (what ingestion embedded). */
@@ -109,9 +121,10 @@ async function storedChunks(user: TestUser): Promise<number> {
 /** Key terms of other publishers' agreements, in an organization of their own so that they change no figure of another set; null when a file is missing. */
 async function otherPublishersTerms(documents: readonly CorpusDocument[], dir: string, organizationName: string) {
   const missing = documents.filter((d) => !existsSync(path.join(dir, d.file))).map((d) => d.file);
-  if (missing.length) return { terms: null, missing };
+  if (missing.length) return { terms: null, extracted: [] as Extracted, missing };
   const user = await signUp({ organizationName });
-  return { terms: await extractAll(user, await ingest(user, documents, dir)), missing };
+  const extracted = await extractAll(user, await ingest(user, documents, dir));
+  return { terms: scoreTerms(extracted), extracted, missing };
 }
 
 const pct = (n: number) => n.toFixed(3);
@@ -161,10 +174,14 @@ async function main(): Promise<void> {
   const answerSeconds = (Date.now() - answeredFrom) / 1000;
   const results = all.slice(0, set.questions.length);
   const heldOut = all.slice(set.questions.length);
-  const terms = await extractAll(user, contracts);
+  const corpusExtracted = await extractAll(user, contracts);
+  const terms = scoreTerms(corpusExtracted);
 
   const heldOutTerms = await otherPublishersTerms(set.heldOutDocuments, HELDOUT_DIR, 'Evaluation held-out');
   const unseenTerms = await otherPublishersTerms(set.unseenDocuments, UNSEEN_DIR, 'Evaluation unseen');
+  const writtenTuning = await otherPublishersTerms(set.writtenTuning, WRITTEN_TUNING_DIR, 'Evaluation written tuning');
+  const writtenHeldOut = await otherPublishersTerms(set.writtenHeldOut, WRITTEN_HELDOUT_DIR, 'Evaluation written held-out');
+  const tuningPart = scoreTerms([...corpusExtracted, ...heldOutTerms.extracted, ...unseenTerms.extracted, ...writtenTuning.extracted]);
 
   const n = results.length;
   const complete = results.filter((r) => r.answer.complete).length / n;
@@ -175,6 +192,10 @@ async function main(): Promise<void> {
     printMisses(heldOut, heldOutTerms.terms);
     console.log('  unseen:');
     printMisses([], unseenTerms.terms);
+    console.log('  written tuning:');
+    printMisses([], writtenTuning.terms);
+    console.log('  written held-out:');
+    printMisses([], writtenHeldOut.terms);
   }
   console.log(
     `\nEvaluation set: ${n} questions (${ofKind(results, 'paraphrase').length} paraphrased), ${documents.length} documents, ${terms.expected} expected key terms; embedding model ${testEnv().services.ai.models.embedding}`,
@@ -195,6 +216,19 @@ async function main(): Promise<void> {
     `Second held-out set (labelled before any extraction ran on it; the rules were revised with it in view on 2026-11-26, so no longer unseen):`,
   );
   console.log(`  key terms of ${otherPublishersLine(set.unseenDocuments, unseenTerms, UNSEEN_DIR)}`);
+  const agreements = (n: number) => `${n} agreements`;
+  console.log(
+    `\nKey terms per term. Tuning part: every set above plus the written tuning agreements (${agreements(
+      documents.length + set.heldOutDocuments.length + set.unseenDocuments.length + set.writtenTuning.length,
+    )}; the rules were revised on them):`,
+  );
+  console.log(perTermTable('tuning part', tuningPart));
+  if (writtenHeldOut.terms) {
+    console.log(
+      `HELD-OUT PART: eval/written/heldout (${agreements(set.writtenHeldOut.length)}, written and labelled before the rules of 2026-11-28, never run while tuning them):`,
+    );
+    console.log(perTermTable('held-out part', writtenHeldOut.terms));
+  }
 }
 
 Runtime.install({ logger: new DefaultLogger('WARN') });

@@ -21,6 +21,8 @@ const schema = new Schema({
   unread_keys: { type: [String], default: [] },
   /** The text of record was longer than the extraction read. */
   text_truncated: { type: Boolean, default: false },
+  /** Why a key (or the opt-out deadline) is null though the text speaks of it: key → reason. */
+  null_reasons: { type: Schema.Types.Mixed, default: {} },
   /** End date minus the non-renewal notice, for auto-renewing contracts (YYYY-MM-DD). */
   opt_out_deadline: { type: String, default: null },
 });

@@ -34,6 +34,14 @@ const termsView = registry.register(
       description:
         'The text of record is longer than the rules read (KEY_TERMS_MAX_TEXT_CHARS characters, pages in order); terms stated after that are not found',
     }),
+    opt_out_deadline: z.iso.date().nullable().meta({
+      description:
+        'For a contract that renews automatically: its end date minus the non-renewal notice, the last day to opt out, which the renewal reminders count down to',
+    }),
+    null_reasons: z.partialRecord(z.enum([...KEY_TERMS, 'opt_out_deadline']), z.string()).meta({
+      description:
+        'Why a key (or opt_out_deadline) is null though the text speaks of it, e.g. end_date: the term has no fixed end, or runs from a start the text does not date. Never a guessed value.',
+    }),
   }),
 );
 

@@ -20,7 +20,8 @@ import { currentVersion, recordVersionTerms } from './contract-versions';
 import { refuseChangeWhileSigning } from '../signatures/pending-signature';
 import { supersedeApprovalsOfOtherFacts } from '../approvals/supersede-approvals';
 import { canonicalJson } from '../../platform/security/canonical-json';
-import { emptyTerms, KEY_TERMS, type KeyTerm, type KeyTermName, type KeyTerms } from './key-terms.shared';
+import { emptyTerms, KEY_TERMS, type KeyTerm, type KeyTermName, type KeyTerms, type NullReasons } from './key-terms.shared';
+import { fillFromSignature, type AwaitingSignature } from './term-dates';
 
 const DAY_MS = 86_400_000;
 
@@ -34,6 +35,10 @@ export interface TermsView {
   unread_keys: KeyTermName[];
   /** The text of record was longer than the rules read (KEY_TERMS_MAX_TEXT_CHARS). */
   text_truncated: boolean;
+  /** End date minus the non-renewal notice, for a contract that renews automatically: what the renewal reminders count down to. */
+  opt_out_deadline: string | null;
+  /** Why a key, or the opt-out deadline, is null though the text speaks of it. */
+  null_reasons: NullReasons;
 }
 
 export const termsView = (contractId: string, doc: ContractTermsDoc | null): TermsView => {
@@ -46,6 +51,8 @@ export const termsView = (contractId: string, doc: ContractTermsDoc | null): Ter
     partial: unread.length > 0 || truncated,
     unread_keys: unread,
     text_truncated: truncated,
+    opt_out_deadline: doc?.opt_out_deadline ?? null,
+    null_reasons: (doc?.null_reasons as NullReasons | undefined) ?? {},
   };
 };
 
@@ -85,11 +92,40 @@ export function endDateOf(terms: KeyTerms, contract: Pick<ContractDoc, 'end_date
 
 /** End date minus the non-renewal notice period, for a contract that renews automatically; else null. */
 export function optOutDeadline(terms: KeyTerms, contract: Pick<ContractDoc, 'end_date' | 'start_date'>): string | null {
-  if (terms.auto_renewal?.normalized !== true) return null;
+  return optOut(terms, contract).deadline;
+}
+
+/** The opt-out deadline, or why an auto-renewing contract has none. */
+function optOut(terms: KeyTerms, contract: Pick<ContractDoc, 'end_date' | 'start_date'>): { deadline: string | null; reason?: string } {
+  if (terms.auto_renewal?.normalized !== true) return { deadline: null };
   const end = endDateOf(terms, contract);
   const notice = terms.non_renewal_notice_days?.normalized;
-  if (!end || typeof notice !== 'number') return null;
-  return new Date(Date.parse(`${end}T00:00:00Z`) - notice * DAY_MS).toISOString().slice(0, 10);
+  if (!end) return { deadline: null, reason: 'the contract renews automatically, but its end date is not known' };
+  if (typeof notice !== 'number')
+    return { deadline: null, reason: 'the contract renews automatically, but no notice period for non-renewal is stated' };
+  return { deadline: new Date(Date.parse(`${end}T00:00:00Z`) - notice * DAY_MS).toISOString().slice(0, 10) };
+}
+
+/** The reasons that still hold for the terms as stored: none for a key that has a term. */
+function reasonsFor(terms: KeyTerms, reasons: NullReasons, contract: Pick<ContractDoc, 'end_date' | 'start_date'>): NullReasons {
+  const out: NullReasons = Object.fromEntries(Object.entries(reasons).filter(([k]) => !terms[k as KeyTermName]));
+  const { reason } = optOut(terms, contract);
+  if (reason) out.opt_out_deadline = reason;
+  return out;
+}
+
+/**
+ * A start that is the last signature, undated in the text, dated by the contract's signing here
+ * (`signed_at`, set when its signature request completed).
+ */
+function signedHere(
+  terms: KeyTerms,
+  reasons: NullReasons,
+  awaiting: AwaitingSignature | null,
+  contract: Pick<ContractDoc, 'signed_at'>,
+): { terms: KeyTerms; reasons: NullReasons } {
+  if (!awaiting || !contract.signed_at) return { terms, reasons };
+  return fillFromSignature(terms, reasons, awaiting, contract.signed_at.toISOString().slice(0, 10));
 }
 
 /** Confirmed terms of `stored` win over `fresh` ones; a key left unread keeps its stored term. */
@@ -114,12 +150,21 @@ async function save(
     text_truncated?: boolean;
     extracted_terms?: KeyTerms;
     version_sha256?: string | null;
+    reasons?: NullReasons;
   },
 ): Promise<ContractTermsDoc> {
+  const { reasons, ...fields } = extra;
+  // A member's correction keeps the reasons of the last extraction that still hold.
+  const set = {
+    terms,
+    opt_out_deadline: optOutDeadline(terms, contract),
+    ...fields,
+    null_reasons: reasonsFor(terms, reasons ?? {}, contract),
+  };
   const write = () =>
     ContractTerms.findOneAndUpdate(
       { organization_id: organizationId, contract_id: contract._id },
-      { $set: { terms, opt_out_deadline: optOutDeadline(terms, contract), ...extra } },
+      { $set: set },
       { upsert: true, returnDocument: 'after' },
     );
   let doc;
@@ -146,8 +191,9 @@ export async function extractContractTerms(s: Services, organizationId: string, 
   const { pages, source } = await textOfRecord(s, contract);
   const fresh = await findKeyTerms(s, pages);
   const stored = await ContractTerms.findOne({ organization_id: contract.organization_id, contract_id: contract._id });
-  const terms = merge(stored?.terms as Partial<KeyTerms> | undefined, fresh.terms, fresh.unread);
-  const read = { ...fresh.terms };
+  const signed = signedHere(fresh.terms, fresh.reasons, fresh.awaitingSignature, contract);
+  const terms = merge(stored?.terms as Partial<KeyTerms> | undefined, signed.terms, fresh.unread);
+  const read = { ...signed.terms };
   for (const k of fresh.unread) read[k] = (stored?.extracted_terms as Partial<KeyTerms> | null | undefined)?.[k] ?? null;
   const doc = await save(contract.organization_id, contract, terms, {
     extracted_at: new Date(),
@@ -156,6 +202,7 @@ export async function extractContractTerms(s: Services, organizationId: string, 
     text_truncated: fresh.truncated,
     extracted_terms: read,
     version_sha256: version?.sha256 ?? null,
+    reasons: signed.reasons,
   });
   return termsView(contract.id, doc);
 }
@@ -194,7 +241,8 @@ export async function correctContractTerms(
   );
   // A key a member has set or cleared is no longer unread.
   const unread = ((stored?.unread_keys ?? []) as KeyTermName[]).filter((k) => changes[k] === undefined);
-  return termsView(contract.id, await save(contract.organization_id, contract, terms, { unread_keys: unread }));
+  const reasons = (stored?.null_reasons as NullReasons | undefined) ?? {};
+  return termsView(contract.id, await save(contract.organization_id, contract, terms, { unread_keys: unread, reasons }));
 }
 
 export async function contractTerms(contract: ContractDoc): Promise<TermsView> {

@@ -7,7 +7,8 @@
  */
 import { offloadTask } from '../../platform/offload';
 import type { Page } from '../documents/chunking';
-import { emptyTerms, type KeyTerm, type KeyTermName, type KeyTerms } from './key-terms.shared';
+import { emptyTerms, type KeyTerm, type KeyTermName, type KeyTerms, type NullReasons, type TermSource } from './key-terms.shared';
+import { addDuration, latestDate, startNamedIn, type AwaitingSignature, type Duration, type StartKind } from './term-dates';
 
 interface Line {
   text: string;
@@ -20,6 +21,8 @@ interface Line {
   ignored: boolean;
   /** Where its sentences end, found once on first use (sentenceStops). */
   stops?: SentenceStops;
+  /** The whole text of its page, for quotes that span lines (a cover page's row). */
+  source: string;
 }
 
 const UNTICKED = /^(\[\s+\]|\(\s+\))/;
@@ -103,6 +106,7 @@ function linesOf(pages: readonly Page[], maxLineChars: number): Line[] {
             page,
             at: start,
             ignored: UNTICKED.test(piece.text) || inNote,
+            source: text,
           });
         }
       }
@@ -141,18 +145,42 @@ const NUMBER_WORDS: Record<string, number> = {
   twelve: 12,
   fifteen: 15,
   eighteen: 18,
+  fourteen: 14,
+  twenty: 20,
   'twenty-four': 24,
   thirty: 30,
+  'thirty-six': 36,
+  forty: 40,
+  'forty-five': 45,
+  'forty-eight': 48,
   sixty: 60,
   ninety: 90,
 };
-const DURATION =
-  /\b(\d{1,4}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|thirty|sixty|ninety)(?:\s*\(\d+\))?[\s-]+(day|week|month|year)s?\b/i;
+/** A number word, either case of its first letter (longest first, so "thirty-six" is not read as "thirty"). */
+const NUMBER_WORD = Object.keys(NUMBER_WORDS)
+  .sort((a, b) => b.length - a.length)
+  .map((w) => `[${w[0]}${w[0]!.toUpperCase()}]${w.slice(1)}`)
+  .join('|');
+/**
+ * A count as contracts write it: digits, a number word, or any number in words with its digits
+ * after it ("forty-five (45)", whose digits are read).
+ */
+const COUNT = String.raw`(\d{1,4}|[A-Za-z]+(?:-[a-z]+)?\s*\(\d{1,4}\)|(?:${NUMBER_WORD})\b)`;
+/** A count's value, or NaN. */
+const countOf = (written: string) => {
+  const digits = /\((\d+)\)/.exec(written);
+  return digits ? Number(digits[1]) : (NUMBER_WORDS[written.toLowerCase()] ?? Number(written));
+};
+const DURATION = new RegExp(String.raw`\b${COUNT}(?:\s*\(\d+\))?[\s-]+(day|week|month|year)s?\b`, 'i');
+
+/** A duration as written: its count and unit (for calendar arithmetic). */
+function durationOf(m: RegExpExecArray): Duration {
+  return { n: countOf(m[1]!), unit: m[2]!.toLowerCase() as Duration['unit'] };
+}
 
 /** A duration in days: months count 365/12 days, years 365. */
 function durationDays(m: RegExpExecArray): number {
-  const n = NUMBER_WORDS[m[1]!.toLowerCase()] ?? Number(m[1]);
-  const unit = m[2]!.toLowerCase();
+  const { n, unit } = durationOf(m);
   return Math.round(n * (unit === 'day' ? 1 : unit === 'week' ? 7 : unit === 'month' ? 365 / 12 : 365));
 }
 
@@ -253,24 +281,53 @@ function firstMatch(lines: readonly Line[], re: RegExp): { line: Line; m: RegExp
   return null;
 }
 
+/** A cover page's row: the line holding the value, the value matched in it, and the row quoted (label and value). */
+interface Row {
+  line: Line;
+  m: RegExpExecArray;
+  /** The value as written (the value line, or what follows the label on its line). */
+  value: string;
+  quote: string;
+}
+
+/** The label's pattern (anchored at both ends) as the start of a "Label: value", "Label<tab>value" or "Label | value" line. */
+const labelHead = (label: RegExp) => new RegExp(label.source.replace(/\$$/, String.raw`\s*(?::|\t|\|)\s*`), label.flags);
+
+/** The page text from the label line through the value line: the row as the page writes it. */
+const rowQuote = (label: Line, value: Line) =>
+  label.page === value.page && value.at > label.at ? label.source.slice(label.at, value.at + value.text.length) : value.text;
+/** Lines between a label and its value other than white space: a note or a sub-label, which a quote of the row would carry. */
+const adjacent = (lines: readonly Line[], i: number, next: Line) => lines[i + 1] === next;
+
 /**
- * A cover page's row: the first selected line within a few lines after a label line that `re` matches.
- * With `unique`, a label the page repeats (a "Duration" row under each covenant) is a field of
- * each item, not of the agreement, and is passed over.
+ * A cover page's row: a label line that `label` matches, with its value on the same line ("Governing
+ * Law: Illinois", a table row "Term<tab>2 years") or on a selected line within a few lines after it (a
+ * table cell below). With `unique`, a label the page repeats (a "Duration" row under each covenant)
+ * is a field of each item, not of the agreement, and is passed over.
  */
-function labelled(lines: readonly Line[], label: RegExp, value: RegExp, unique = false): { line: Line; m: RegExpExecArray } | null {
+function labelled(lines: readonly Line[], label: RegExp, value: RegExp, unique = false): Row | null {
+  const head = labelHead(label);
   let times: Map<string, number> | undefined;
   const repeated = (text: string) => {
     times ??= lines.reduce((m, l) => m.set(l.plain, (m.get(l.plain) ?? 0) + 1), new Map<string, number>());
     return times.get(text)! > 1;
   };
   for (let i = 0; i < lines.length; i++) {
-    if (!label.test(lines[i]!.plain) || (unique && repeated(lines[i]!.plain))) continue;
-    for (const next of lines.slice(i + 1, i + 5)) {
-      if (next.ignored) continue;
-      const m = value.exec(next.plain);
-      if (m) return { line: next, m };
+    const line = lines[i]!;
+    if (unique && repeated(line.plain)) continue;
+    if (label.test(line.plain)) {
+      for (const next of lines.slice(i + 1, i + 5)) {
+        if (next.ignored) continue;
+        const m = value.exec(next.plain);
+        if (m) return { line: next, m, value: next.text, quote: adjacent(lines, i, next) ? rowQuote(line, next) : next.text };
+      }
+      continue;
     }
+    const h = !line.ignored && head.exec(line.plain);
+    if (!h) continue;
+    const rest = line.plain.slice(h[0].length);
+    const m = value.exec(rest);
+    if (m) return { line, m, value: line.text.slice(h[0].length), quote: line.text };
   }
   return null;
 }
@@ -284,7 +341,7 @@ const ENTITY = String.raw`[A-Z][\w&'.\u2024-]*(?:\s+(?:[A-Z][\w&'.\u2024-]*|of|a
 const DESCRIBED = String.raw`(?:,\s+an?\s+[^,()\n]{1,80})?(?:\s*\([^)\n]{1,60}\))?,?`;
 /** Where a party's name in a sentence ends: a stop, a bracket, the end, or the agreement's date. */
 const NAME_END = String.raw`(?=\s*(?:[.,;(]|$)|\s+(?:dated|effective|as of)\b)`;
-const BETWEEN = new RegExp(String.raw`\bbetween\s+(${ENTITY})${DESCRIBED}\s+and\s+(${ENTITY})${NAME_END}`);
+const BETWEEN = new RegExp(String.raw`\b(?:between|entered into by|made by)\s+(${ENTITY})${DESCRIBED}\s+and\s+(${ENTITY})${NAME_END}`);
 /** Click-through terms: "between you ("you") and Acme, Inc.", or the other way round. The reader is not named. */
 const BETWEEN_YOU = new RegExp(
   String.raw`\bbetween\s+(?:you(?:\s*\([^)\n]{1,80}\))?,?\s+and\s+(${ENTITY})${NAME_END}|(${ENTITY})${DESCRIBED}\s+and\s+you\b)`,
@@ -294,14 +351,19 @@ const ACCEPTED_WITH = new RegExp(
   String.raw`\bmeans\b[^.\n]{0,120}?\b(?:has entered|enters|entered)\s+into\s+(?:this|the)\s+(?:Agreement|agreement|Terms|Contract|contract)\s+with\s+(${ENTITY})(?=\s*(?:[.,;(]|$)|\s+[a-z])`,
 );
 /** The roles a party signs or is named under on a cover page. */
-const ROLE = String.raw`(?:Provider|Customer|Partner|Company|Client|Vendor|Supplier|Licensor|Licensee|Buyer|Seller|Consultant|Contractor|Employer|Employee|Founder|Party(?:\s+\d)?(?:\s+Name)?)`;
+const ROLE = String.raw`(?:Provider|Service Provider|Customer|Partner|Company|Client|Vendor|Supplier|Licensor|Licensee|Buyer|Seller|Purchaser|Consultant|Contractor|Subscriber|Employer|Employee|Founder|Disclosing Party|Receiving Party|Discloser|Recipient|Controller|Processor|Party(?:\s+(?:\d|[A-D]))?(?:\s+Name)?)`;
 /** A signature line naming a party: "PROVIDER: Northwind Cloud, Inc.", "Party Name: Tailspin Toys, Inc.". */
-const SIGNATORY = new RegExp(String.raw`^${ROLE}\s*:\s*([A-Z][^\t{}]{1,120}?)\s*$`, 'i');
+const SIGNATORY = new RegExp(String.raw`^(${ROLE})\s*(?::|\t)\s*([A-Z][^\t{}]{1,120}?)\s*$`, 'i');
 /** A cover page's row naming a party: the role alone on its line, the name on the next. */
 const ROLE_LABEL = new RegExp(String.raw`^${ROLE}$`, 'i');
 const NAME_VALUE = /^[A-Z][^\t{}[\]:]{1,120}$/;
 /** Placeholder-like names a form leaves ("Provider", "{company_name}"), and a form's field names. */
 const GENERIC_PARTY = /^(provider|customer|partner|company|the parties|signature|name|title|date|by|print name|signatory name)$/i;
+
+/** How many lines apart two parties' rows may stand to be quoted as one passage. */
+const PARTY_ROWS_SPAN = 12;
+/** A name without the description a row adds: ", a Delaware corporation", " (company number …)". */
+const withoutDescription = (name: string) => name.replace(/,\s+(?:an?|the)\s+.*$|\s+\(.*$/, '').trim();
 
 /** A line that reads as a sentence, not a name: it ends with a stop after a lower-case word. */
 const SENTENCE_LIKE = /\b[a-z]{2,}[.;:]$/;
@@ -319,25 +381,31 @@ function parties(lines: readonly Line[]): KeyTerm | null {
     if (!names.some((n) => GENERIC_PARTY.test(n)))
       return term(between.line, `${names[0]} and ${names[1]}`, names, 0.85, sentenceAround(between.line, between.m.index));
   }
-  const signed = lines
-    .filter((l) => !l.ignored && SIGNATORY.test(l.text))
-    .map((l) => ({ line: l, name: SIGNATORY.exec(l.text)![1]!.trim() }));
+  // Rows naming a party by its role: "Customer: Acme Inc." on one line (or a table row, tab between
+  // the cells), or the role alone with the name on the next line.
   const rows = lines.flatMap((l, i) => {
+    if (l.ignored) return [];
+    const one = SIGNATORY.exec(l.text);
+    if (one) return [{ from: i, to: i, role: one[1]!, name: withoutDescription(one[2]!) }];
     const next = lines[i + 1];
-    return !l.ignored && ROLE_LABEL.test(l.text) && next && !next.ignored && NAME_VALUE.test(next.text) && !SENTENCE_LIKE.test(next.text)
-      ? [{ line: next, name: next.text }]
+    return ROLE_LABEL.test(l.text) && next && !next.ignored && NAME_VALUE.test(next.text) && !SENTENCE_LIKE.test(next.text)
+      ? [{ from: i, to: i + 1, role: l.text, name: withoutDescription(next.text) }]
       : [];
   });
-  const named = [...signed, ...rows].filter((s) => !GENERIC_PARTY.test(s.name) && !ROLE_LABEL.test(s.name));
+  const named = rows.filter((s) => !GENERIC_PARTY.test(s.name) && !ROLE_LABEL.test(s.name));
   const unique = [...new Map(named.map((s) => [s.name, s])).values()];
   if (unique.length >= 2) {
-    const [a, b] = unique;
-    // Quoted from the first signature line; the second party's line is cited by its own text in value.
+    const [a, b] = unique as [(typeof unique)[number], (typeof unique)[number]];
+    // The rows quoted together when they stand close (a cover page's table), else the first.
+    const first = lines[a.from]!;
+    const last = lines[b.to]!;
+    const quote = b.to - a.from <= PARTY_ROWS_SPAN && last.page === first.page ? rowQuote(first, last) : rowQuote(first, lines[a.to]!);
     return term(
-      a!.line,
-      `${a!.name} and ${b!.name}`,
+      first,
+      unique.map((s) => `${s.name} (${s.role.trim()})`).join(' and '),
       unique.map((s) => s.name),
       0.75,
+      quote,
     );
   }
   // Terms a reader accepts name only the party that offers them.
@@ -353,7 +421,7 @@ function dateTerm(lines: readonly Line[], labels: RegExp, inline: RegExp[]): Key
   const row = labelled(lines, labels, DATE);
   if (row) {
     const iso = isoDate(row.m);
-    if (iso) return term(row.line, row.m[0], iso, 0.9);
+    if (iso) return term(row.line, row.m[0], iso, 0.9, row.quote);
   }
   for (const re of inline) {
     const hit = firstMatch(lines, re);
@@ -364,16 +432,214 @@ function dateTerm(lines: readonly Line[], labels: RegExp, inline: RegExp[]): Key
   return null;
 }
 
+const EFFECTIVE_LABEL =
+  /^(?:#+\s*)?(?:(?!Version|Revision|Last Updated|Policy)[\w ]*Effective Date|Order Date|[\w ]*Start Date|Commencement Date|Agreement Date)$/i;
+const EFFECTIVE_INLINE = [
+  /\bEffective Date (?:of|is)\b/i,
+  /\beffective as of\b/i,
+  /\b(?:made|entered into)\s+(?:and entered into\s+)?as of\b/i,
+  /\bthis (?:agreement|contract)\b[^.]{0,30}?\bdated\b/i,
+];
+
+/** A date a party signed on, under its signature: "Date: October 6, 2026". */
+const SIGNED_ON = /^(?:Date|Dated|Date Signed|Signature Date|Signed on)\s*(?::|\t)\s*/i;
+/** A sentence that starts the agreement (or makes its effective date) at a signature: "effective as of the date of the last signature below". */
+const STARTS = /\b(?:effective|Effective Date|commenc\w*|begins?|starts?|takes effect)\b/;
+
+interface SignatureStart {
+  clause: TermSource;
+  /** The latest date a signature line gives, with that line; null when no signature line is dated. */
+  signed: { iso: string; source: TermSource } | null;
+}
+
+/** The last signature as the start: the clause that says so, and the latest signature date, if the text has one. */
+function signatureStart(lines: readonly Line[]): SignatureStart | null {
+  let clause: TermSource | null = null;
+  for (const line of lines) {
+    if (line.ignored || !STARTS.test(line.plain)) continue;
+    const s = sentencesOf(line).find((x) => STARTS.test(x.plain) && startNamedIn(x.plain) === 'last_signature');
+    if (s) {
+      clause = { from: 'last_signature', quote: s.text.trim(), page: line.page };
+      break;
+    }
+  }
+  if (!clause) return null;
+  const dated = lines.flatMap((l) => {
+    const head = !l.ignored && SIGNED_ON.exec(l.plain);
+    const d = head && DATE.exec(l.plain.slice(head[0].length));
+    const iso = d && isoDate(d);
+    return iso ? [{ iso, source: { from: 'last_signature' as const, quote: l.text, page: l.page } }] : [];
+  });
+  const last = latestDate(dated.map((d) => d.iso));
+  return { clause, signed: last ? dated.find((d) => d.iso === last)! : null };
+}
+
+/** The effective date: stated (a row or a sentence), else the last signature's date when the text makes that the start. */
+function effectiveDate(lines: readonly Line[], signature: SignatureStart | null): KeyTerm | null {
+  const stated = dateTerm(lines, EFFECTIVE_LABEL, EFFECTIVE_INLINE);
+  if (stated || !signature?.signed) return stated;
+  const { clause, signed } = signature;
+  return {
+    value: signed.iso,
+    normalized: signed.iso,
+    quote: clause.quote,
+    page: clause.page,
+    confidence: 0.75,
+    confirmed: false,
+    derived_from: ['last_signature'],
+    sources: [clause, signed.source],
+  };
+}
+
+const END_LABEL = /^(?:#+\s*)?(?:End Date|Expiration Date|Expiry Date|Termination Date)$/i;
+const END_INLINE = [/\b(?:expires? on|terminates? on|end(?:s)? on|until)\s+/i];
+/** A commencement stated apart from the effective date: "Services shall commence on August 17, 2026". */
+const COMMENCEMENT_LABEL = /^(?:#+\s*)?(?:Commencement Date|[\w ]*Start Date|Go-Live Date)$/i;
+const COMMENCEMENT_INLINE = [/\bcommenc\w*\s+on\b/i, /\b(?:start|begin)s?\s+on\b/i, /\bCommencement Date\b/];
+
+/** A term without a fixed end: "continues until the completion of the Services", "for as long as Processor processes". */
+const OPEN_ENDED =
+  /\b(?:continues?|remains?|remain in (?:full )?(?:force|effect)|stays? in (?:force|effect)|in (?:force|effect))\b[^.]{0,80}?\b(?:until\b|for (?:as|so) long as\b)/i;
+/** Renewal at the end of a term that is not stated: "renews upon expiry of the then-current term". */
+const THEN_CURRENT = /\brenew\w*\b[^.]{0,80}?\b(?:then[- ]current|current|existing)\s+term\b/i;
+
+const START_NAMES: Record<StartKind, string> = {
+  effective_date: 'the effective date',
+  commencement_date: 'the commencement date',
+  last_signature: 'the last signature',
+};
+
+/** The first sentence `re` matches, quoted. */
+function sentenceMatching(lines: readonly Line[], re: RegExp): string | null {
+  for (const line of lines) {
+    if (line.ignored || !re.test(line.plain)) continue;
+    const s = sentencesOf(line).find((x) => re.test(x.plain));
+    if (s) return s.text.trim();
+  }
+  return null;
+}
+
+/** A start date the term names other than the effective date or the signatures: "6 months after the SOW Date". */
+function otherStartDate(quote: string): string | null {
+  const m = /\b(?:from|after|following|on|with)\s+the\s+((?:[A-Z][\w-]*\s+){1,3}Date)\b/.exec(quote);
+  return m && !/^Effective Date$/i.test(m[1]!) && startNamedIn(m[1]!) !== 'last_signature' ? m[1]! : null;
+}
+
+const escapeRe = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The date a defined date names: a row of that name, "the SOW Date is …", or "… March 2, 2026 (the "SOW Date")". */
+function namedDate(lines: readonly Line[], name: string): KeyTerm | null {
+  const n = escapeRe(name);
+  const row = dateTerm(lines, new RegExp(String.raw`^(?:#+\s*)?${n}$`, 'i'), [
+    new RegExp(String.raw`\b${n}\b\W{0,3}(?:is|means|shall be|will be|:)`),
+  ]);
+  if (row) return row;
+  const before = new RegExp(String.raw`${DATE.source}\s*\(\s*(?:the\s+)?["“]${n}["”]\s*\)`);
+  const hit = firstMatch(lines, before);
+  const iso = hit && isoDate(hit.m);
+  return hit && iso ? term(hit.line, hit.m[0], iso, 0.8, sentenceAround(hit.line, hit.m.index)) : null;
+}
+
+const squashed = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+interface Start {
+  iso: string;
+  from: NonNullable<KeyTerm['derived_from']>;
+  sources: TermSource[];
+}
+
+/** The start a term is counted from, by what its sentence names; null when the text does not date it. */
+function startOf(
+  kind: StartKind,
+  named: string | null,
+  lines: readonly Line[],
+  effective: KeyTerm | null,
+  signature: SignatureStart | null,
+): Start | null {
+  if (kind === 'commencement_date') {
+    const c = named ? namedDate(lines, named) : dateTerm(lines, COMMENCEMENT_LABEL, COMMENCEMENT_INLINE);
+    return c
+      ? { iso: c.normalized as string, from: ['commencement_date'], sources: [{ from: 'commencement_date', quote: c.quote, page: c.page }] }
+      : null;
+  }
+  if (kind === 'last_signature') {
+    const signed = signature?.signed;
+    return signed ? { iso: signed.iso, from: ['last_signature'], sources: [signature.clause, signed.source] } : null;
+  }
+  if (typeof effective?.normalized !== 'string') return null;
+  return effective.derived_from
+    ? { iso: effective.normalized, from: effective.derived_from, sources: effective.sources ?? [] }
+    : {
+        iso: effective.normalized,
+        from: ['effective_date'],
+        sources: [{ from: 'effective_date', quote: effective.quote, page: effective.page }],
+      };
+}
+
+/**
+ * The end date: an expiry the text states, else the start plus the initial term, citing both; null
+ * with a reason when the term has no fixed end or its start is not dated (the last signature may
+ * still date it: `awaiting`), never a guess.
+ */
+function endDate(
+  lines: readonly Line[],
+  out: KeyTerms,
+  signature: SignatureStart | null,
+  reasons: NullReasons,
+): { term: KeyTerm | null; awaiting: AwaitingSignature | null } {
+  const stated = dateTerm(lines, END_LABEL, END_INLINE);
+  if (stated)
+    return {
+      term: { ...stated, derived_from: ['expiry_date'], sources: [{ from: 'expiry_date', quote: stated.quote, page: stated.page }] },
+      awaiting: null,
+    };
+  const length = out.term_length;
+  const d = length && DURATION.exec(maskAbbreviations(length.value));
+  if (!length || !d) {
+    const open = sentenceMatching(lines, OPEN_ENDED);
+    const renewal = !open && sentenceMatching(lines, THEN_CURRENT);
+    if (open) reasons.end_date = `the term has no fixed end: "${squashed(open)}"`;
+    else if (renewal)
+      reasons.end_date = `the term renews at its end, but the text states neither its start nor its length: "${squashed(renewal)}"`;
+    return { term: null, awaiting: null };
+  }
+  const named = otherStartDate(length.quote);
+  const kind = named
+    ? 'commencement_date'
+    : (startNamedIn(length.quote) ?? (signature && !out.effective_date ? 'last_signature' : 'effective_date'));
+  const initial: TermSource = { from: 'initial_term', quote: length.quote, page: length.page };
+  const start = startOf(kind, named, lines, out.effective_date, signature);
+  if (!start) {
+    reasons.end_date = `the term ("${squashed(length.quote)}") runs from ${named ? `the ${named}` : START_NAMES[kind]}, which the text does not date`;
+    const awaiting = kind === 'last_signature' || (kind === 'effective_date' && signature && !signature.signed) ? signature : null;
+    return { term: null, awaiting: awaiting ? { clause: awaiting.clause, term: { duration: durationOf(d), source: initial } } : null };
+  }
+  const end = addDuration(start.iso, durationOf(d));
+  return {
+    term: {
+      value: end,
+      normalized: end,
+      quote: length.quote,
+      page: length.page,
+      confidence: 0.75,
+      confirmed: false,
+      derived_from: [...start.from, 'initial_term'],
+      sources: [...start.sources, initial],
+    },
+    awaiting: null,
+  };
+}
+
 const TERM_LABEL =
-  /^(?:#+\s*)?(?:Initial Term|Term|Term of (?:the |this )?(?:Agreement|Contract|NDA)|Subscription Period|Pilot Period|SOW Term|Contract Term|Agreement Term|Term Length|Duration)$/i;
+  /^(?:#+\s*)?(?:(?:Initial|Subscription|Initial Subscription|SOW|Contract|Agreement|Service|Order)\s+Term|Term|Term of (?:the |this )?(?:Agreement|Contract|NDA|Order|Order Form)|(?:Subscription|Pilot|Initial) Period|Term Length|Duration)$/i;
 
 /** Where a sentence states how long the agreement runs: "for a period of one year", "continues for two years". */
 const TERM_INLINE =
-  /\b(?:for an? (?:initial )?(?:period|term) of|shall remain in (?:full )?(?:force and )?effect for|(?:continues?|continue in effect|lasts?|remains? in effect) for)\s+/i;
+  /\b(?:for an? (?:initial )?(?:period|term) of|(?:initial\s+)?term of (?:this|the) (?:agreement|contract) (?:is|shall be|will be)|(?:shall|will)?\s*remain in (?:full )?(?:force|effect)(?: and effect)? for|(?:continues?|continue in effect|lasts?|remains? in effect) for)\s+/i;
 /** The same with the duration first: "for an initial 12-month period", "for a three-year term". */
 const TERM_DURATION_FIRST = new RegExp(String.raw`\bfor\s+(?:an?\s+)?(?:initial\s+)?${DURATION.source}\s+(?:period|term)\b`, 'i');
 /** What the term is about: the agreement or one of its terms, not a programme, a licence or a covenant. */
-const ABOUT_THE_TERM = /\bagreement\b|\bterm\b/i;
+const ABOUT_THE_TERM = /\b(?:agreement|term|contract|work order|SOW|statement of work|NDA|lease|addendum)\b/i;
 /** Periods that run after the agreement or beside it: survival, retention, a covenant's restricted period. */
 const OTHER_PERIOD = /\bsurviv\w*|\bretain\w*|\bretention\b|\b(?:following|after)\s+(?:the\s+)?(?:termination|expiration|expiry|end)\b/i;
 
@@ -382,7 +648,7 @@ const TERM_REACH = 30;
 
 function termLength(lines: readonly Line[]): KeyTerm | null {
   const row = labelled(lines, TERM_LABEL, DURATION, true);
-  if (row) return term(row.line, row.m[0], durationDays(row.m), 0.85);
+  if (row) return term(row.line, row.m[0], durationDays(row.m), 0.85, row.quote);
   for (const line of lines) {
     if (line.ignored) continue;
     for (const s of sentencesOf(line)) {
@@ -398,7 +664,7 @@ function termLength(lines: readonly Line[]): KeyTerm | null {
 }
 
 const RENEWS =
-  /\b(?:automatically renew\w*|auto-?renew\w*|renew\w* automatically|(?:will|shall)\s+(?:be\s+)?renew(?:ed)?\s+for\s+(?:an?\s+)?(?:additional|successive|further|subsequent|consecutive)\b|renews\s+for\s+(?:an?\s+)?(?:additional|successive|further|subsequent|consecutive)\b)/i;
+  /\b(?:automatically renew\w*|auto-?renew\w*|renew\w* automatically|(?:will|shall)\s+(?:be\s+)?renew(?:ed)?\s+for\s+(?:an?\s+)?(?:additional|successive|further|subsequent|consecutive)\b|renews\s+for\s+(?:an?\s+)?(?:additional|successive|further|subsequent|consecutive)\b|(?:renews|(?:will|shall)\s+(?:be\s+)?renew(?:ed)?)\b[^.]{0,80}?\bfor\s+(?:another|an?\s+(?:additional|further|new))\s+(?:term|period)\b)/i;
 const NOT_RENEWS = /\b(?:not|never)\s+(?:be\s+)?(?:automatically\s+)?renew|\bdoes not automatically renew|\bwill not automatically renew/i;
 /** Renewal that needs both parties' consent is not automatic. */
 const BY_CONSENT = /\b(?:by|upon|on|with|subject to)\s+(?:the\s+)?mutual\b|\bif\s+(?:both|the)\s+parties\s+(?:so\s+)?agree\b/i;
@@ -418,14 +684,17 @@ function autoRenewal(lines: readonly Line[]): KeyTerm | null {
 
 /** How far after "renew for successive" the renewal's length may stand ("periods of twelve (12) months each"). */
 const RENEWAL_LENGTH_REACH = 40;
+/** "for" and the words before a renewal's length: "for successive", "for 12-month Renewal Terms", "for another term of". */
+const RENEWAL_FOR =
+  /\brenew\w*\b(?:\s+automatically)?[^.]{0,80}?\bfor\s+(?:an?\s+|another\s+)?(?:(?:additional|successive|further|subsequent|consecutive|new)\s+)?(?:(?:renewal\s+)?(?:terms?|periods?)\s+of\s+)?/i;
 
 function renewalTerm(lines: readonly Line[], length: KeyTerm | null): KeyTerm | null {
-  const hit = firstMatch(lines, /\brenew\w*\s+for\s+(?:an?\s+)?(?:additional|successive|further|subsequent|consecutive)\s+/i);
+  const hit = firstMatch(lines, RENEWAL_FOR);
   if (!hit) return null;
   const quote = sentenceAround(hit.line, hit.m.index);
   // The renewal's length follows the words that introduce it; a later duration in the sentence is a notice period.
   const d = DURATION.exec(hit.line.plain.slice(hit.m.index + hit.m[0].length).slice(0, RENEWAL_LENGTH_REACH));
-  if (d) return term(hit.line, d[0], durationDays(d), 0.8, quote);
+  if (d && d.index === 0) return term(hit.line, d[0], durationDays(d), 0.8, quote);
   // "…renew for additional Subscription Periods": as long as the term it repeats.
   const repeats =
     /\b(?:additional|successive|further|subsequent|consecutive)\s+(Subscription Periods?|Terms?|Renewal Terms?|periods of equal length)/i.exec(
@@ -440,25 +709,41 @@ function renewalTerm(lines: readonly Line[], length: KeyTerm | null): KeyTerm | 
  */
 const PERIOD = String.raw`(?:then[- ])?(?:current\s+)?(?:[A-Z][a-z]+\s+(?:Term|Period)|(?:[Rr]enewal\s+|[Ii]nitial\s+)?[Tt]erm|Order Form)`;
 const NOTICE_DAYS = new RegExp(
-  String.raw`\b(\d{1,3}|[Tt]hirty|[Ss]ixty|[Nn]inety)\s*(?:\(\d+\)\s*)?(?:calendar\s+|business\s+)?days['’]?\s+(?:before|prior to)\s+(?:the\s+(?:end|expiration|expiry)\s+of\s+the\s+${PERIOD}|the\s+${PERIOD}\s+(?:expires|ends))`,
+  String.raw`${COUNT}\s*(?:\(\d+\)\s*)?(?:calendar\s+|business\s+)?days['’]?\s+(?:(?:prior\s+)?(?:written\s+)?notice\s+)?(?:before|prior to)\s+(?:the\s+(?:end|expiration|expiry)\s+of\s+the\s+${PERIOD}|the\s+${PERIOD}\s+(?:expires|ends)|the\s+(?:renewal|anniversary|expiration|expiry|end)\s+date\b)`,
 );
+/** A cover page's non-renewal notice row: "Notice of Non-Renewal: 60 days before the end of the current term". */
+const NOTICE_LABEL =
+  /^(?:#+\s*)?(?:Notice of Non-Renewal|Non-Renewal Notice(?: Period)?|Renewal Notice(?: Period)?|Notice Period for Non-Renewal)$/i;
+const NOTICE_ROW = new RegExp(String.raw`^(?:at least\s+)?${COUNT}\s*(?:calendar\s+|business\s+)?days\b`, 'i');
+/**
+ * A sentence that starts its line in lower case continues the line before it (a wrapped table cell
+ * or PDF line): that line's text, for context; else nothing.
+ */
+function continued(lines: readonly Line[], line: Line, sentence: string): string {
+  if (!/^[a-z]/.test(sentence) || !line.plain.startsWith(sentence)) return '';
+  const before = lines[lines.indexOf(line) - 1];
+  return before && before.page === line.page ? before.plain : '';
+}
+
 /** The notice is one of non-renewal or of ending the agreement, not of a change or a claim. */
 const ABOUT_ENDING = /\brenew|\bcancel|\bterminat/i;
 
 function noticeDays(lines: readonly Line[]): KeyTerm | null {
+  const row = labelled(lines, NOTICE_LABEL, NOTICE_ROW);
+  if (row) return term(row.line, row.value.trim(), countOf(row.m[1]!), 0.85, row.quote);
   for (const line of lines) {
     if (line.ignored) continue;
     for (const s of sentencesOf(line)) {
       const m = NOTICE_DAYS.exec(s.plain);
-      if (!m || !ABOUT_ENDING.test(s.plain)) continue;
-      const n = NUMBER_WORDS[m[1]!.toLowerCase()] ?? Number(m[1]);
-      return term(line, m[0], n, 0.85, s.text.trim());
+      if (!m || !(ABOUT_ENDING.test(s.plain) || ABOUT_ENDING.test(continued(lines, line, s.plain)))) continue;
+      return term(line, m[0], countOf(m[1]!), 0.85, s.text.trim());
     }
   }
   return null;
 }
 
-const CONVENIENCE = /\bfor any (?:or no )?reason\b|\bwithout cause\b|\bfor convenience\b|\bat any time for any reason\b/gi;
+const CONVENIENCE =
+  /\bfor any (?:or no )?reason\b|\bwithout cause\b|\bfor convenience\b|\bat any time for any reason\b|\bat any time\b(?=[^.]{0,60}\bnotice\b)/gi;
 
 /** A right to end the contract: "terminate", or "end the employment / agreement / relationship". */
 const ENDS = /\bterminat|\bend\s+(?:the\s+|this\s+)?(?:employment|agreement|contract|relationship|engagement)\b/i;
@@ -488,7 +773,9 @@ const PLACE_NAME = String.raw`(?:England and Wales|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)
 const LAW = new RegExp(
   String.raw`\b(?:laws? of|governed by the laws? of)\s+((?:the\s+)?(?:State|Commonwealth|Province|Republic|Kingdom)\s+of\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|${PLACE_NAME})` +
     // "governed by New York law", "construed under English law"
-    String.raw`|\b(?:governed|construed|interpreted)\s+(?:by|under|in accordance with)\s+(?:the\s+)?(${PLACE_NAME})\s+laws?\b`,
+    String.raw`|\b(?:governed|construed|interpreted)\s+(?:by|under|in accordance with)\s+(?:the\s+)?(${PLACE_NAME})\s+laws?\b` +
+    // "Delaware law governs this Agreement"
+    String.raw`|\b(${PLACE_NAME})\s+law\s+(?:governs|shall govern|will govern|applies to)\b`,
   'g',
 );
 /** Capitalised words that follow "governed by" or "courts of" without being places: parts of a document, defined terms. */
@@ -505,12 +792,23 @@ const LAW_ROW = /^(?:the laws of\s+)?(?:the\s+)?(?:(?:State|Commonwealth|Provinc
 
 function governingLaw(lines: readonly Line[]): KeyTerm | null {
   const row = labelled(lines, /^(?:#+\s*)?Governing Law$/i, LAW_ROW);
-  if (row && !NOT_A_PLACE.test(row.m[1]!) && /^[A-Z]/.test(row.m[1]!))
-    return term(row.line, row.line.text.replace(/^the laws of\s+/i, '').replace(/\.$/, ''), row.m[1]!, 0.85);
+  if (row && !NOT_A_PLACE.test(row.m[1]!) && /^[A-Z]/.test(row.m[1]!)) {
+    const place = row.m[1]!.replace(/^(?:State|Commonwealth|Province)\s+of\s+/i, '');
+    return term(
+      row.line,
+      row.value
+        .trim()
+        .replace(/^the laws of\s+/i, '')
+        .replace(/\.$/, ''),
+      place,
+      0.85,
+      row.quote,
+    );
+  }
   for (const line of lines) {
     if (line.ignored) continue;
     for (const m of line.plain.matchAll(LAW)) {
-      const written = (m[1] ?? m[2])!;
+      const written = (m[1] ?? m[2] ?? m[3])!;
       if (NOT_A_PLACE.test(written) || NUMBERED.test(line.plain.slice(m.index + m[0].length))) continue;
       const place = written.replace(/^(?:the\s+)?(?:State|Commonwealth|Province|Republic|Kingdom)\s+of\s+/, '');
       return term(line, written, place, 0.85, sentenceAround(line, m.index));
@@ -542,13 +840,21 @@ function disputeVenue(lines: readonly Line[]): KeyTerm | null {
   return null;
 }
 
-const PAYMENT =
-  /\b(?:pay|paid|payable|due)\b[^.,;\n]{0,80}?\bwithin\s+(\d{1,3}|thirty|sixty|ninety|fifteen|ten)\s*(?:\(\d+\)\s*)?(?:calendar\s+|business\s+)?days\b/i;
+const PAYMENT = new RegExp(
+  String.raw`\b(?:pay|paid|payable|due)\b[^.,;\n]{0,80}?\bwithin\s+${COUNT}\s*(?:\(\d+\)\s*)?(?:calendar\s+|business\s+)?days\b` +
+    // "invoices are due net 45 days", "payable net thirty (30)"
+    String.raw`|\b(?:pay|paid|payable|due|invoices?)\b[^.,;\n]{0,40}?\bnet\s+${COUNT}`,
+  'i',
+);
+/** A cover page's payment row: "Net 30", "Invoices due within 30 days". */
+const PAYMENT_ROW = new RegExp(String.raw`^(?:net\s+${COUNT}|[^.]{0,60}?\bwithin\s+${COUNT}\s*(?:calendar\s+|business\s+)?days)\b`, 'i');
 
 function paymentTerms(lines: readonly Line[]): KeyTerm | null {
+  const row = labelled(lines, /^(?:#+\s*)?(?:Payment Terms?|Payment)$/i, PAYMENT_ROW);
+  if (row) return term(row.line, row.value.trim(), countOf((row.m[1] ?? row.m[2])!), 0.85, row.quote);
   const hit = firstMatch(lines, PAYMENT);
   if (!hit) return null;
-  const n = NUMBER_WORDS[hit.m[1]!.toLowerCase()] ?? Number(hit.m[1]);
+  const n = countOf((hit.m[1] ?? hit.m[2])!);
   const quote = sentenceAround(hit.line, hit.m.index);
   return term(hit.line, quote.replace(/\.$/, ''), n, 0.85, quote);
 }
@@ -608,7 +914,7 @@ const capText = (quote: string) => quote.replace(/^[[(]\s*[xX]\s*[\])]\s*/, '').
 /** The cap on the agreement's liability: a cover page's row, else the first cap sentence that is not a special cap. */
 function liabilityCap(lines: readonly Line[]): KeyTerm | null {
   const row = labelled(lines, /^(?:General Cap Amount|Liability Cap|Cap on Liability|Limitation of Liability)$/i, CAP_VALUE);
-  if (row) return term(row.line, capText(row.line.text), moneyOf(row.m), 0.85);
+  if (row) return term(row.line, capText(row.value.trim()), moneyOf(row.m), 0.85, row.quote);
   // Each lookup reads every line: once per name, and for a few names only (a contract defines one or two caps).
   const definitions = new Map<string, ReturnType<typeof definitionOf>>();
   const lookUp = (name: string) => {
@@ -647,6 +953,10 @@ export interface RuleLimits {
 
 export interface RulesAnswer {
   terms: KeyTerms;
+  /** Why a key is null though the text speaks of it (a term without a fixed end, a start not dated). */
+  reasons: NullReasons;
+  /** The start is the last signature, which the text does not date: the service fills it from its own signature request. */
+  awaitingSignature: AwaitingSignature | null;
   /** Keys whose rules did not run within the budget (null in `terms`). */
   unread: KeyTermName[];
   /** The text was longer than `maxTextChars`; only its beginning was read. */
@@ -674,25 +984,20 @@ export function readKeyTermsByRules({ pages, limits }: { pages: readonly Page[];
   const text = firstChars(pages, limits.maxTextChars);
   const lines = linesOf(text.pages, limits.maxLineChars);
   const out = emptyTerms();
+  const reasons: NullReasons = {};
+  let awaitingSignature: AwaitingSignature | null = null;
+  let signature: SignatureStart | null = null;
   const rules: Array<[KeyTermName, () => KeyTerm | null]> = [
     ['parties', () => parties(lines)],
-    [
-      'effective_date',
-      () =>
-        dateTerm(lines, /^(?:#+\s*)?(?:[\w ]*Effective Date|Order Date|Start Date|Commencement Date)$/i, [
-          /\bEffective Date (?:of|is)\b/i,
-          /\beffective as of\b/i,
-          /\b(?:made|entered into)\s+(?:and entered into\s+)?as of\b/i,
-          /\bthis (?:agreement|contract)\b[^.]{0,30}?\bdated\b/i,
-        ]),
-    ],
+    ['effective_date', () => effectiveDate(lines, (signature = signatureStart(lines)))],
     ['term_length', () => termLength(lines)],
     [
       'end_date',
-      () =>
-        dateTerm(lines, /^(?:#+\s*)?(?:End Date|Expiration Date|Expiry Date|Termination Date)$/i, [
-          /\b(?:expires? on|terminates? on|end(?:s)? on|until)\s+/i,
-        ]),
+      () => {
+        const end = endDate(lines, out, signature, reasons);
+        awaitingSignature = end.awaiting;
+        return end.term;
+      },
     ],
     ['auto_renewal', () => autoRenewal(lines)],
     ['renewal_term', () => (out.auto_renewal?.normalized === true ? renewalTerm(lines, out.term_length) : null)],
@@ -708,7 +1013,7 @@ export function readKeyTermsByRules({ pages, limits }: { pages: readonly Page[];
     if (Date.now() > deadline) unread.push(key);
     else out[key] = rule();
   }
-  return { terms: out, unread, truncated: text.truncated };
+  return { terms: out, reasons, awaitingSignature, unread, truncated: text.truncated };
 }
 
 export const keyTermRulesTask = offloadTask<typeof readKeyTermsByRules>(__filename, 'readKeyTermsByRules');

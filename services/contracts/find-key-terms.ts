@@ -99,7 +99,7 @@ async function readByRules(s: Services, pages: readonly Page[]): Promise<RulesAn
     if (!(err instanceof OffloadTimeoutError)) throw err;
     s.logger.warn({ err: err.message }, 'the key-term rules ran out of time; every key is unread');
     const chars = pages.reduce((n, p) => n + p.text.length, 0);
-    return { terms: emptyTerms(), unread: [...KEY_TERMS], truncated: chars > limits.maxTextChars };
+    return { terms: emptyTerms(), reasons: {}, awaitingSignature: null, unread: [...KEY_TERMS], truncated: chars > limits.maxTextChars };
   }
 }
 
@@ -166,6 +166,7 @@ export async function findKeyTerms(s: Services, pages: readonly Page[]): Promise
     );
   const terms = emptyTerms();
   for (const k of KEY_TERMS) terms[k] = verified[k] ?? rules.terms[k];
-  // A key the model answered is read, whether or not the rules got to it.
-  return { terms, unread: rules.unread.filter((k) => !verified[k]), truncated: rules.truncated };
+  // A key the model answered is read, whether or not the rules got to it, and needs no reason for being null.
+  const reasons = Object.fromEntries(Object.entries(rules.reasons).filter(([k]) => !verified[k as KeyTermName]));
+  return { ...rules, terms, reasons, unread: rules.unread.filter((k) => !verified[k]) };
 }

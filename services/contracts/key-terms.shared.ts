@@ -44,17 +44,48 @@ export const NORMALIZED = {
   liability_cap: money,
 } satisfies Record<KeyTermName, z.ZodType>;
 
+/**
+ * What a derived term was computed from: a stated expiry, the effective date, a stated
+ * commencement, the last signature (its date in the text, or the completion of the contract's
+ * signature request here), the initial term, the renewal clause, the non-renewal notice.
+ */
+export const DERIVATION_SOURCES = [
+  'expiry_date',
+  'effective_date',
+  'commencement_date',
+  'last_signature',
+  'signature_completed',
+  'initial_term',
+  'renewal_clause',
+  'non_renewal_notice',
+] as const;
+export type DerivationSource = (typeof DERIVATION_SOURCES)[number];
+
+/** One statement a derived term rests on, verbatim, with its page. */
+export interface TermSource {
+  from: DerivationSource;
+  quote: string;
+  page: number;
+}
+
 export interface KeyTerm<N = unknown> {
   /** The term as the contract writes it. */
   value: string;
   normalized: N;
-  /** Verbatim text of the contract that states it. */
+  /** Verbatim text of the contract that states it (for a derived term, the term it is counted by; `sources` has every quote). */
   quote: string;
   page: number;
   confidence: number;
   /** Set by a member: a later extraction keeps it as it is. */
   confirmed: boolean;
+  /** A term computed from others (an end date from a start and a term): which rule applied, in order. */
+  derived_from?: DerivationSource[];
+  /** The statements a derived term rests on, each quoted. */
+  sources?: TermSource[];
 }
+
+/** Why a key (or the opt-out deadline) is null though the text speaks of it ("the term runs until the services are complete"). */
+export type NullReasons = Partial<Record<KeyTermName | 'opt_out_deadline', string>>;
 
 export type KeyTerms = Record<KeyTermName, KeyTerm | null>;
 
@@ -70,4 +101,11 @@ export const keyTermSchema = <K extends KeyTermName>(key: K) =>
     page: z.number().int().min(1),
     confidence: z.number().min(0).max(1),
     confirmed: z.boolean(),
+    derived_from: z.array(z.enum(DERIVATION_SOURCES)).optional().meta({
+      description: 'Present when the term is computed from others, e.g. ["effective_date", "initial_term"]: the rule that applied',
+    }),
+    sources: z
+      .array(z.object({ from: z.enum(DERIVATION_SOURCES), quote: z.string(), page: z.number().int().min(1) }))
+      .optional()
+      .meta({ description: 'For a derived term, each statement it rests on, quoted verbatim with its page' }),
   });

@@ -137,7 +137,7 @@ export async function sendRenewalReminder(
 }
 
 /** Contract changes that can change its terms or deadline. */
-const TERM_FIELDS = new Set(['content', 'end_date', 'start_date', 'status']);
+const TERM_FIELDS = new Set(['content', 'end_date', 'start_date', 'status', 'signed_at']);
 
 /** Extracts a changed contract's terms again (workflow `terms-<eventId>`), which re-plans its reminders. */
 export const contractTermsConsumer: EventConsumer = {

@@ -55,7 +55,12 @@ interface PdfTextItem {
   str: string;
   hasEOL: boolean;
   transform: number[];
+  width: number;
+  height: number;
 }
+
+/** A horizontal gap on one baseline wider than this many font sizes parts two table cells. */
+const CELL_GAP_EMS = 2;
 
 /** Each page's text as it is read, then the page released (pdfjs keeps parsed pages otherwise). */
 async function* pdfPieces(path: string, onPage: (page: number, of: number) => void, maxPages: number): AsyncGenerator<TextPiece> {
@@ -74,14 +79,28 @@ async function* pdfPieces(path: string, onPage: (page: number, of: number) => vo
       const content = await page.getTextContent();
       let text = '';
       let lastY: number | undefined;
+      let lastEnd = 0;
+      let fontSize = 0;
       for (const item of content.items as PdfTextItem[]) {
         if (!('str' in item)) continue;
         const y = item.transform[5];
+        const x = item.transform[4] ?? 0;
         // A new baseline is a new line, even where the producer set no end-of-line flag.
         if (lastY !== undefined && y !== lastY && !text.endsWith('\n')) text += '\n';
-        text += item.str;
+        // A wide gap on one baseline separates table cells ("Effective Date", then "March 1, 2026"
+        // a column further): a tab keeps the row a row, as a DOCX table's cells are.
+        const gap = item.str.trim() ? x - lastEnd : item.width;
+        const wide = y === lastY && fontSize > 0 && gap > CELL_GAP_EMS * fontSize;
+        if (wide && !item.str.trim()) {
+          if (!text.endsWith('\t')) text += '\t';
+        } else {
+          if (wide && !/[\t\n]$/.test(text)) text += '\t';
+          text += item.str;
+        }
         if (item.hasEOL) text += '\n';
         lastY = y;
+        lastEnd = x + item.width;
+        if (item.str.trim()) fontSize = item.height || Math.abs(item.transform[0] ?? 0);
       }
       page.cleanup();
       onPage(n, doc.numPages);

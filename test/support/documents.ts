@@ -1,5 +1,5 @@
 /** Fixture files for upload tests, generated with the real writers (pdf-lib, docx), and upload helpers. */
-import { Document as DocxDocument, HeadingLevel, Packer, PageBreak, Paragraph } from 'docx';
+import { Document as DocxDocument, HeadingLevel, Packer, PageBreak, Paragraph, Table, TableCell, TableRow } from 'docx';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { testEnv } from './env';
 import { api } from './http';
@@ -21,13 +21,29 @@ export async function makePdf(pages: string[][]): Promise<Buffer> {
  * in a paragraph of its own before its heading. (`pageBreakBefore` would write a paragraph
  * property instead, which mammoth does not read.)
  */
-export async function makeDocx(sections: Array<{ heading: string; paragraphs: string[]; newPage?: boolean }>): Promise<Buffer> {
+export async function makeDocx(
+  sections: Array<{
+    heading: string;
+    paragraphs: string[];
+    newPage?: boolean;
+    /** A table after the heading, one row per entry (a cover page). */ table?: string[][];
+  }>,
+): Promise<Buffer> {
   const doc = new DocxDocument({
     sections: [
       {
         children: sections.flatMap((s) => [
           ...(s.newPage ? [new Paragraph({ children: [new PageBreak()] })] : []),
           new Paragraph({ text: s.heading, heading: HeadingLevel.HEADING_1 }),
+          ...(s.table
+            ? [
+                new Table({
+                  rows: s.table.map(
+                    (cells) => new TableRow({ children: cells.map((text) => new TableCell({ children: [new Paragraph({ text })] })) }),
+                  ),
+                }),
+              ]
+            : []),
           ...s.paragraphs.map((p) => new Paragraph({ text: p })),
         ]),
       },

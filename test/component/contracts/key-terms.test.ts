@@ -78,7 +78,8 @@ describe('contract key terms', function () {
     expect(t.governing_law).to.include({
       value: 'the State of Delaware',
       normalized: 'Delaware',
-      quote: 'The laws of the State of Delaware',
+      // The row is cited: its label and its value.
+      quote: 'Governing Law\nThe laws of the State of Delaware',
       page: 1,
     });
     expect(t.dispute_venue!.normalized).to.equal('Wilmington, Delaware');
