@@ -99,7 +99,7 @@ describe('approval page (HTTP)', function () {
     expect(page.text).to.contain(r.approval.version_sha256);
     // The key term beside the standard, and the redline against version 1.
     expect(page.text).to.match(
-      /<th scope="row">governing law<\/th>\s*<td>the laws of Texas<\/td>\s*<td>New York <span class="differs">\(differs\)<\/span><\/td>/,
+      /<th scope="row">governing law<\/th>\s*<td class="value">the laws of Texas<\/td>\s*<td>New York <span class="differs">\(differs\)<\/span><\/td>/,
     );
     expect(page.text).to.contain('Changes since version 1, the previous one');
     expect(page.text).to.contain('<ins>and backs up </ins>');
