@@ -89,11 +89,12 @@ async function tryTake(scope: string, key: string, holder: string, opts: ClaimOp
 export async function takeClaim(scope: string, key: string, opts: ClaimOptions): Promise<HeldClaim> {
   const holder = opts.holder ?? randomUUID();
   const deadline = Date.now() + (opts.waitMs ?? 0);
-  for (;;) {
+  // Waiters back off (10 ms doubling to 160 ms, with jitter), so many of them do not load the store.
+  for (let wait = 10; ; wait = Math.min(wait * 2, 160)) {
     const held = await tryTake(scope, key, holder, opts);
     if (!held) return { scope, key, holder };
     if (Date.now() >= deadline) throw new ClaimBusyError(scope, held);
-    await pause(15 + Math.random() * 25);
+    await pause(wait / 2 + Math.random() * wait);
   }
 }
 
