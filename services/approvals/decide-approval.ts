@@ -58,7 +58,6 @@ async function check(p: Principal, a: ApprovalRecord, input: DecisionInput): Pro
 }
 
 async function decideOnce(
-  s: Services,
   p: Principal,
   approvalId: string,
   decision: 'approved' | 'rejected',
@@ -113,7 +112,6 @@ async function decideOnce(
           override_reason: null,
         },
       );
-    await nudgeApprovalWorkflow(s, written.id);
     return written;
   }
   throw approvalErrors.approval_busy('Other decisions landed at the same moment; try again');
@@ -127,5 +125,7 @@ export async function decideApproval(
   input: DecisionInput,
 ): Promise<ApprovalRecord> {
   const { contract_id } = await findOwned(Approval, p, approvalId, 'Approval');
-  return changeApprovals(contract_id, () => decideOnce(s, p, approvalId, decision, input));
+  const written = await changeApprovals(contract_id, () => decideOnce(p, approvalId, decision, input));
+  await nudgeApprovalWorkflow(s, written.id);
+  return written;
 }

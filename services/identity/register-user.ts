@@ -38,13 +38,18 @@ async function findInvite(invitedEmail: string, token: string) {
 
 type RegisterBody = z.infer<typeof registerBody>;
 
-async function createUser(body: RegisterBody, organizationId: Types.ObjectId, invite: InviteDoc | null): Promise<UserDoc> {
+async function createUser(
+  body: RegisterBody,
+  passwordHash: string,
+  organizationId: Types.ObjectId,
+  invite: InviteDoc | null,
+): Promise<UserDoc> {
   try {
     return await User.create({
       organization_id: organizationId,
       email: body.email,
       full_name: body.full_name,
-      password_hash: await hashPassword(body.password),
+      password_hash: passwordHash,
       role: invite?.role ?? 'owner',
       is_approved: true,
       joined_at: new Date(),
@@ -59,12 +64,15 @@ async function createUser(body: RegisterBody, organizationId: Types.ObjectId, in
 
 /**
  * Joins with an invitation, used once: under the token's claim (platform/claims.ts), so of
- * many registrations carrying it at once one joins and the others find it accepted.
+ * many registrations carrying it at once one joins and the others find it accepted (400).
  */
 async function acceptInvite(body: RegisterBody, token: string): Promise<UserDoc> {
+  await findInvite(body.email, token);
+  // Hashed before the claim, which is held only for the checks and the writes.
+  const passwordHash = await hashPassword(body.password);
   const { user, invite } = await exclusively('invitation', sha256Hex(token), async () => {
     const invite = await findInvite(body.email, token);
-    const user = await createUser(body, invite.organization_id, invite);
+    const user = await createUser(body, passwordHash, invite.organization_id, invite);
     await Invite.updateOne({ _id: invite._id }, { $set: { status: 'accepted', accepted_at: new Date() } });
     return { user, invite };
   });
@@ -85,7 +93,7 @@ export async function registerUser(s: Services, body: RegisterBody) {
   if (body.invite_token) user = await acceptInvite(body, body.invite_token);
   else {
     const organization = await Organization.create({ name: body.organization_name ?? `${body.full_name}'s organization` });
-    user = await createUser(body, organization._id, null);
+    user = await createUser(body, await hashPassword(body.password), organization._id, null);
     // A new organization mails nobody else until its owner opens this link.
     await sendEmailVerification(s, user);
   }
