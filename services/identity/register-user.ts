@@ -67,12 +67,10 @@ async function createUser(
  * many registrations carrying it at once one joins and the others find it accepted (400).
  */
 async function acceptInvite(body: RegisterBody, token: string): Promise<UserDoc> {
-  await findInvite(body.email, token);
-  // Hashed before the claim, which is held only for the checks and the writes.
-  const passwordHash = await hashPassword(body.password);
   const { user, invite } = await exclusively('invitation', sha256Hex(token), async () => {
     const invite = await findInvite(body.email, token);
-    const user = await createUser(body, passwordHash, invite.organization_id, invite);
+    // Hashed once the invitation is known unused: a loser of the race costs no scrypt.
+    const user = await createUser(body, await hashPassword(body.password), invite.organization_id, invite);
     await Invite.updateOne({ _id: invite._id }, { $set: { status: 'accepted', accepted_at: new Date() } });
     return { user, invite };
   });
