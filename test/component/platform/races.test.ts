@@ -138,24 +138,26 @@ describe('exclusive changes under races', function () {
   );
 
   describe('approval decisions', () => {
-    before(async () => {
-      const single = await post(owner, '/settings/approval-policies', {
-        name: 'Finance',
-        step: 1,
-        conditions: { types: ['service_agreement'] },
-        approvers: { kind: 'role', role: 'admin' },
-        escalation_days: 3,
-        escalate_to_role: 'owner',
-      });
-      expect(single.status, single.text).to.equal(201);
-      const two = await post(owner, '/settings/approval-policies', {
-        name: 'Board',
-        step: 1,
-        conditions: { types: ['lease'] },
-        approvers: { kind: 'any_n_of', n: 2, user_ids: [owner.user.id, admin.user.id] },
-      });
-      expect(two.status, two.text).to.equal(201);
-    });
+    before(
+      unlimited(async () => {
+        const single = await post(owner, '/settings/approval-policies', {
+          name: 'Finance',
+          step: 1,
+          conditions: { types: ['service_agreement'] },
+          approvers: { kind: 'role', role: 'admin' },
+          escalation_days: 3,
+          escalate_to_role: 'owner',
+        });
+        expect(single.status, single.text).to.equal(201);
+        const two = await post(owner, '/settings/approval-policies', {
+          name: 'Board',
+          step: 1,
+          conditions: { types: ['lease'] },
+          approvers: { kind: 'any_n_of', n: 2, user_ids: [owner.user.id, admin.user.id] },
+        });
+        expect(two.status, two.text).to.equal(201);
+      }),
+    );
 
     /** A member's contract of `type`, with its approval requested by that member. */
     async function requested(type: string) {
