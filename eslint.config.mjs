@@ -117,7 +117,7 @@ export default tseslint.config(
   },
   {
     // platform/ knows no feature (issue 32): of models/ it reads only the base helpers, the write
-    // announcements, the outbox's own table and the list index's pending marks; features hand it
+    // announcements, the outbox's own table, the list index's pending marks and the claims; features hand it
     // what it serves (services/wiring.ts).
     files: ['platform/**/*.ts'],
     rules: {
@@ -126,7 +126,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(\\.\\./)+models/(?!(base|writes|event|pending-list-write)$)',
+              regex: '^(\\.\\./)+models/(?!(base|writes|event|pending-list-write|claim)$)',
               message: 'platform/ imports no feature model: features hand it their specs (services/wiring.ts)',
             },
             {

@@ -108,6 +108,8 @@ const schema = z
       .string()
       .regex(/^[a-z0-9_-]*$/)
       .default(''),
+    /** After an organization's search reindex ends, how long its owner waits before starting another (a call meanwhile answers 409 naming it). */
+    SEARCH_REINDEX_COOLDOWN_SECONDS: z.coerce.number().int().min(0).default(300),
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().default('default'),
     /** Interactive work's task queue (a person waits: signatures, mail, deliveries, an upload, chat). */

@@ -75,9 +75,10 @@ operation({
   tag,
   summary: "Rebuild the organization's search documents from the store (owner only)",
   description:
-    'A durable workflow rewrites every contract of the organization, then removes documents of contracts no longer stored. Search keeps answering meanwhile.',
+    'A durable workflow rewrites every contract of the organization, then removes documents of contracts no longer stored. Search keeps answering meanwhile. One runs per organization at a time, and another may start only SEARCH_REINDEX_COOLDOWN_SECONDS after it ended.',
   responses: {
     202: { description: 'The reindex workflow started', schema: z.object({ workflow_id: z.string() }) },
+    409: 'A reindex of the organization is running, or ended less than SEARCH_REINDEX_COOLDOWN_SECONDS ago: `detail` names its workflow, `Retry-After` says when another may start',
     503: 'The workflow engine is unavailable',
   },
 });

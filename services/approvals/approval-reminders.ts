@@ -2,7 +2,7 @@
  * What the approval workflow does in time: plan from the stored request, mail the approvers of
  * a step that became active, remind them, and escalate a step that waited too long to its
  * manager role (whose members may then decide too). Every message has a dedupe key and the
- * escalation is one conditional write, so a retried activity or a restarted worker sends
+ * escalation is one write under the contract's approval claim, so a retried activity or a restarted worker sends
  * nothing twice.
  */
 import { Types, trusted } from 'mongoose';
@@ -16,6 +16,7 @@ import { approvalMail } from '../mail/messages';
 import type { ApprovalPlan, ApprovalWorkflowInput } from '../../workflows/approval.shared';
 import { emitApprovalEvent } from './approval-events';
 import { approvalLinkToken } from './approval-link';
+import { changeApprovals } from './approval-claim';
 import type { Approvers } from './policy-rules';
 import { isSelf } from './approval-view';
 
@@ -103,18 +104,22 @@ export const sendApprovalReminder = (s: Services, input: ApprovalWorkflowInput &
 
 /** Escalates the active step once: the write that sets `escalated_at`, then the event and the mail. */
 export async function escalateApproval(s: Services, input: ApprovalWorkflowInput & { step: number }): Promise<boolean> {
-  const a = await load(input);
-  const gi = a?.status === 'pending' ? a.groups.findIndex((x) => x.status === 'active' && x.step === input.step) : -1;
-  if (!a || gi < 0) return false;
-  const g = a.groups[gi]!;
-  if (!g.escalated_at) {
+  const found = await load(input);
+  if (!found) return false;
+  // Under the contract's approval claim, so a decision landing at the same moment comes before or after, never across.
+  const open = await changeApprovals(found.contract_id, async () => {
+    const a = await load(input);
+    const gi = a?.status === 'pending' ? a.groups.findIndex((x) => x.status === 'active' && x.step === input.step) : -1;
+    if (!a || gi < 0) return false;
+    const g = a.groups[gi]!;
+    if (g.escalated_at) return true;
     g.escalated_at = new Date();
     const written = await Approval.findOneAndUpdate(
       { _id: a._id, rev: a.rev, status: 'pending' },
       { $set: { groups: a.groups.map((x) => x.toObject()) }, $inc: { rev: 1 } },
       { returnDocument: 'after' },
     );
-    // Another write came first: the workflow plans again and, if still due, escalates then.
+    // Another write came first (an edit superseded it): the workflow plans again.
     if (!written) return false;
     const role = g.requirements[0]?.escalate_to_role ?? 'admin';
     await emitApprovalEvent(
@@ -124,6 +129,7 @@ export async function escalateApproval(s: Services, input: ApprovalWorkflowInput
       `Step ${g.step} of the approval of "${a.contract_title}" escalated to ${role}`,
       { step: g.step, escalated_to_role: role },
     );
-  }
-  return mailStep(s, input, input.step, 'escalation', 'escalation');
+    return true;
+  });
+  return open && mailStep(s, input, input.step, 'escalation', 'escalation');
 }

@@ -1,9 +1,10 @@
 /**
  * An approver's decision: checked against the request as read (its step active, the approver
- * eligible and not yet decided, the version hash current), then written in one conditional
- * write on the request's revision, so two decisions landing together never both count
- * against the same state; the loser reads again and is checked again. Needs no worker:
- * the workflow only hears about it (mail to the next step, reminders).
+ * eligible and not yet decided, the version hash current), then written, under the claim on
+ * the contract's approvals (./approval-claim.ts): two decisions landing together take turns,
+ * and the second is checked against what the first wrote. The write is still conditional on
+ * the request's revision, which an edit's supersession also moves. Needs no worker: the
+ * workflow only hears about it (mail to the next step, reminders).
  */
 import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
@@ -15,6 +16,7 @@ import { currentVersion } from '../contracts/contract-versions';
 import { approvalErrors } from './errors';
 import { emitApprovalEvent, nudgeApprovalWorkflow } from './approval-events';
 import { approvalsOf, requirementsFor, userOf } from './approval-view';
+import { changeApprovals } from './approval-claim';
 
 export interface DecisionInput {
   comment?: string;
@@ -61,8 +63,7 @@ async function check(p: Principal, a: ApprovalRecord, input: DecisionInput): Pro
   return { gi, reqs };
 }
 
-export async function decideApproval(
-  s: Services,
+async function decideOnce(
   p: Principal,
   approvalId: string,
   decision: 'approved' | 'rejected',
@@ -117,8 +118,20 @@ export async function decideApproval(
           override_reason: null,
         },
       );
-    await nudgeApprovalWorkflow(s, written.id);
     return written;
   }
   throw approvalErrors.approval_busy('Other decisions landed at the same moment; try again');
+}
+
+export async function decideApproval(
+  s: Services,
+  p: Principal,
+  approvalId: string,
+  decision: 'approved' | 'rejected',
+  input: DecisionInput,
+): Promise<ApprovalRecord> {
+  const { contract_id } = await findOwned(Approval, p, approvalId, 'Approval');
+  const written = await changeApprovals(contract_id, () => decideOnce(p, approvalId, decision, input));
+  await nudgeApprovalWorkflow(s, written.id);
+  return written;
 }

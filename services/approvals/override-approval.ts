@@ -12,6 +12,7 @@ import { forbidden } from '../../platform/errors';
 import type { ContractDoc } from '../../models/contract';
 import { Approval, type ApprovalRecord } from '../../models/approval';
 import { approvalErrors } from './errors';
+import { changeApprovals } from './approval-claim';
 import { emitApprovalEvent, nudgeApprovalWorkflow } from './approval-events';
 import { describeApprovers } from './policy-rules';
 import { requiredSteps } from './required-approvals';
@@ -19,45 +20,49 @@ import { currentFacts } from './current-facts';
 
 export async function overrideApproval(s: Services, p: Principal, contract: ContractDoc, reason: string): Promise<ApprovalRecord> {
   if (p.role !== 'owner' || p.kind !== 'user') throw forbidden('Only an owner may override approvals');
-  const { version, read } = await currentFacts(s, p, contract);
-  const open = await Approval.findOne({
-    organization_id: contract.organization_id,
-    contract_id: contract._id,
-    version_sha256: version.sha256,
-    facts_sha256: read.sha256,
-    status: trusted({ $in: ['pending', 'approved', 'overridden'] }),
-  }).sort({ created_at: -1 });
-  if (open && open.status !== 'pending') throw approvalErrors.approval_closed(`Version ${version.number} is already ${open.status}`);
-  const now = new Date();
-  const steps = open ? [] : await requiredSteps(contract.organization_id, read.facts);
-  const missing = open
-    ? open.groups.filter((g) => g.status !== 'approved').map((g) => `step ${g.step}`)
-    : steps.map((g) => `step ${g.step} (${g.requirements.map((r) => `${r.policy_name}: ${describeApprovers(r.approvers)}`).join('; ')})`);
-  const override = { user_id: new Types.ObjectId(p.userId), name: p.name, reason, at: now, missing };
-  const written = open
-    ? await Approval.findOneAndUpdate(
-        { _id: open._id, rev: open.rev, status: 'pending' },
-        { $set: { status: 'overridden', override, completed_at: now }, $inc: { rev: 1 } },
-        { returnDocument: 'after' },
-      )
-    : await Approval.create({
-        organization_id: contract.organization_id,
-        contract_id: contract._id,
-        contract_title: contract.title,
-        version_number: version.number,
-        version_sha256: version.sha256,
-        version_author_id: version.author_id ?? null,
-        facts: read.facts,
-        facts_sha256: read.sha256,
-        status: 'overridden',
-        // The steps it lets out, never decided: the gate reads what an override covers from them.
-        groups: steps.map((g) => ({ step: g.step, status: 'pending', requirements: g.requirements })),
-        requested_by: new Types.ObjectId(p.userId),
-        requested_by_name: p.name,
-        override,
-        completed_at: now,
-      });
-  if (!written) throw approvalErrors.approval_busy('A decision landed at the same moment; try again');
+  // Under the contract's approval claim: a decision or escalation landing at the same moment comes before or after it.
+  const { written, open, version } = await changeApprovals(contract._id, async () => {
+    const { version, read } = await currentFacts(s, p, contract);
+    const open = await Approval.findOne({
+      organization_id: contract.organization_id,
+      contract_id: contract._id,
+      version_sha256: version.sha256,
+      facts_sha256: read.sha256,
+      status: trusted({ $in: ['pending', 'approved', 'overridden'] }),
+    }).sort({ created_at: -1 });
+    if (open && open.status !== 'pending') throw approvalErrors.approval_closed(`Version ${version.number} is already ${open.status}`);
+    const now = new Date();
+    const steps = open ? [] : await requiredSteps(contract.organization_id, read.facts);
+    const missing = open
+      ? open.groups.filter((g) => g.status !== 'approved').map((g) => `step ${g.step}`)
+      : steps.map((g) => `step ${g.step} (${g.requirements.map((r) => `${r.policy_name}: ${describeApprovers(r.approvers)}`).join('; ')})`);
+    const override = { user_id: new Types.ObjectId(p.userId), name: p.name, reason, at: now, missing };
+    const written = open
+      ? await Approval.findOneAndUpdate(
+          { _id: open._id, rev: open.rev, status: 'pending' },
+          { $set: { status: 'overridden', override, completed_at: now }, $inc: { rev: 1 } },
+          { returnDocument: 'after' },
+        )
+      : await Approval.create({
+          organization_id: contract.organization_id,
+          contract_id: contract._id,
+          contract_title: contract.title,
+          version_number: version.number,
+          version_sha256: version.sha256,
+          version_author_id: version.author_id ?? null,
+          facts: read.facts,
+          facts_sha256: read.sha256,
+          status: 'overridden',
+          // The steps it lets out, never decided: the gate reads what an override covers from them.
+          groups: steps.map((g) => ({ step: g.step, status: 'pending', requirements: g.requirements })),
+          requested_by: new Types.ObjectId(p.userId),
+          requested_by_name: p.name,
+          override,
+          completed_at: now,
+        });
+    if (!written) throw approvalErrors.approval_busy('A decision landed at the same moment; try again');
+    return { written, open, version };
+  });
   await emitApprovalEvent(
     written,
     'approval.completed',

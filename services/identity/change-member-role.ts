@@ -32,5 +32,5 @@ export async function changeMemberRole(s: Services, p: Principal, id: unknown, b
     return member;
   };
   // Granting owner takes no owner away; any other role may, so it waits for the owner lock.
-  return body.role === 'owner' ? apply(target) : changeOwnerSafely(s, p, id, apply);
+  return body.role === 'owner' ? apply(target) : changeOwnerSafely(p, id, apply);
 }

@@ -9,6 +9,7 @@ import { recordEvent, type Actor } from '../../platform/outbox/record-event';
 import { redisKey } from '../../platform/redis';
 import { AppError, badRequest, retryAfter } from '../../platform/errors';
 import { identityErrors } from './errors';
+import { exclusively } from '../../platform/claims';
 import type { EventType } from '../../models/event';
 import { User, type UserDoc } from '../../models/user';
 import { issueRecoveryCodes, spendRecoveryCode } from './mfa';
@@ -77,18 +78,28 @@ export async function passSecondFactor(s: Services, user: UserDoc, code: string)
     );
     return { kind: 'recovery_code', left };
   }
-  const sealed = user.mfa_secret_encrypted ?? user.mfa_pending_secret_encrypted;
-  if (!sealed) return null;
-  const step = await checkTotp(decryptSecret(s.config, sealed), code, user.mfa_last_step ?? null);
-  if (step === null) return null;
-  if (!user.mfa_secret_encrypted) return { kind: 'totp', recoveryCodes: await completeEnrollment(user, sealed, step) };
-  // Only a later step is accepted next time. The update is conditional so two requests cannot both use one
-  // code: atomic on MongoDB, not on FerretDB 1.24, which applies it as a read and a separate write (SECURITY.md).
-  const recorded = await User.findOneAndUpdate(
-    { _id: user._id, mfa_last_step: user.mfa_last_step ?? null },
-    { $set: { mfa_last_step: step } },
-  );
-  return recorded ? { kind: 'totp' } : null;
+  return useTotp(s, user, code, false);
+}
+
+/**
+ * A TOTP code's use, under the user's TOTP claim (platform/claims.ts): the secrets and the last
+ * used step are read afresh and the matched step is recorded before the next use is checked,
+ * so a code passes once however many requests carry it. A conditional write alone did not do
+ * it on FerretDB 1.24, which applies it as a read and a separate write. `pendingOnly` (enable)
+ * checks the pending secret alone, so two enables at once enroll it once.
+ */
+async function useTotp(s: Services, user: UserDoc, code: string, pendingOnly: boolean): Promise<SecondFactor | null> {
+  return exclusively('user-totp', user.id, async () => {
+    const fresh = await User.findById(user._id);
+    const sealed = pendingOnly ? fresh?.mfa_pending_secret_encrypted : (fresh?.mfa_secret_encrypted ?? fresh?.mfa_pending_secret_encrypted);
+    if (!fresh || !sealed) return null;
+    const step = await checkTotp(decryptSecret(s.config, sealed), code, pendingOnly ? null : (fresh.mfa_last_step ?? null));
+    if (step === null) return null;
+    if (pendingOnly || !fresh.mfa_secret_encrypted) return { kind: 'totp', recoveryCodes: await completeEnrollment(fresh, sealed, step) };
+    // Only a later step is accepted next time.
+    await User.updateOne({ _id: fresh._id }, { $set: { mfa_last_step: step } });
+    return { kind: 'totp' };
+  });
 }
 
 /** Wrong proofs at MFA setup, per user: a stolen token gets a few guesses, not one a second. */
@@ -134,8 +145,7 @@ export function mfaSetup(s: Services) {
 /** Enables MFA with the first code of the pending secret; answers new recovery codes. */
 export async function enableMfa(s: Services, user: UserDoc, body: z.infer<typeof mfaEnableBody>) {
   if (!user.mfa_pending_secret_encrypted) throw badRequest('code: call POST /auth/mfa/setup first');
-  const sealed = user.mfa_pending_secret_encrypted;
-  const step = await checkTotp(decryptSecret(s.config, sealed), body.code, null);
-  if (step === null) throw badRequest('code: invalid');
-  return { mfa_enabled: true as const, recovery_codes: await completeEnrollment(user, sealed, step) };
+  const passed = await useTotp(s, user, body.code, true);
+  if (!passed || passed.kind !== 'totp' || !passed.recoveryCodes) throw badRequest('code: invalid');
+  return { mfa_enabled: true as const, recovery_codes: passed.recoveryCodes };
 }

@@ -11,7 +11,7 @@ import { assertMayTouchOwner } from './owner-rules';
 
 export async function removeMember(s: Services, p: Principal, id: unknown): Promise<void> {
   assertMayTouchOwner(p, (await findOwned(User, p, id, 'Member')).role);
-  await changeOwnerSafely(s, p, id, async (target) => {
+  await changeOwnerSafely(p, id, async (target) => {
     assertMayTouchOwner(p, target.role);
     // Their access tokens fail at once (authenticate re-reads the user); sessions, keys and recovery codes go too.
     await User.deleteOne({ _id: target._id });

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Services } from '../../platform/engines';
 import { sha256Hex } from '../../platform/security/crypto';
 import { unauthorized } from '../../platform/errors';
+import { exclusively } from '../../platform/claims';
 import { RefreshToken } from '../../models/refresh-token';
 import { User, type UserDoc } from '../../models/user';
 import { revokeTokenId } from './revoked-token';
@@ -42,17 +43,26 @@ export async function issueSession(s: Services, user: UserDoc, family?: { id: st
   };
 }
 
-/** Rotates a refresh token; a spent one presented again revokes its whole family. */
+/**
+ * Rotates a refresh token; a spent one presented again revokes its whole family. Under the
+ * family's claim (platform/claims.ts), so of one token presented many times at once exactly one
+ * gets the next pair and every other finds it spent, which is reuse. A conditional write
+ * alone let several through on FerretDB 1.24, which applies it as a read and a separate write.
+ */
 export async function refreshSession(s: Services, body: z.infer<typeof refreshBody>) {
-  const now = new Date();
-  const presented = await RefreshToken.findOne({ token_hash: sha256Hex(body.refresh_token) });
-  if (!presented || presented.expires_at <= now) throw unauthorized('Invalid or expired refresh token');
-  // Atomic claim: of two requests with one token, one wins and the other counts as reuse.
-  const claimed = await RefreshToken.findOneAndUpdate({ _id: presented._id, used_at: null, revoked_at: null }, { $set: { used_at: now } });
-  if (!claimed) {
-    await revokeRefreshTokens({ family_id: presented.family_id }, now);
-    throw unauthorized('Refresh token reuse detected; the session has been revoked');
-  }
+  const hash = sha256Hex(body.refresh_token);
+  const found = await RefreshToken.findOne({ token_hash: hash });
+  if (!found || found.expires_at <= new Date()) throw unauthorized('Invalid or expired refresh token');
+  const presented = await exclusively('refresh-token-family', found.family_id, async () => {
+    const now = new Date();
+    const token = await RefreshToken.findById(found._id);
+    if (!token || token.used_at || token.revoked_at) {
+      await revokeRefreshTokens({ family_id: found.family_id }, now);
+      throw unauthorized('Refresh token reuse detected; the session has been revoked');
+    }
+    await RefreshToken.updateOne({ _id: token._id }, { $set: { used_at: now } });
+    return token;
+  });
   const user = await User.findOne({ _id: presented.user_id, organization_id: presented.organization_id });
   if (!user) throw unauthorized('Invalid or expired refresh token');
   return issueSession(s, user, { id: presented.family_id, expiresAt: presented.expires_at });

@@ -20,5 +20,7 @@ export async function cancelImport(s: Services, imported: ImportDoc): Promise<vo
     s.logger.error({ err, importId: imported.id }, 'could not cancel the import workflow');
     throw unavailable('The workflow engine is unavailable; the import was not cancelled, try again shortly');
   });
-  await finishImport(imported.id, 'cancelled');
+  // Of many cancels at once (each saw it running), the one that ends it answers; the others are told it ended.
+  if (!(await finishImport(imported.id, 'cancelled')))
+    throw importErrors.import_not_running('Import is no longer running; it was cancelled or ended meanwhile');
 }

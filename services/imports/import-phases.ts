@@ -7,6 +7,7 @@
 import { rm } from 'node:fs/promises';
 import { Types } from 'mongoose';
 import type { Services } from '../../platform/engines';
+import { exclusively } from '../../platform/claims';
 import { recordEvent, type Actor } from '../../platform/outbox/record-event';
 import { Document } from '../../models/document';
 import { Import, ImportFileClaim, IMPORT_PHASES, ImportSlot, type ImportDoc } from '../../models/import';
@@ -81,13 +82,21 @@ export async function releaseImport(importId: string): Promise<void> {
   await Promise.all([ImportSlot.deleteMany({ import_id: id }), ImportFileClaim.deleteMany({ import_id: id })]);
 }
 
-/** Ends the import (if it still runs) with its event, and removes its uploaded files and gives back its slot either way. */
-export async function finishImport(importId: string, status: 'completed' | 'failed' | 'cancelled', error?: string): Promise<void> {
-  const ended = await Import.findOneAndUpdate(
-    { _id: new Types.ObjectId(importId), status: 'running' },
-    { $set: { status, finished_at: new Date(), error: error ?? null } },
-    { returnDocument: 'after' },
-  );
+/**
+ * Ends the import (if it still runs) with its event, and removes its uploaded files and gives back
+ * its slot either way; true when this call ended it. The end is written under the import's claim (platform/claims.ts):
+ * of a cancel, many cancels and the workflow's own end landing together, exactly one ends it,
+ * which a conditional write alone does not ensure on FerretDB 1.24.
+ */
+export async function finishImport(importId: string, status: 'completed' | 'failed' | 'cancelled', error?: string): Promise<boolean> {
+  const ended = await exclusively('import-end', importId, async () => {
+    if ((await loadImport(importId)).status !== 'running') return null;
+    return Import.findOneAndUpdate(
+      { _id: new Types.ObjectId(importId), status: 'running' },
+      { $set: { status, finished_at: new Date(), error: error ?? null } },
+      { returnDocument: 'after' },
+    );
+  });
   const imported = ended ?? (await loadImport(importId));
   if (ended && status !== 'cancelled') {
     const { rows } = ended;
@@ -105,4 +114,5 @@ export async function finishImport(importId: string, status: 'completed' | 'fail
   }
   await Promise.all([imported.records_path, imported.files_path].flatMap((p) => (p ? [rm(p, { force: true })] : [])));
   await releaseImport(importId);
+  return ended !== null;
 }
