@@ -8,6 +8,7 @@ import { badRequest } from '../../platform/errors';
 import { User } from '../../models/user';
 import { mailPasswordReset } from '../mail/accounts';
 import { emailAddress, newPassword } from './credentials';
+import { forgetUsers } from './auth-user';
 import { revokeRefreshTokens } from './session';
 import { opaqueToken } from './tokens';
 
@@ -25,7 +26,7 @@ export async function requestPasswordReset(s: Services, body: z.infer<typeof res
   }
 }
 
-export async function resetPassword(body: z.infer<typeof resetBody>) {
+export async function resetPassword(s: Services, body: z.infer<typeof resetBody>) {
   const user = await User.findOneAndUpdate(
     { password_reset_hash: sha256Hex(body.token), password_reset_expires_at: trusted({ $gt: new Date() }) },
     { $set: { password_reset_hash: null, password_reset_expires_at: null } },
@@ -39,5 +40,5 @@ export async function resetPassword(body: z.infer<typeof resetBody>) {
   user.session_epoch += 1;
   user.mfa_pending_secret_encrypted = null;
   await user.save();
-  await revokeRefreshTokens({ user_id: user._id });
+  await Promise.all([forgetUsers(s, [user._id]), revokeRefreshTokens({ user_id: user._id })]);
 }
