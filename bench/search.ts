@@ -15,15 +15,13 @@ import { Types } from 'mongoose';
 import autocannon from 'autocannon';
 import { Contract } from '../models/contract';
 import { ContractTerms } from '../models/contract-terms';
-import { followSearchWrites, pauseSearchWrites } from '../services/search/reflect-contracts';
 import { rebuildSearchPart } from '../services/search/rebuild-search-index';
 import { ensureSearchIndex, generationIndex, searchAlias } from '../services/search/contract-search-index';
 import { facetAggs, scopedQuery, sortOf } from '../services/search/contract-search-query';
 import { writeResult, type BenchRow } from './report';
 import { closeBench, listenApi, loadNow, openBench, percentile, registerUser, runBench } from './support';
 
-const WRITES_ONLY = process.argv[2] === 'writes';
-const SIZES = process.argv.slice(2).length && !WRITES_ONLY ? process.argv.slice(2).map(Number) : [1_000, 100_000];
+const SIZES = process.argv.slice(2).length ? process.argv.slice(2).map(Number) : [1_000, 100_000];
 const SECONDS = 5;
 const WARM_UP_SECONDS = 3;
 const LAWS = ['New York', 'Delaware', 'California', 'England and Wales', 'Texas'];
@@ -70,59 +68,12 @@ async function bulkLoad(org: Types.ObjectId, count: number, userId: Types.Object
   }
 }
 
-/**
- * What read-your-writes costs a write: `POST /contracts` one after another with the search
- * reflection (refresh=wait_for) and without it (paused), interleaved, in the same run.
- */
-async function writeCost(): Promise<BenchRow[]> {
-  const b = await openBench('search');
-  const api = await listenApi(b);
-  try {
-    const apiUrl = `${api.url}/api/v1`;
-    const user = await registerUser(apiUrl);
-    const post = async () => {
-      const t0 = performance.now();
-      const res = await fetch(`${apiUrl}/contracts`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ title: 'Write cost', type: 'nda', counterparty: 'Acme' }),
-      });
-      if (res.status !== 201) throw new Error(`POST /contracts: ${res.status}`);
-      return performance.now() - t0;
-    };
-    const on: number[] = [];
-    const off: number[] = [];
-    for (let i = 0; i < 20; i++) {
-      followSearchWrites(b.services);
-      on.push(await post());
-      pauseSearchWrites();
-      off.push(await post());
-    }
-    const [p50on, p50off] = [percentile(on, 50), percentile(off, 50)];
-    return [
-      {
-        name: 'POST /contracts with read-your-writes (refresh=true), 20 writes',
-        baseline: `without the reflection p50 ${p50off.toFixed(0)} ms`,
-        measured: `p50 ${p50on.toFixed(0)} ms, p95 ${percentile(on, 95).toFixed(0)} ms; load average ${loadNow()}`,
-        ratio: p50on / p50off,
-        target: 'reported',
-        met: null,
-      },
-    ];
-  } finally {
-    await api.close();
-    await closeBench(b);
-  }
-}
-
 async function main() {
-  if (WRITES_ONLY) return writeResult('search-writes', await writeCost());
   const rows: BenchRow[] = [];
   const pageCost: Record<string, number[]> = {};
   for (const size of SIZES) {
     const b = await openBench('search');
     const api = await listenApi(b);
-    pauseSearchWrites();
     const s = b.services;
     try {
       const apiUrl = `${api.url}/api/v1`;

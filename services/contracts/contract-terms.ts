@@ -16,6 +16,7 @@ import { ContractTerms, type ContractTermsDoc } from '../../models/contract-term
 import { extractTextInChild } from '../documents/extract-text-in-child';
 import { findKeyTerms } from './find-key-terms';
 import { recordVersionTerms } from './contract-versions';
+import { makeContractsSearchable } from '../search/reflect-contracts';
 import { emptyTerms, KEY_TERMS, type KeyTerm, type KeyTermName, type KeyTerms } from './key-terms.shared';
 
 const DAY_MS = 86_400_000;
@@ -98,8 +99,9 @@ function merge(stored: Partial<KeyTerms> | undefined, fresh: KeyTerms, unread: r
   return out;
 }
 
-/** Writes terms and the deadline they give; returns the record. */
+/** Writes terms and the deadline they give, searchable before it returns; returns the record. */
 async function save(
+  s: Services,
   organizationId: Types.ObjectId,
   contract: ContractDoc,
   terms: KeyTerms,
@@ -121,6 +123,7 @@ async function save(
     doc = await write();
   }
   await recordVersionTerms(contract, terms);
+  await makeContractsSearchable(s, organizationId.toHexString(), [contract.id]);
   return doc;
 }
 
@@ -132,7 +135,7 @@ export async function extractContractTerms(s: Services, organizationId: string, 
   const fresh = await findKeyTerms(s, pages);
   const stored = await ContractTerms.findOne({ organization_id: contract.organization_id, contract_id: contract._id });
   const terms = merge(stored?.terms as Partial<KeyTerms> | undefined, fresh.terms, fresh.unread);
-  const doc = await save(contract.organization_id, contract, terms, {
+  const doc = await save(s, contract.organization_id, contract, terms, {
     extracted_at: new Date(),
     source,
     unread_keys: fresh.unread,
@@ -143,6 +146,7 @@ export async function extractContractTerms(s: Services, organizationId: string, 
 
 /** A member's corrections: each given term replaces the stored one (confirmed unless said otherwise); null clears it. */
 export async function correctContractTerms(
+  s: Services,
   contract: ContractDoc,
   changes: Partial<Record<KeyTermName, Partial<KeyTerm> | null>>,
 ): Promise<TermsView> {
@@ -168,7 +172,7 @@ export async function correctContractTerms(
   }
   // A key a member has set or cleared is no longer unread.
   const unread = ((stored?.unread_keys ?? []) as KeyTermName[]).filter((k) => changes[k] === undefined);
-  return termsView(contract.id, await save(contract.organization_id, contract, terms, { unread_keys: unread }));
+  return termsView(contract.id, await save(s, contract.organization_id, contract, terms, { unread_keys: unread }));
 }
 
 export async function contractTerms(contract: ContractDoc): Promise<TermsView> {
