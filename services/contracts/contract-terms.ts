@@ -127,21 +127,79 @@ async function save(
   return doc;
 }
 
-/** Extracts the contract's key terms again (the provider's way) and stores them, keeping confirmed ones. */
-export async function extractContractTerms(s: Services, organizationId: string, contractId: string): Promise<TermsView | null> {
-  const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
-  if (!contract) return null;
+/** What an extraction found for a contract, merged with its stored terms, before it is written. */
+async function extractTerms(s: Services, contract: ContractDoc) {
   const { pages, source } = await textOfRecord(s, contract);
   const fresh = await findKeyTerms(s, pages);
   const stored = await ContractTerms.findOne({ organization_id: contract.organization_id, contract_id: contract._id });
   const terms = merge(stored?.terms as Partial<KeyTerms> | undefined, fresh.terms, fresh.unread);
-  const doc = await save(s, contract.organization_id, contract, terms, {
-    extracted_at: new Date(),
-    source,
-    unread_keys: fresh.unread,
-    text_truncated: fresh.truncated,
-  });
-  return termsView(contract.id, doc);
+  return { terms, extra: { extracted_at: new Date(), source, unread_keys: fresh.unread, text_truncated: fresh.truncated } };
+}
+
+/** Extracts the contract's key terms again (the provider's way) and stores them, keeping confirmed ones. */
+export async function extractContractTerms(s: Services, organizationId: string, contractId: string): Promise<TermsView | null> {
+  const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
+  if (!contract) return null;
+  const { terms, extra } = await extractTerms(s, contract);
+  return termsView(contract.id, await save(s, contract.organization_id, contract, terms, extra));
+}
+
+/** Contracts whose terms are read at once (the rules run on the offload threads). */
+const EXTRACTING = 8;
+
+/**
+ * The same for many contracts of one organization (an import's batch): each read and its terms
+ * found, EXTRACTING at a time, then written together: the terms in one bulk write, their
+ * search documents in one, and one shared refresh. Returns the terms of the contracts found.
+ */
+export async function extractTermsOfContracts(
+  s: Services,
+  organizationId: string,
+  contractIds: readonly string[],
+  onContract: () => void = () => undefined,
+): Promise<Array<{ contract: ContractDoc; terms: KeyTerms }>> {
+  const found: Array<{ contract: ContractDoc; terms: KeyTerms; extra: Awaited<ReturnType<typeof extractTerms>>['extra'] }> = [];
+  const queue = [...contractIds];
+  await Promise.all(
+    Array.from({ length: Math.min(EXTRACTING, queue.length) }, async () => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+        const contract = await Contract.findOne({ _id: id, organization_id: organizationId });
+        if (contract) found.push({ contract, ...(await extractTerms(s, contract)) });
+        onContract();
+      }
+    }),
+  );
+  if (!found.length) return [];
+  const write = () =>
+    ContractTerms.bulkWrite(
+      found.map(({ contract, terms, extra }) => ({
+        updateOne: {
+          filter: { organization_id: contract.organization_id, contract_id: contract._id },
+          update: { $set: { terms, opt_out_deadline: optOutDeadline(terms, contract), ...extra } },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
+    );
+  try {
+    await write();
+  } catch (err) {
+    // A concurrent first extraction inserted one of them: the retry updates its record.
+    if (!isDuplicateKey(err)) throw err;
+    await write();
+  }
+  const versions = [...found];
+  await Promise.all(
+    Array.from({ length: Math.min(EXTRACTING, versions.length) }, async () => {
+      for (let f = versions.shift(); f; f = versions.shift()) await recordVersionTerms(f.contract, f.terms);
+    }),
+  );
+  await makeContractsSearchable(
+    s,
+    organizationId,
+    found.map((f) => f.contract.id),
+  );
+  return found.map(({ contract, terms }) => ({ contract, terms }));
 }
 
 /** A member's corrections: each given term replaces the stored one (confirmed unless said otherwise); null clears it. */
