@@ -144,12 +144,10 @@ export async function extractContractTerms(s: Services, organizationId: string, 
   return termsView(contract.id, await save(s, contract.organization_id, contract, terms, extra));
 }
 
-/** Contracts whose terms are read at once (the rules run on the offload threads). */
-const EXTRACTING = 8;
-
 /**
  * The same for many contracts of one organization (an import's batch): each read and its terms
- * found, EXTRACTING at a time, then written together: the terms in one bulk write, their
+ * found, as many at a time as there are offload threads (the rules run there, each within its
+ * time budget), then written together: the terms in one bulk write, their
  * search documents in one, and one shared refresh. Returns the terms of the contracts found.
  */
 export async function extractTermsOfContracts(
@@ -160,8 +158,9 @@ export async function extractTermsOfContracts(
 ): Promise<Array<{ contract: ContractDoc; terms: KeyTerms }>> {
   const found: Array<{ contract: ContractDoc; terms: KeyTerms; extra: Awaited<ReturnType<typeof extractTerms>>['extra'] }> = [];
   const queue = [...contractIds];
+  const extracting = s.config.OFFLOAD_THREADS;
   await Promise.all(
-    Array.from({ length: Math.min(EXTRACTING, queue.length) }, async () => {
+    Array.from({ length: Math.min(extracting, queue.length) }, async () => {
       for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
         const contract = await Contract.findOne({ _id: id, organization_id: organizationId });
         if (contract) found.push({ contract, ...(await extractTerms(s, contract)) });
@@ -190,7 +189,7 @@ export async function extractTermsOfContracts(
   }
   const versions = [...found];
   await Promise.all(
-    Array.from({ length: Math.min(EXTRACTING, versions.length) }, async () => {
+    Array.from({ length: Math.min(extracting, versions.length) }, async () => {
       for (let f = versions.shift(); f; f = versions.shift()) await recordVersionTerms(f.contract, f.terms);
     }),
   );
