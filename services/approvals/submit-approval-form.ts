@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { Services } from '../../platform/engines';
 import type { Config } from '../../platform/config';
-import { AppError, unauthorized } from '../../platform/errors';
+import { isAppError, unauthorized } from '../../platform/errors';
 import { sha256Hex } from '../../platform/security/crypto';
 import { csrfToken, csrfValid } from '../../platform/security/csrf';
 import { passSecondFactor } from '../identity/enroll-mfa';
@@ -87,7 +87,7 @@ export async function submitApprovalForm(s: Services, post: ApprovalFormPost, co
         if (!(await passSecondFactor(s, user, form.code))) throw unauthorized('Wrong code');
       });
     } catch (err) {
-      if (!(err instanceof AppError) || err.status !== 401) throw err;
+      if (!isAppError(err, 'unauthenticated')) throw err;
       return { kind: 'invalid', typed, errors: { code: 'That code is not right or was already used; enter the current one' } };
     }
   }
@@ -98,7 +98,7 @@ export async function submitApprovalForm(s: Services, post: ApprovalFormPost, co
     });
   } catch (err) {
     // The use case's refusals (not this approver's step, closed, superseded meanwhile, ...) as the page says them.
-    if (err instanceof AppError && err.status < 500) return { kind: 'refused', status: err.status, code: err.code, detail: err.detail };
+    if (isAppError(err) && err.status < 500) return { kind: 'refused', status: err.status, code: err.code, detail: err.detail };
     throw err;
   }
   return { kind: 'done' };

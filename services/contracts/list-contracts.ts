@@ -14,7 +14,8 @@ import { containsText } from '../../platform/text-search';
 import { CONTRACT_STATUSES, contractList } from '../../models/contract';
 import { contractListPage } from '../search/search-contracts';
 import { MAX_WINDOW } from '../search/contract-search-index';
-import { AppError, badRequest } from '../../platform/errors';
+import { badRequest, isAppError } from '../../platform/errors';
+import { searchErrors } from '../search/errors';
 import { listPage } from '../../platform/lists/list-index';
 
 export const listQuery = pageQuery.extend({
@@ -45,7 +46,7 @@ export async function listContracts(
       q,
     );
   } catch (err) {
-    if (!(err instanceof AppError && err.code === 'search_unavailable')) throw err;
+    if (!isAppError(err, searchErrors.search_unavailable)) throw err;
     s.logger.warn({ organizationId }, 'search index unreachable; the store answers the contract list');
     return listPage(s, contractList, organizationId, contractListFilter(q), q);
   }

@@ -121,7 +121,7 @@ export function mfaSetup(s: Services) {
     const key = user.id;
     const spent = await proofFailures.get(key);
     if (spent && spent.consumedPoints >= PROOF_FAILURES.points) {
-      throw new AppError(429, 'Too many wrong codes or passwords; try again later', {
+      throw new AppError('rate_limited', 'Too many wrong codes or passwords; try again later', {
         ...retryAfter(spent.msBeforeNext),
       });
     }

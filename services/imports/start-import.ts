@@ -57,10 +57,11 @@ async function planImport(s: Services, path: string, format: ImportFormat): Prom
     required: REQUIRED_COLUMNS,
   };
   const plan = await s.offload.run(planRecordsTask, input, { timeoutMs: PLAN_BUDGET_MS }).catch((err: unknown) => {
-    if (err instanceof OffloadTimeoutError) throw new AppError(413, 'records: the file could not be read within the time allowed');
+    if (err instanceof OffloadTimeoutError)
+      throw new AppError('payload_too_large', 'records: the file could not be read within the time allowed');
     throw err;
   });
-  if ('refusal' in plan) throw new AppError(plan.refusal.status, plan.refusal.detail);
+  if ('refusal' in plan) throw new AppError(plan.refusal.code, plan.refusal.detail);
   return plan;
 }
 
@@ -74,7 +75,10 @@ async function checkZip(s: Services, files: ReceivedFile): Promise<void> {
   const entries = zip.entryCount;
   zip.close();
   if (entries > s.config.IMPORT_ZIP_MAX_ENTRIES)
-    throw new AppError(413, `files: the ZIP holds ${entries} entries, more than the ${s.config.IMPORT_ZIP_MAX_ENTRIES} allowed`);
+    throw new AppError(
+      'payload_too_large',
+      `files: the ZIP holds ${entries} entries, more than the ${s.config.IMPORT_ZIP_MAX_ENTRIES} allowed`,
+    );
 }
 
 export async function startImport(

@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Services } from '../../platform/engines';
-import { defineErrors, retryAfter, unavailable } from '../../platform/errors';
+import { retryAfter, unavailable } from '../../platform/errors';
+import { searchErrors } from './errors';
 import { ClaimBusyError, extendClaim, releaseClaim, takeClaim, type HeldClaim } from '../../platform/claims';
 import { startWorkflow } from '../../platform/temporal/client';
 import { generationReindexId, searchReindex } from '../../workflows/search-reindex.shared';
@@ -25,14 +26,6 @@ export async function ensureSearchGeneration(s: Services): Promise<string | null
   });
   return workflowId;
 }
-
-export const reindexErrors = defineErrors({
-  search_reindex_running: {
-    status: 409,
-    meaning:
-      'A reindex of the organization is running, or ended within the cooldown; `detail` names it and `Retry-After` says when to try again',
-  },
-});
 
 /**
  * One reindex per organization: its claim (platform/claims.ts), taken before the workflow
@@ -58,7 +51,7 @@ export async function reindexOrganization(s: Services, organizationId: string): 
   } catch (err) {
     if (!(err instanceof ClaimBusyError)) throw err;
     const until = err.held?.expires_at ?? new Date();
-    throw reindexErrors.search_reindex_running(
+    throw searchErrors.search_reindex_running(
       `The reindex ${err.held?.detail ?? 'of this organization'} (started ${err.held?.taken_at.toISOString() ?? 'just now'}) is running or ended less than ${s.config.SEARCH_REINDEX_COOLDOWN_SECONDS} s ago; another may start after ${until.toISOString()}`,
       retryAfter(until.getTime() - Date.now()),
     );

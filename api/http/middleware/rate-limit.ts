@@ -32,7 +32,7 @@ import { sha256Hex } from '../../../platform/security/crypto';
 import { redisKey } from '../../../platform/redis';
 import { isApiKey, verifyToken } from '../../../services/identity/tokens';
 import { apiKeyOrganization } from '../../../services/identity/authenticate-api-key';
-import { AppError, retryAfter } from '../../../platform/errors';
+import { AppError, isAppError, retryAfter } from '../../../platform/errors';
 import { identityErrors } from '../../../services/identity/errors';
 import { bearerOf } from './auth';
 
@@ -74,7 +74,7 @@ function counter(s: Services, name: string, window: Window) {
 }
 type Counter = ReturnType<typeof counter>;
 
-const tooMany = (msBeforeNext: number, detail: string) => new AppError(429, detail, retryAfter(msBeforeNext));
+const tooMany = (msBeforeNext: number, detail: string) => new AppError('rate_limited', detail, retryAfter(msBeforeNext));
 
 function setHeaders(res: Response, points: number, r: RateLimiterRes) {
   res.setHeader('X-RateLimit-Limit', String(points));
@@ -137,7 +137,7 @@ interface Hold {
   enforce: boolean;
 }
 
-const isFailure = (err: unknown) => err instanceof AppError && err.status === 401;
+const isFailure = (err: unknown) => isAppError(err, 'unauthenticated');
 
 /**
  * Runs `attempt` when none of the enforced counters is spent. Each counter takes a point

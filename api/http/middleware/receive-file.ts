@@ -45,7 +45,10 @@ function receive(s: Services, parts: readonly FilePart[], single: boolean, reser
   };
   return (req, res, next) => {
     roomFor(req).then(
-      (lack) => (lack ? next(new AppError(507, `The upload was not received: ${lack}; try again later`)) : receiveParts(req, res, next)),
+      (lack) =>
+        lack
+          ? next(new AppError('insufficient_storage', `The upload was not received: ${lack}; try again later`))
+          : receiveParts(req, res, next),
       next,
     );
   };
@@ -58,13 +61,15 @@ function receive(s: Services, parts: readonly FilePart[], single: boolean, reser
         });
         // multer's limit is the largest part's; each part is held to its own.
         const over = parts.find((p) => storedFiles(req).some((f) => f.fieldname === p.name && f.size > p.maxBytes));
-        if (over) return next(new AppError(413, `${over.name}: larger than the ${megabytes(over.maxBytes)} limit`));
+        if (over) return next(new AppError('payload_too_large', `${over.name}: larger than the ${megabytes(over.maxBytes)} limit`));
         return next();
       }
       if (err instanceof multer.MulterError) {
         if (err.code === 'LIMIT_FILE_SIZE') {
           const part = parts.find((p) => p.name === err.field) ?? parts[0]!;
-          return next(new AppError(413, `${part.name}: larger than the ${megabytes(largest)} ${single ? 'upload ' : ''}limit`));
+          return next(
+            new AppError('payload_too_large', `${part.name}: larger than the ${megabytes(largest)} ${single ? 'upload ' : ''}limit`),
+          );
         }
         return next(badRequest(`${err.field ?? parts[0]!.name}: ${err.message.toLowerCase()}`));
       }
