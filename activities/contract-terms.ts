@@ -2,7 +2,8 @@
 import type { Services } from '../platform/engines';
 import { refreshContractTerms } from '../services/contracts/refresh-contract-terms';
 import { planRenewalReminders, sendRenewalReminder } from '../services/contracts/renewal-deadlines';
-import type { RefreshTermsInput, RenewalDeadlineInput } from '../workflows/renewal-deadline.shared';
+import type { RefreshTermsInput } from '../workflows/contract-terms.shared';
+import type { RenewalDeadlineInput } from '../workflows/renewal-deadline.shared';
 
 export function createContractTermsActivities(s: Services) {
   return {

@@ -1,7 +1,7 @@
 import type { Services } from '../platform/engines';
 import { createWebhookActivities } from './webhooks';
 import { createDocumentActivities } from './documents';
-import { createChatActivities } from './contract-index';
+import { createContractIndexActivities } from './contract-index';
 import { createSignatureActivities } from './signatures';
 import { createIntegrationActivities } from './integrations';
 import { createIntegrationSyncActivities } from './integration-sync';
@@ -19,7 +19,7 @@ export function createActivities(s: Services) {
   return {
     ...createWebhookActivities(s),
     ...createDocumentActivities(s),
-    ...createChatActivities(s),
+    ...createContractIndexActivities(s),
     ...createSignatureActivities(s),
     ...createIntegrationActivities(s),
     ...createIntegrationSyncActivities(s),

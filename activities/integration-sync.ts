@@ -4,10 +4,8 @@
  * integration ends the run.
  */
 import type { Services } from '../platform/engines';
-import { planSync, recordSync, upsertBatch, type IntegrationRef, type SyncProgress } from '../services/integrations/sync-contracts';
+import { planSync, recordSync, upsertBatch, type IntegrationRef } from '../services/integrations/sync-contracts';
 import { failingAsVendor } from './vendor-failure';
-
-export type { SyncProgress };
 
 export function createIntegrationSyncActivities(s: Services) {
   return {

@@ -1,8 +1,7 @@
 /** Webhook delivery attempts, adapted to Temporal (services/webhooks/attempt-delivery.ts). */
 import type { Services } from '../platform/engines';
-import { webhookAttempts, type AttemptInput } from '../services/webhooks/attempt-delivery';
-
-export type { AttemptInput };
+import { webhookAttempts } from '../services/webhooks/attempt-delivery';
+import type { AttemptInput } from '../workflows/webhook-delivery.shared';
 
 export function createWebhookActivities(s: Services) {
   const attempts = webhookAttempts(s);

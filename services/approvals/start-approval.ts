@@ -10,7 +10,7 @@ import { actorOf } from '../../platform/outbox/record-event';
 import { startWorkflowOrDiscard } from '../../platform/temporal/client';
 import type { ContractDoc } from '../../models/contract';
 import { Approval, type ApprovalRecord } from '../../models/approval';
-import { approvalRequest, approvalWorkflowId } from '../../workflows/approval.shared';
+import { approval, approvalWorkflowId } from '../../workflows/approval.shared';
 import { describeApprovers } from './policy-rules';
 import { requiredSteps, uncovered } from './required-approvals';
 import { emitApprovalEvent } from './approval-events';
@@ -37,7 +37,7 @@ export async function startApproval(s: Services, p: Principal, contract: Contrac
 
   const now = new Date();
   const id = new Types.ObjectId();
-  const approval = await Approval.create({
+  const requested = await Approval.create({
     _id: id,
     organization_id: contract.organization_id,
     contract_id: contract._id,
@@ -59,17 +59,17 @@ export async function startApproval(s: Services, p: Principal, contract: Contrac
   });
   await startWorkflowOrDiscard(
     s,
-    approvalRequest,
+    approval,
     {
-      workflowId: approvalWorkflowId(approval.id),
-      args: [{ organizationId: p.organizationId, approvalId: approval.id }],
+      workflowId: approvalWorkflowId(requested.id),
+      args: [{ organizationId: p.organizationId, approvalId: requested.id }],
       organizationId: p.organizationId,
-      recordId: approval.id,
+      recordId: requested.id,
     },
-    { discard: () => Approval.deleteOne({ _id: approval._id }), notKept: 'no approval was requested' },
+    { discard: () => Approval.deleteOne({ _id: requested._id }), notKept: 'no approval was requested' },
   );
   await emitApprovalEvent(
-    approval,
+    requested,
     'approval.requested',
     actorOf(p),
     `Approval requested for "${contract.title}" version ${version.number}: ${steps.length} step(s)`,
@@ -80,5 +80,5 @@ export async function startApproval(s: Services, p: Principal, contract: Contrac
       })),
     },
   );
-  return { required: true, created: true, approval };
+  return { required: true, created: true, approval: requested };
 }

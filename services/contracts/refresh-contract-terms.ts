@@ -6,7 +6,7 @@
 import type { Services } from '../../platform/engines';
 import { Contract } from '../../models/contract';
 import { Document } from '../../models/document';
-import type { RefreshTermsInput } from '../../workflows/renewal-deadline.shared';
+import type { RefreshTermsInput } from '../../workflows/contract-terms.shared';
 import { extractContractTerms } from './contract-terms';
 import { scheduleRenewalReminders } from './renewal-deadlines';
 

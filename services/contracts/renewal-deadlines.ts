@@ -18,8 +18,8 @@ import { ContractTerms } from '../../models/contract-terms';
 import { Event } from '../../models/event';
 import { Organization } from '../../models/organization';
 import { User } from '../../models/user';
+import { contractTerms, contractTermsWorkflowId } from '../../workflows/contract-terms.shared';
 import {
-  contractTerms,
   renewalDeadline,
   renewalWorkflowId,
   rescheduleSignal,
@@ -157,7 +157,7 @@ export const contractTermsConsumer: EventConsumer = {
       return;
     const organizationId = event.organization_id.toHexString();
     await startWorkflow(s, contractTerms, {
-      workflowId: `terms-${event.id}`,
+      workflowId: contractTermsWorkflowId(event.id),
       args: [{ organizationId, contractId: event.resource_id }],
       organizationId,
       recordId: event.resource_id,

@@ -8,7 +8,7 @@ import { unavailable } from '../../platform/errors';
 import type { Services } from '../../platform/engines';
 import { cancelWorkflow } from '../../platform/temporal/client';
 import { type ImportDoc } from '../../models/import';
-import { importWorkflowId } from '../../workflows/import.shared';
+import { bulkImportWorkflowId } from '../../workflows/import.shared';
 import { importErrors } from './errors';
 import { finishImport } from './import-phases';
 
@@ -16,7 +16,7 @@ export async function cancelImport(s: Services, imported: ImportDoc): Promise<vo
   if (imported.status !== 'running')
     throw importErrors.import_not_running(`Import is ${imported.status}; only a running import can be cancelled`);
   // A workflow already gone (false) has nothing left to stop.
-  await cancelWorkflow(s, importWorkflowId(imported.id)).catch((err: unknown) => {
+  await cancelWorkflow(s, bulkImportWorkflowId(imported.id)).catch((err: unknown) => {
     s.logger.error({ err, importId: imported.id }, 'could not cancel the import workflow');
     throw unavailable('The workflow engine is unavailable; the import was not cancelled, try again shortly');
   });

@@ -22,7 +22,7 @@ import { Document } from '../../models/document';
 import { Event } from '../../models/event';
 import { Import, ImportFileClaim, ImportRowError, type ImportDoc } from '../../models/import';
 import { Vendor } from '../../models/vendor';
-import { documentIngestion } from '../../workflows/document-ingestion.shared';
+import { documentIngestion, ingestionWorkflowId } from '../../workflows/document-ingestion.shared';
 import { sanitizeFilename } from '../documents/upload-document';
 import { MIME } from '../documents/extraction';
 import { readRows, type Row } from './records';
@@ -262,7 +262,7 @@ export async function writeBatch(s: Services, imported: ImportDoc, batch: number
             uploaded_by: createdBy?.toHexString() ?? 'import',
             storage_path: file.path,
             contract_id: rowRecordId(importId, 'contract', line),
-            workflow_id: `ingest-${rowRecordId(importId, 'document', line).toHexString()}`,
+            workflow_id: ingestionWorkflowId(rowRecordId(importId, 'document', line).toHexString()),
             import_id: imported._id,
           },
         ]

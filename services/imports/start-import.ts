@@ -16,7 +16,7 @@ import { AppError, badRequest } from '../../platform/errors';
 import { OffloadTimeoutError } from '../../platform/offload';
 import { newWorkflowRecord, startWorkflowOrDiscard } from '../../platform/temporal/client';
 import { IMPORT_FORMATS, Import, type ImportDoc, type ImportFormat } from '../../models/import';
-import { bulkImport, importWorkflowId } from '../../workflows/import.shared';
+import { bulkImport, bulkImportWorkflowId } from '../../workflows/import.shared';
 import { sanitizeFilename, type ReceivedFile } from '../documents/upload-document';
 import { claimImportSlot } from './import-slots';
 import { releaseImport } from './import-phases';
@@ -92,7 +92,7 @@ export async function startImport(
   const format = body.format ?? (await sniffFormat(records.path));
   const plan = await planImport(s, records.path, format);
   if (files) await checkZip(s, files);
-  const ids = newWorkflowRecord(importWorkflowId);
+  const ids = newWorkflowRecord(bulkImportWorkflowId);
   const organizationId = new Types.ObjectId(p.organizationId);
   await claimImportSlot(s, organizationId, ids._id);
   const discard = async () => {

@@ -15,14 +15,7 @@ import { IntegrationLink, linkContractId } from '../../models/integration-link';
 import { Contract } from '../../models/contract';
 import { orgFilter } from '../../models/base';
 import { isDuplicateKey } from '../../platform/mongo';
-
-export interface SyncProgress {
-  total: number;
-  synced: number;
-  failed: number;
-  batches: number;
-  last_error: string | null;
-}
+import type { SyncProgress } from '../../workflows/integration-sync.shared';
 
 export interface IntegrationRef {
   organizationId: string;

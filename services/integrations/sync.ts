@@ -9,7 +9,7 @@ import type { EventConsumer } from '../../platform/outbox/relay';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';
 import { startWorkflow } from '../../platform/temporal/client';
-import { integrationSync, integrationSyncWorkflowId } from '../../workflows/integration-sync.shared';
+import { fullSyncWorkflowId, integrationSync, integrationSyncWorkflowId } from '../../workflows/integration-sync.shared';
 import { connectorFor } from './index';
 import type { Connector, ContractRecord } from './connector';
 import { connectedIntegration, liveIntegrations } from './find-integration';
@@ -54,7 +54,7 @@ export async function startIntegrationSync(
   if (!connector) throw new Error(`${integration.type} does not sync contracts`);
   const integrationId = integration.id;
   const organizationId = integration.organization_id.toHexString();
-  const workflowId = `${connector.kind}-sync-${integrationId}-${Date.now()}`;
+  const workflowId = fullSyncWorkflowId(connector.kind, integrationId, Date.now());
   await startWorkflow(s, integrationSync, {
     workflowId,
     args: [{ organizationId, integrationId }],

@@ -5,11 +5,11 @@ import { unavailable } from '../../platform/errors';
 import { startWorkflow } from '../../platform/temporal/client';
 import { orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
-import { syncContracts } from '../../workflows/contract-index.shared';
+import { syncContracts, syncContractsWorkflowId } from '../../workflows/contract-index.shared';
 
 export async function reindexContracts(s: Services, organizationId: string): Promise<{ workflow_id: string; contracts: number }> {
   const contracts = await Contract.countDocuments(orgFilter(organizationId));
-  const workflowId = `sync-contracts-${organizationId}-${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const workflowId = syncContractsWorkflowId(organizationId, `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`);
   try {
     await startWorkflow(s, syncContracts, { workflowId, args: [{ organizationId }], organizationId, recordId: organizationId });
   } catch (err) {

@@ -9,7 +9,7 @@ import { retryAfter, unavailable } from '../../platform/errors';
 import { searchErrors } from './errors';
 import { ClaimBusyError, extendClaim, releaseClaim, takeClaim, type HeldClaim } from '../../platform/claims';
 import { startWorkflow } from '../../platform/temporal/client';
-import { generationReindexId, searchReindex } from '../../workflows/search-reindex.shared';
+import { generationReindexId, organizationReindexId, searchReindex } from '../../workflows/search-reindex.shared';
 import { ensureSearchIndex, GENERATION, isBuilt, searchAlias } from './contract-search-index';
 import { pruneSearchDocs } from './rebuild-search-index';
 
@@ -45,7 +45,7 @@ const reindexClaim = (organizationId: string, workflowId: string): HeldClaim => 
 
 /** An owner's rebuild of the organization's documents from the store; 409 while another runs or cools down. */
 export async function reindexOrganization(s: Services, organizationId: string): Promise<{ workflow_id: string }> {
-  const workflowId = `search-reindex-${organizationId}-${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const workflowId = organizationReindexId(organizationId, `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`);
   try {
     await takeClaim(REINDEX_CLAIM, organizationId, { leaseMs: RUNNING_LEASE_MS, holder: workflowId, detail: workflowId });
   } catch (err) {

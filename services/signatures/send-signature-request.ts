@@ -16,7 +16,7 @@ import { findOwned } from '../../platform/find-owned';
 import { idSchema, requiredText } from '../../platform/input';
 import { Contract } from '../../models/contract';
 import { Signature, type AuditEntryInput, type SignatureRecord } from '../../models/signature';
-import { signatureRequest, signatureWorkflowId, type SignatureWorkflowInput } from '../../workflows/signature.shared';
+import { signature, signatureWorkflowId, type SignatureWorkflowInput } from '../../workflows/signature.shared';
 import { reserveRecipients } from '../mail/reserve-recipients';
 import { freezeDocument } from './pdf-of-record';
 import { appendAudit } from './signature-evidence';
@@ -162,7 +162,7 @@ export async function sendSignatureRequest(
   };
   await startWorkflowOrDiscard(
     s,
-    signatureRequest,
+    signature,
     { workflowId, args: [input], organizationId: p.organizationId, recordId: sig.id },
     { discard: () => Signature.deleteOne({ _id: sig._id }), notKept: 'nothing was sent' },
   );

@@ -14,16 +14,7 @@ import { WebhookDelivery } from '../../models/webhook-delivery';
 import { WebhookSubscription } from '../../models/webhook-subscription';
 import { isDuplicateKey } from '../../platform/mongo';
 import { sharedFlush } from '../../platform/shared-flush';
-import type { DeliveryRef } from '../../workflows/webhook-delivery.shared';
-
-export interface AttemptInput {
-  deliveryId: string;
-  /** Absent in runs of the previous release's workflow: then read from the delivery. */
-  subscriptionId?: string;
-  attempt: number;
-  /** Delay before the next attempt if this one fails; null on the last attempt. */
-  retryInMs: number | null;
-}
+import type { AttemptInput, DeliveryRef } from '../../workflows/webhook-delivery.shared';
 
 export type Outcome = 'delivered' | 'failed' | 'retry';
 
