@@ -8,7 +8,6 @@
 import { Router, type Request } from 'express';
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import { msToNumber } from '@temporalio/common/lib/time';
 import type { Services } from '../../platform/engines';
 import { sha256Hex } from '../../platform/security/crypto';
 import { findOwned } from '../../platform/find-owned';
@@ -102,7 +101,7 @@ export function signaturesPublicRouter(s: Services): Router {
 export function signaturesRouter(s: Services): Router {
   const router = Router();
   const once = idempotent(s.logger, signingLinksCodec(s));
-  const reminderIntervalMs = msToNumber(s.config.SIGNATURE_REMINDER_INTERVAL as Parameters<typeof msToNumber>[0]);
+  const reminderIntervalMs = s.config.SIGNATURE_REMINDER_INTERVAL;
   const owned = (req: Request) => findOwned(Signature, principalOf(req), req.params.id, 'Signature request');
 
   router.post('/', authorize('signatures:send'), once, async (req, res) => {

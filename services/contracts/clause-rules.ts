@@ -4,7 +4,7 @@
  * clause patterns sentence by sentence (services/contracts/clauses.ts).
  */
 import type { ContractAnalysis, DraftRequest } from '../../platform/ai/port';
-import { riskLevel } from '../../platform/ai/risk';
+import { riskLevel } from './risk-level';
 import { CONTRACT_TYPES, type ContractType } from '../../models/contract';
 import {
   CATEGORY_BY_ID,

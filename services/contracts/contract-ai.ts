@@ -8,6 +8,7 @@ import type { ContractAnalysis, DraftRequest } from '../../platform/ai/port';
 import type { ContractDoc } from '../../models/contract';
 import { emitContractEvent } from './contract-events';
 import { analyzeByClauses, draftByLibrary } from './clause-rules';
+import { riskLevel } from './risk-level';
 import { refuseChangeWhileSigning } from '../signatures/pending-signature';
 
 /** A contract's text drafted by the provider's model, else from the clause library. */
@@ -16,8 +17,14 @@ export async function draftText(s: Services, req: DraftRequest): Promise<string>
 }
 
 /** A contract's risk analysed by the provider's model, else by its clauses. */
-export async function analyzeText(s: Services, input: { type: string; title: string; content: string }): Promise<ContractAnalysis> {
-  return (await s.ai.analyzeContract(input)) ?? analyzeByClauses(input);
+export async function analyzeText(
+  s: Pick<Services, 'ai'>,
+  input: { type: string; title: string; content: string },
+): Promise<ContractAnalysis> {
+  const byModel = await s.ai.analyzeContract(input);
+  if (!byModel) return analyzeByClauses(input);
+  // One rule maps scores to levels everywhere, whatever the model answered.
+  return { ...byModel, analysis: { ...byModel.analysis, risk_level: riskLevel(byModel.risk_score) } };
 }
 import { authorOf, recordContractVersion } from './contract-versions';
 

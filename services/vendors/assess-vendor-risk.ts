@@ -7,6 +7,7 @@ import type { VendorDoc } from '../../models/vendor';
 import { supersedeApprovalsOfVendor } from '../approvals/supersede-approvals';
 import { emitVendorEvent } from './vendor-events';
 import { assessVendorByRules } from './vendor-risk-rules';
+import { riskLevel } from '../contracts/risk-level';
 
 /** How many of the vendor's contracts, newest first, the assessment reads. */
 const CONTRACTS_READ = 20;
@@ -22,7 +23,9 @@ export async function assessVendorRisk(s: Services, p: Principal, vendor: Vendor
     notes: vendor.notes,
     contracts: contracts.map((c) => ({ title: c.title, type: c.type, status: c.status, content: c.content })),
   };
-  const result = (await s.ai.assessVendor(facts)) ?? assessVendorByRules(facts);
+  const byModel = await s.ai.assessVendor(facts);
+  // One rule maps scores to levels everywhere, whatever the model answered.
+  const result = byModel ? { ...byModel, risk_level: riskLevel(byModel.risk_score) } : assessVendorByRules(facts);
   vendor.set({ risk_score: result.risk_score, risk_level: result.risk_level, assessment: result.assessment, assessed_at: new Date() });
   await vendor.save();
   // The risk is a fact approval policies read: requests that covered the old one stop counting.

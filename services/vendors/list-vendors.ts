@@ -4,7 +4,7 @@ import { choice } from '../../platform/input';
 import { pageQuery } from '../../platform/lists/pagination';
 import type { ListFilter } from '../../platform/lists/lists';
 import { containsText } from '../../platform/text-search';
-import { RISK_LEVELS } from '../../platform/ai/risk';
+import { RISK_LEVELS } from '../../models/contract';
 import { VENDOR_STATUSES } from '../../models/vendor';
 
 export const listQuery = pageQuery.extend({

@@ -1,6 +1,6 @@
 /** A vendor's risk without a generative model (the local AI provider answers null): signals in its notes, its contracts' clauses. */
 import type { VendorAssessment, VendorFacts } from '../../platform/ai/port';
-import { riskLevel } from '../../platform/ai/risk';
+import { riskLevel } from '../contracts/risk-level';
 import { analyzeByClauses } from '../contracts/clause-rules';
 
 const DATA_HEAVY = /\b(software|saas|cloud|hosting|data|it|payroll|hr|analytics|marketing|crm|payments?|health)\b/i;
