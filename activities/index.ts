@@ -1,4 +1,4 @@
-import type { Services } from '../platform/engines';
+import type { Engines } from '../platform/engines';
 import { createWebhookActivities } from './webhooks';
 import { createDocumentActivities } from './documents';
 import { createContractIndexActivities } from './contract-index';
@@ -15,7 +15,7 @@ import { createSearchIndexActivities } from './search-index';
 import { createApprovalActivities } from './approvals';
 
 /** Every activity the worker registers, bound to the process's engines. */
-export function createActivities(s: Services) {
+export function createActivities(s: Engines) {
   return {
     ...createWebhookActivities(s),
     ...createDocumentActivities(s),

@@ -4,7 +4,7 @@
  * nothing (a completed request is never completed twice).
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { Services } from '../platform/engines';
+import type { Engines } from '../platform/engines';
 import { readSignatureState, remindSigners } from '../services/signatures/remind-signers';
 import { expireSignatureRequest } from '../services/signatures/expire-signature-request';
 import { completeSignatureRequest } from '../services/signatures/complete-signature-request';
@@ -12,7 +12,7 @@ import type { StoredSignatureState } from '../workflows/signature.shared';
 import { recordSealingError, renderSignedPdf, sealSignedPdf, SignedPdfTooLargeError } from '../services/signatures/signed-pdf-store';
 import { PdfOfRecordChangedError } from '../services/signatures/pdf-of-record';
 
-export function createSignatureActivities(s: Services) {
+export function createSignatureActivities(s: Engines) {
   return {
     /** Reminds whoever still has to sign (services/signatures/remind-signers.ts); the stored state lets the workflow catch up. */
     async sendSignatureReminders({ signatureId }: { signatureId: string }): Promise<StoredSignatureState | null> {

@@ -1,7 +1,7 @@
 /** API keys (`/settings/api-keys`): made by owners and admins, shown once, stored as SHA-256. */
 import { Router } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { ROLES } from '../../platform/security/rbac';
 import { apiKeyView } from '../../models/api-key';
 import { apiKeyBody, createApiKey } from '../../services/identity/create-api-key';
@@ -54,7 +54,7 @@ operation({
   responses: { 204: 'Revoked' },
 });
 
-export function apiKeysRouter(s: Services): Router {
+export function apiKeysRouter(s: Engines): Router {
   const router = Router();
 
   router.post('/', authorize('settings:manage'), async (req, res) => {

@@ -3,7 +3,7 @@
  * an owner's override, the approver's inbox, and the decisions. Use cases in services/approvals/.
  */
 import { Router, type Request } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { findOwned } from '../../platform/find-owned';
 import { Contract } from '../../models/contract';
 import { Approval } from '../../models/approval';
@@ -15,7 +15,7 @@ import { approvalView } from '../../services/approvals/approval-view';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { decisionBody, overrideBody } from '../operations/approvals';
 
-export function approvalsRouter(s: Services): Router {
+export function approvalsRouter(s: Engines): Router {
   const router = Router();
   const contract = (req: Request) => findOwned(Contract, principalOf(req), req.params.id, 'Contract');
 

@@ -3,7 +3,7 @@
  * list and update the tasks it raises, and the dashboard of task counts (services/compliance/).
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { findOwned } from '../../platform/find-owned';
 import { listPage } from '../../platform/lists/list-index';
 import { ComplianceScan, scanView } from '../../models/compliance-scan';
@@ -16,7 +16,7 @@ import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import '../operations/compliance';
 
-export function complianceRouter(s: Services): Router {
+export function complianceRouter(s: Engines): Router {
   const router = Router();
 
   router.post('/scan', authorize('compliance:scan'), idempotent(s.logger), async (req, res) => {

@@ -5,7 +5,7 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { contractTerms, correctContractTerms, extractContractTerms, upcomingRenewals } from '../../services/contracts/contract-terms';
 import { scheduleRenewalReminders } from '../../services/contracts/renewal-deadlines';
 import { KEY_TERMS, NORMALIZED, keyTermSchema } from '../../services/contracts/key-terms.shared';
@@ -114,7 +114,7 @@ operation({
   responses: { 200: one, 409: 'contract_has_pending_signature: a signature request is pending' },
 });
 
-export function contractTermsRouter(s: Services): Router {
+export function contractTermsRouter(s: Engines): Router {
   const router = Router();
 
   router.get('/renewals', authorize('contracts:read'), async (req, res) => {

@@ -3,7 +3,7 @@
  * (JSON, or HTML for `Accept: text/html`). Use cases in services/contracts/.
  */
 import { Router, type Request } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { findOwned } from '../../platform/find-owned';
 import { Contract, contractView } from '../../models/contract';
 import { findVersion, listVersions, versionView } from '../../services/contracts/contract-versions';
@@ -13,7 +13,7 @@ import { REDLINE_CSP, renderRedlineHtml } from '../../services/contracts/redline
 import { authorize, principalOf } from '../http/middleware/auth';
 import { diffParams, restoreBody, versionParams } from '../operations/contract-versions';
 
-export function contractVersionsRouter(s: Services): Router {
+export function contractVersionsRouter(s: Engines): Router {
   const router = Router();
   const owned = (req: Request) => findOwned(Contract, principalOf(req), req.params.id, 'Contract');
 

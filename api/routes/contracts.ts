@@ -3,7 +3,7 @@
  * (services/contracts/). Every change writes its event to the outbox.
  */
 import { Router, type Request } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { findOwned } from '../../platform/find-owned';
 import { Contract, contractView } from '../../models/contract';
 import { analyzeContract, draftBody, draftContractText } from '../../services/contracts/contract-ai';
@@ -19,7 +19,7 @@ import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import '../operations/contracts';
 
-export function contractsRouter(s: Services): Router {
+export function contractsRouter(s: Engines): Router {
   const router = Router();
   const once = idempotent(s.logger);
   const owned = (req: Request) => findOwned(Contract, principalOf(req), req.params.id, 'Contract');

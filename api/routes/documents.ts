@@ -4,7 +4,7 @@
  * workflow `ingest-<id>` makes it `ready` (searchable by the chat) or `failed`.
  */
 import { Router, type Request } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { badRequest } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
 import { listPage } from '../../platform/lists/list-index';
@@ -17,7 +17,7 @@ import { idempotent } from '../http/middleware/idempotency';
 import { receiveFile } from '../http/middleware/receive-file';
 import { listQuery } from '../operations/documents';
 
-export function documentsRouter(s: Services): Router {
+export function documentsRouter(s: Engines): Router {
   const router = Router();
   const owned = (req: Request) => findOwned(Document, principalOf(req), req.params.id, 'Document');
 

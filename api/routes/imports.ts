@@ -4,7 +4,7 @@
  * `import-<id>` does the work.
  */
 import { Router, type Request } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { badRequest } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
 import { listPage } from '../../platform/lists/list-index';
@@ -16,7 +16,7 @@ import { authorize, principalOf } from '../http/middleware/auth';
 import { receiveFiles } from '../http/middleware/receive-file';
 import '../operations/imports';
 
-export function importsRouter(s: Services): Router {
+export function importsRouter(s: Engines): Router {
   const router = Router();
   const owned = (req: Request) => findOwned(Import, principalOf(req), req.params.id, 'Import');
   const parts = [

@@ -5,7 +5,7 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { pageQuery } from '../../platform/lists/pagination';
 import { storePage } from '../../platform/lists/lists';
 import { retryMail } from '../../services/mail/queue';
@@ -53,7 +53,7 @@ operation({
   responses: { 202: { description: 'Queued again', schema: mailSchema }, 409: 'The message is not failed' },
 });
 
-export function mailRouter(s: Services): Router {
+export function mailRouter(s: Engines): Router {
   const router = Router();
   const manage = authorize('settings:manage');
 

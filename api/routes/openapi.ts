@@ -6,7 +6,7 @@
 import path from 'node:path';
 import express, { Router } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { openApiDocument, operation } from '../http/openapi';
 import { notFound } from '../../platform/errors';
 import '../http/openapi-events';
@@ -73,7 +73,7 @@ operation({
   responses: { 200: { description: 'JavaScript', schema: z.string(), contentType: 'text/javascript' } },
 });
 
-export function openApiRouter(_s: Services): Router {
+export function openApiRouter(_s: Engines): Router {
   const router = Router();
   // Every route module has registered its operations by the time the first request arrives.
   let document: ReturnType<typeof openApiDocument> | undefined;

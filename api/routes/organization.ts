@@ -1,7 +1,7 @@
 /** The caller's organization settings (`/settings/organization`). */
 import { Router } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { getOrganization } from '../../services/identity/get-organization';
 import { organizationBody, updateOrganization } from '../../services/identity/update-organization';
 import { authorize, principalOf } from '../http/middleware/auth';
@@ -35,7 +35,7 @@ operation({
   responses: { 200: one },
 });
 
-export function organizationRouter(_s: Services): Router {
+export function organizationRouter(_s: Engines): Router {
   const router = Router();
 
   router.get('/', authorize('team:read'), async (req, res) => {

@@ -5,14 +5,14 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { exportContractsCsv, searchContracts } from '../../services/search/search-contracts';
 import { searchParams } from '../../services/search/contract-search-query';
 import { reindexOrganization } from '../../services/search/start-search-reindex';
 import { authorize, principalOf } from '../http/middleware/auth';
 import '../operations/search';
 
-export function searchRouter(s: Services): Router {
+export function searchRouter(s: Engines): Router {
   const router = Router();
 
   router.get('/search/contracts', authorize('contracts:read'), async (req, res) => {

@@ -8,7 +8,7 @@
 import { Router, type Request } from 'express';
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { sha256Hex } from '../../platform/security/crypto';
 import { findOwned } from '../../platform/find-owned';
 import { listPage } from '../../platform/lists/list-index';
@@ -30,10 +30,10 @@ import { isPrefetch, signerClient } from '../http/middleware/signer-client';
 import { idempotent, type ReplayCodec } from '../http/middleware/idempotency';
 import { declineBody, listQuery, signBody } from '../operations/signatures';
 
-const publicBase = (s: Services, req: Request) => s.config.PUBLIC_BASE_URL.replace(/\/+$/, '') || `${req.protocol}://${req.get('host')}`;
+const publicBase = (s: Engines, req: Request) => s.config.PUBLIC_BASE_URL.replace(/\/+$/, '') || `${req.protocol}://${req.get('host')}`;
 
 /** The signer's page (api/routes/signing-page.ts); the JSON endpoints take the same token under /api/v1/signatures/sign/. */
-const signingUrl = (s: Services, req: Request, token: string) => `${publicBase(s, req)}/sign/${token}`;
+const signingUrl = (s: Engines, req: Request, token: string) => `${publicBase(s, req)}/sign/${token}`;
 
 /** The creation answer as replays store it: each signer without `signing_url`. */
 const createdAnswer = z.looseObject({ id: z.string(), signers: z.array(z.looseObject({ id: z.string() })) });
@@ -43,7 +43,7 @@ const createdAnswer = z.looseObject({ id: z.string(), signers: z.array(z.looseOb
  * derived again, and only where the stored hash confirms them (not after ENCRYPTION_KEY
  * was changed, or for a request that is gone).
  */
-function signingLinksCodec(s: Services): ReplayCodec {
+function signingLinksCodec(s: Engines): ReplayCodec {
   return {
     stored(body) {
       const created = createdAnswer.safeParse(body);
@@ -65,7 +65,7 @@ function signingLinksCodec(s: Services): ReplayCodec {
   };
 }
 
-export function signaturesPublicRouter(s: Services): Router {
+export function signaturesPublicRouter(s: Engines): Router {
   const router = Router();
   const token = (req: Request) => String(req.params.token);
 
@@ -98,7 +98,7 @@ export function signaturesPublicRouter(s: Services): Router {
   return router;
 }
 
-export function signaturesRouter(s: Services): Router {
+export function signaturesRouter(s: Engines): Router {
   const router = Router();
   const once = idempotent(s.logger, signingLinksCodec(s));
   const reminderIntervalMs = s.config.SIGNATURE_REMINDER_INTERVAL;

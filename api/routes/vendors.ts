@@ -4,7 +4,7 @@
  * in services/vendors/.
  */
 import { Router, type Request } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { findOwned } from '../../platform/find-owned';
 import { listPage } from '../../platform/lists/list-index';
 import { Vendor, vendorList } from '../../models/vendor';
@@ -17,7 +17,7 @@ import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import '../operations/vendors';
 
-export function vendorsRouter(s: Services): Router {
+export function vendorsRouter(s: Engines): Router {
   const router = Router();
   const once = idempotent(s.logger);
   const owned = (req: Request) => findOwned(Vendor, principalOf(req), req.params.id, 'Vendor');

@@ -4,7 +4,7 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { subscribeBody, subscribeWebhook } from '../../services/webhooks/subscribe-webhook';
 import { deliveriesQuery, listDeliveries, listWebhooks } from '../../services/webhooks/list-webhooks';
 import { retryDelivery } from '../../services/webhooks/retry-delivery';
@@ -92,7 +92,7 @@ operation({
 });
 operation({ path: '/webhooks/{id}', method: 'delete', tag, summary: 'Remove a subscription', responses: { 204: 'Removed' } });
 
-export function webhooksRouter(s: Services): Router {
+export function webhooksRouter(s: Engines): Router {
   const router = Router();
   const manage = authorize('webhooks:manage');
   const once = idempotent(s.logger);

@@ -3,7 +3,7 @@
  * When the stored terms were extracted from another version (an edit the worker has not read
  * yet), they are extracted now, with the provider at hand, before anything is judged.
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import type { ContractDoc } from '../../models/contract';
 import type { ContractVersionDoc } from '../../models/contract-version';
@@ -18,7 +18,7 @@ export async function versionOf(p: Principal, contract: ContractDoc): Promise<Co
 }
 
 export async function currentFacts(
-  s: Services,
+  s: Engines,
   p: Principal,
   contract: ContractDoc,
 ): Promise<{ version: ContractVersionDoc; read: FactsRead }> {

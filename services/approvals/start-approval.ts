@@ -4,7 +4,7 @@
  * step active, and the workflow `approval-<id>` that mails approvers, reminds and escalates.
  */
 import { Types, trusted } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf } from '../../platform/outbox/record-event';
 import { startWorkflowOrDiscard } from '../../platform/temporal/client';
@@ -18,7 +18,7 @@ import { currentFacts } from './current-facts';
 
 export type StartResult = { required: false } | { required: true; created: boolean; approval: ApprovalRecord };
 
-export async function startApproval(s: Services, p: Principal, contract: ContractDoc): Promise<StartResult> {
+export async function startApproval(s: Engines, p: Principal, contract: ContractDoc): Promise<StartResult> {
   const { version, read } = await currentFacts(s, p, contract);
   const steps = await requiredSteps(contract.organization_id, read.facts);
   if (!steps.length) return { required: false };

@@ -6,7 +6,7 @@
  * (./decide-approval.ts), as the approver, on the version the link is bound to.
  */
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Config } from '../../platform/config';
 import { isAppError, unauthorized } from '../../platform/errors';
 import { sha256Hex } from '../../platform/security/crypto';
@@ -64,7 +64,7 @@ export type ApprovalFormOutcome =
   | { kind: 'invalid'; typed: { comment: string }; errors: Record<string, string> }
   | { kind: 'refused'; status: number; code: string; detail: string };
 
-export async function submitApprovalForm(s: Services, post: ApprovalFormPost, codeAttempt: CodeAttempt): Promise<ApprovalFormOutcome> {
+export async function submitApprovalForm(s: Engines, post: ApprovalFormPost, codeAttempt: CodeAttempt): Promise<ApprovalFormOutcome> {
   if (!csrfValid(s.config, post.browserId, scopeOf(post.approvalId, post.token), post.body.csrf)) return { kind: 'forbidden' };
   const link = await resolveApprovalLink(s, post.approvalId, post.token);
   if (link === 'expired') return { kind: 'expired' };

@@ -1,6 +1,6 @@
 /** The AI on a contract: drafting its text, and analyzing its risks (the score is stored on it). */
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';
 import { requiredText } from '../../platform/input';
@@ -12,13 +12,13 @@ import { riskLevel } from './risk-level';
 import { refuseChangeWhileSigning } from '../signatures/pending-signature';
 
 /** A contract's text drafted by the provider's model, else from the clause library. */
-export async function draftText(s: Services, req: DraftRequest): Promise<string> {
+export async function draftText(s: Engines, req: DraftRequest): Promise<string> {
   return (await s.ai.draftContract(req)) ?? draftByLibrary(req);
 }
 
 /** A contract's risk analysed by the provider's model, else by its clauses. */
 export async function analyzeText(
-  s: Pick<Services, 'ai'>,
+  s: Pick<Engines, 'ai'>,
   input: { type: string; title: string; content: string },
 ): Promise<ContractAnalysis> {
   const byModel = await s.ai.analyzeContract(input);
@@ -34,7 +34,7 @@ export const draftBody = z.object({
 });
 
 export async function draftContractText(
-  s: Services,
+  s: Engines,
   p: Principal,
   contract: ContractDoc,
   body: z.infer<typeof draftBody>,
@@ -59,7 +59,7 @@ export async function draftContractText(
   return contract;
 }
 
-export async function analyzeContract(s: Services, p: Principal, contract: ContractDoc) {
+export async function analyzeContract(s: Engines, p: Principal, contract: ContractDoc) {
   if (!contract.content.trim()) throw badRequest('content: the contract has no text to analyze; add or draft it first');
   const result = await analyzeText(s, { type: contract.type, title: contract.title, content: contract.content });
   contract.set({ risk_score: result.risk_score, analysis: result.analysis, analyzed_at: new Date() });

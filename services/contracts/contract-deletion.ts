@@ -10,7 +10,7 @@
  * deletion, and no deletion can happen without its event.
  */
 import { Types, trusted } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { startWorkflow } from '../../platform/temporal/client';
 import { contractDeletion, type ContractDeletion, contractDeletionWorkflowId } from '../../workflows/contract-deletion.shared';
@@ -22,13 +22,13 @@ import { IntegrationLink } from '../../models/integration-link';
 import { removeContract } from '../search/contract-index';
 
 /** The deletion's workflow step: the store part again (idempotent), then the contract's chunks out of the index. */
-export async function finishContractDeletion(s: Services, deletion: ContractDeletion): Promise<void> {
+export async function finishContractDeletion(s: Engines, deletion: ContractDeletion): Promise<void> {
   await closeContract(s, deletion);
   await removeContract(s, deletion.organizationId, deletion.contractId);
 }
 
 /** Removes the contract and closes what refers to it, in the store. Safe to run again. */
-export async function closeContract(s: Services, { organizationId, contractId, by }: ContractDeletion): Promise<void> {
+export async function closeContract(s: Engines, { organizationId, contractId, by }: ContractDeletion): Promise<void> {
   const org = new Types.ObjectId(organizationId);
   const id = new Types.ObjectId(contractId);
   await Contract.deleteOne({ _id: id, organization_id: org });

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { isDuplicateKey } from '../../platform/mongo';
 import { notFound } from '../../platform/errors';
@@ -91,7 +91,7 @@ export async function listVersions(contract: Pick<ContractDoc, '_id' | 'organiza
  * process, then kept). The kept text stops at VERSION_TEXT_MAX_CHARS: a PDF's text can
  * outgrow the store's document limit, and a write that fails would extract again on every try.
  */
-export async function textOfVersion(s: Services, v: ContractVersionDoc): Promise<string> {
+export async function textOfVersion(s: Engines, v: ContractVersionDoc): Promise<string> {
   if (v.source === 'content') return v.content ?? '';
   if (v.extracted_text !== null && v.extracted_text !== undefined) return v.extracted_text;
   const doc = await Document.findOne({ _id: v.document_id, organization_id: v.organization_id }).lean();

@@ -5,7 +5,7 @@
  */
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
@@ -116,7 +116,7 @@ export async function updateContract(
   return contract;
 }
 
-export async function deleteContract(s: Services, p: Principal, contract: ContractDoc): Promise<void> {
+export async function deleteContract(s: Engines, p: Principal, contract: ContractDoc): Promise<void> {
   // The event first: should this process stop before the records are closed, the relay
   // finishes the deletion from the event (contract-deletion.ts); never the reverse.
   await emitContractEvent(p, 'contract.deleted', contract, `Contract "${contract.title}" deleted`);

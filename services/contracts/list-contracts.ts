@@ -6,7 +6,7 @@
  * person works from does not go down with search.
  */
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { choice } from '../../platform/input';
 import { pageQuery } from '../../platform/lists/pagination';
 import type { ListFilter } from '../../platform/lists/lists';
@@ -29,7 +29,7 @@ export const listQuery = pageQuery.extend({
 
 /** A page of the list and its exact total. */
 export async function listContracts(
-  s: Pick<Services, 'es' | 'config' | 'redis' | 'logger'>,
+  s: Pick<Engines, 'es' | 'config' | 'redis' | 'logger'>,
   organizationId: string,
   q: z.infer<typeof listQuery>,
 ) {

@@ -1,5 +1,5 @@
 /** AI analysis of an uploaded document, its file read again by a child process within the extraction limits. */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { badRequest } from '../../platform/errors';
 import { documentErrors } from './errors';
 import type { DocumentDoc } from '../../models/document';
@@ -11,7 +11,7 @@ import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } fro
 /** Text an analysis reads (as much as the Gemini adapter sends the model). */
 const ANALYSIS_CHARS = 100_000;
 
-export async function analyzeDocument(s: Services, doc: DocumentDoc) {
+export async function analyzeDocument(s: Engines, doc: DocumentDoc) {
   const pages: Page[] = [];
   let kept = 0;
   try {

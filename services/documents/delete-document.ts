@@ -1,13 +1,13 @@
 /** Deleting a document: its ingestion stopped, its vectors, record, chunk batches and file removed. */
 import { rm } from 'node:fs/promises';
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { unavailable } from '../../platform/errors';
 import { terminateWorkflow } from '../../platform/temporal/client';
 import { Document, DocumentChunkBatch, type DocumentDoc } from '../../models/document';
 import { deleteSource, isVectorStoreDown } from '../search/vector-store';
 
-export async function deleteDocument(s: Services, organizationId: string, doc: DocumentDoc): Promise<void> {
+export async function deleteDocument(s: Engines, organizationId: string, doc: DocumentDoc): Promise<void> {
   const documentId = doc.id;
   if (doc.status === 'processing' && doc.workflow_id) {
     // Stop writing vectors before removing them.

@@ -3,7 +3,7 @@
  * as a stream, and the chunks are staged a batch at a time as they are made, so memory is
  * bounded by a batch, not by the file.
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { Document } from '../../models/document';
 import { INGEST_BATCH, type PreparedDocument } from '../../workflows/document-ingestion.shared';
 import { chunkBatches, Chunker } from './chunking';
@@ -20,7 +20,7 @@ export class MissingFileError extends Error {}
  * is kept up to date (page, of, staged) for the caller to show.
  */
 export async function stageDocumentChunks(
-  s: Services,
+  s: Engines,
   documentId: string,
   progress: Record<string, number>,
 ): Promise<PreparedDocument | null> {

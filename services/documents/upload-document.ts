@@ -3,7 +3,7 @@
  * ingestion workflow `ingest-<id>` makes it `ready` (searchable by the chat) or `failed`.
  */
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest, notFound } from '../../platform/errors';
 import { newWorkflowRecord, startWorkflowOrDiscard } from '../../platform/temporal/client';
@@ -41,12 +41,7 @@ export interface ReceivedFile {
   originalname: string;
 }
 
-export async function uploadDocument(
-  s: Services,
-  p: Principal,
-  file: ReceivedFile,
-  body: z.infer<typeof uploadBody>,
-): Promise<DocumentDoc> {
+export async function uploadDocument(s: Engines, p: Principal, file: ReceivedFile, body: z.infer<typeof uploadBody>): Promise<DocumentDoc> {
   const { category, contract_id } = body;
   const owner = contract_id === undefined ? null : inOrg(p.organizationId, contract_id);
   if (contract_id !== undefined && !(owner && (await Contract.exists(owner)))) throw notFound('Contract');

@@ -5,14 +5,14 @@
  * contracts are counted in `rows.done`.
  */
 import { unavailable } from '../../platform/errors';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { cancelWorkflow } from '../../platform/temporal/client';
 import { type ImportDoc } from '../../models/import';
 import { bulkImportWorkflowId } from '../../workflows/import.shared';
 import { importErrors } from './errors';
 import { finishImport } from './import-phases';
 
-export async function cancelImport(s: Services, imported: ImportDoc): Promise<void> {
+export async function cancelImport(s: Engines, imported: ImportDoc): Promise<void> {
   if (imported.status !== 'running')
     throw importErrors.import_not_running(`Import is ${imported.status}; only a running import can be cancelled`);
   // A workflow already gone (false) has nothing left to stop.

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { trusted, Types, type Model } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { formatBytes, lackOfRoom } from '../../platform/disk';
 import { isDuplicateKey } from '../../platform/mongo';
 import { startWorkflow } from '../../platform/temporal/client';
@@ -126,7 +126,7 @@ const nameHash = (name: string) => createHash('sha256').update(name).digest('hex
  * kept and the bytes their files hold.
  */
 async function takeFiles(
-  s: Services,
+  s: Engines,
   imported: ImportDoc,
   rows: Accepted[],
   reject: (line: number, reason: string) => void,
@@ -205,7 +205,7 @@ async function checkVendors(imported: ImportDoc, rows: Accepted[], reject: (line
   });
 }
 
-export async function importBatch(s: Services, { importId, batch, before }: BatchInput): Promise<BatchResult> {
+export async function importBatch(s: Engines, { importId, batch, before }: BatchInput): Promise<BatchResult> {
   const imported = await loadImport(importId);
   if (imported.status !== 'running')
     return { done: 0, failed: 0, files: 0, filesRejected: 0, withText: 0, inflated: 0, stopped: true, more: false };
@@ -229,7 +229,7 @@ export async function importBatch(s: Services, { importId, batch, before }: Batc
 }
 
 /** The records of one batch's rows: contracts, documents, events, rejected rows, ingestion starts. */
-export async function writeBatch(s: Services, imported: ImportDoc, batch: number, inflatedBefore = 0) {
+export async function writeBatch(s: Engines, imported: ImportDoc, batch: number, inflatedBefore = 0) {
   const importId = imported.id;
   const rejected = new Map<number, string>();
   const reject = (line: number, reason: string) => rejected.set(line, reason);

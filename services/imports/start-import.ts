@@ -9,7 +9,7 @@
 import { open } from 'node:fs/promises';
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf } from '../../platform/outbox/record-event';
 import { AppError, badRequest } from '../../platform/errors';
@@ -47,7 +47,7 @@ async function sniffFormat(path: string): Promise<ImportFormat> {
   }
 }
 
-async function planImport(s: Services, path: string, format: ImportFormat): Promise<ImportPlan> {
+async function planImport(s: Engines, path: string, format: ImportFormat): Promise<ImportPlan> {
   const input = {
     path,
     format,
@@ -65,7 +65,7 @@ async function planImport(s: Services, path: string, format: ImportFormat): Prom
   return plan;
 }
 
-async function checkZip(s: Services, files: ReceivedFile): Promise<void> {
+async function checkZip(s: Engines, files: ReceivedFile): Promise<void> {
   let zip;
   try {
     zip = await openZip(files.path);
@@ -82,7 +82,7 @@ async function checkZip(s: Services, files: ReceivedFile): Promise<void> {
 }
 
 export async function startImport(
-  s: Services,
+  s: Engines,
   p: Principal,
   received: { records: ReceivedFile; files?: ReceivedFile },
   body: z.infer<typeof importBody>,

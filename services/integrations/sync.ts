@@ -4,7 +4,7 @@
  * current: each contract change starts `integration-sync-<eventId>-<integrationId>` for
  * that one contract, so edits reach the vendor without a manual sync.
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';
@@ -47,7 +47,7 @@ export function contractRecord(c: ContractDoc): ContractRecord {
  * Ids are `<kind>-sync-<integrationId>-<start time>`: one per request, each findable by the integration.
  */
 export async function startIntegrationSync(
-  s: Services,
+  s: Engines,
   integration: Pick<IntegrationDoc, 'id' | 'type' | 'organization_id'>,
 ): Promise<string> {
   const connector = syncConnector(integration.type);
@@ -65,7 +65,7 @@ export async function startIntegrationSync(
 }
 
 /** Starts a full sync of the caller's connected integration of that type; 400 for kinds that do not sync. */
-export async function requestIntegrationSync(s: Services, p: Principal, type: IntegrationType): Promise<string> {
+export async function requestIntegrationSync(s: Engines, p: Principal, type: IntegrationType): Promise<string> {
   if (!syncConnector(type)) throw badRequest(`type: ${type} does not sync contracts`);
   return startIntegrationSync(s, await connectedIntegration(p, type));
 }

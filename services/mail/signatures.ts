@@ -7,7 +7,7 @@
  * requester and every signer. Dedupe keys make every one of them idempotent.
  */
 import { trusted, type Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { decryptSecret } from '../../platform/security/crypto';
 import { Signature, type SignatureRecord } from '../../models/signature';
 import { User } from '../../models/user';
@@ -35,7 +35,7 @@ export function signersDue(sig: SignatureRecord): Signer[] {
   return next && waiting(next) ? [next] : [];
 }
 
-function signerValues(s: Services, sig: SignatureRecord, signer: Signer): SignerMailValues | null {
+function signerValues(s: Engines, sig: SignatureRecord, signer: Signer): SignerMailValues | null {
   // Null for a link that can no longer act (its sealed token is cleared then).
   if (!signer.token_sealed) return null;
   return {
@@ -57,7 +57,7 @@ const signerMailKey = (kind: SignerMailKind, sig: SignatureRecord, signer: Signe
 
 /** A mail to each signer whose link still acts; `round` tells a reminder round's apart. */
 async function mailSigners(
-  s: Services,
+  s: Engines,
   sig: SignatureRecord,
   signers: Signer[],
   kind: SignerMailKind,
@@ -79,11 +79,11 @@ async function mailSigners(
 }
 
 /** Each due signer's request (with their link), once per signer. */
-export const mailSignersDue = (s: Services, sig: SignatureRecord) =>
+export const mailSignersDue = (s: Engines, sig: SignatureRecord) =>
   mailSigners(s, sig, signersDue(sig), 'signature_request', signatureRequestMail);
 
 /** One reminder round (`round` names it, so a retried activity queues nothing twice). */
-export const mailSignatureReminders = (s: Services, sig: SignatureRecord, signers: Signer[], round: string) =>
+export const mailSignatureReminders = (s: Engines, sig: SignatureRecord, signers: Signer[], round: string) =>
   mailSigners(s, sig, signers, 'signature_reminder', signatureReminderMail, round);
 
 /** True when the round `round` has queued its reminders already (a retried activity): it took its quota then. */
@@ -100,7 +100,7 @@ async function requesterEmail(sig: SignatureRecord): Promise<string | null> {
 
 /** A notice to whoever sent the request, once per request and kind (none when they are gone). */
 async function mailRequester(
-  s: Services,
+  s: Engines,
   sig: SignatureRecord,
   kind: 'signature_declined' | 'signature_expired',
   message: RenderedMail,
@@ -117,7 +117,7 @@ async function mailRequester(
   });
 }
 
-export const mailSignatureDeclined = (s: Services, sig: SignatureRecord, by: { name: string; email: string; reason: string | null }) =>
+export const mailSignatureDeclined = (s: Engines, sig: SignatureRecord, by: { name: string; email: string; reason: string | null }) =>
   mailRequester(
     s,
     sig,
@@ -131,7 +131,7 @@ export const mailSignatureDeclined = (s: Services, sig: SignatureRecord, by: { n
     }),
   );
 
-export const mailSignatureExpired = (s: Services, sig: SignatureRecord) =>
+export const mailSignatureExpired = (s: Engines, sig: SignatureRecord) =>
   mailRequester(
     s,
     sig,
@@ -146,7 +146,7 @@ export const mailSignatureExpired = (s: Services, sig: SignatureRecord) =>
   );
 
 /** The completion notice with the certificate: to the requester and to every signer. */
-export async function mailSignatureCompleted(s: Services, sig: SignatureRecord): Promise<void> {
+export async function mailSignatureCompleted(s: Engines, sig: SignatureRecord): Promise<void> {
   if (sig.status !== 'completed' || !sig.completed_at) return;
   const values = {
     signatureId: sig.id,

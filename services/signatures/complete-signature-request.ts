@@ -6,7 +6,7 @@
  * repeats nothing: a request is never completed twice, and a retry after the close still
  * finishes the contract's side.
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { recordEvent } from '../../platform/outbox/record-event';
 import { Contract } from '../../models/contract';
 import { Signature } from '../../models/signature';
@@ -15,7 +15,7 @@ import { changeWithAudit } from './change-with-audit';
 import { issueCertificate } from './signature-evidence';
 import { getSigningKey } from './signing-key';
 
-export async function completeSignatureRequest(s: Services, signatureId: string): Promise<void> {
+export async function completeSignatureRequest(s: Engines, signatureId: string): Promise<void> {
   const key = await getSigningKey(s);
   const completedAt = new Date();
   const done = await changeWithAudit(signatureId, { status: 'pending' }, (sig) =>

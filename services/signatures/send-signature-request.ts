@@ -5,7 +5,7 @@
  */
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf, recordEvent } from '../../platform/outbox/record-event';
 import { derivedSecret, encryptSecret, sha256Hex } from '../../platform/security/crypto';
@@ -86,7 +86,7 @@ export type SignatureRequestInput = z.infer<typeof signatureRequestBody>;
  * SHA-256 is stored, and an idempotent replay of the creation can show the same link again
  * without the token being kept anywhere.
  */
-export const signingToken = (s: Services, signatureId: string, signerId: string) =>
+export const signingToken = (s: Engines, signatureId: string, signerId: string) =>
   derivedSecret(s.config, 'signing-link', `${signatureId}:${signerId}`);
 
 /** The request as sent, and each signer's link token in signer order (shown once). */
@@ -97,7 +97,7 @@ export async function signerTokenHashes(signatureId: string): Promise<Map<string
 }
 
 export async function sendSignatureRequest(
-  s: Services,
+  s: Engines,
   p: Principal,
   body: SignatureRequestInput,
   reminderIntervalMs: number,

@@ -5,7 +5,7 @@
  * record, which the retry renders over or seals; the id admits one file per request.
  */
 import { PDFDocument } from 'pdf-lib';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Config } from '../../platform/config';
 import { sha256Hex } from '../../platform/security/crypto';
 import type { Certificate } from './signature-evidence';
@@ -107,7 +107,7 @@ export async function renderSignedPdf(signatureId: string): Promise<'rendered' |
 }
 
 /** Seal step: signs the rendered file in place, then marks the request sealed. */
-export async function sealSignedPdf(s: Services, signatureId: string): Promise<{ sealed_at: Date; size_bytes: number; ms: number }> {
+export async function sealSignedPdf(s: Engines, signatureId: string): Promise<{ sealed_at: Date; size_bytes: number; ms: number }> {
   const started = Date.now();
   let stored = await SignedPdf.findById(signatureId).lean();
   if (!stored) throw new Error(`signature request ${signatureId}: nothing rendered to seal`);

@@ -4,7 +4,7 @@
  * hash chain, the Ed25519 certificate, and the sealed PDF's PAdES signature. `valid` holds
  * only for a completed request where all hold.
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { Contract } from '../../models/contract';
 import { auditOf, type AuditEntry, type SignatureRecord } from '../../models/signature';
 import { brokenAuditLink, certificateValid, sha256, type Certificate, type CertificatePayload } from './signature-evidence';
@@ -29,7 +29,7 @@ async function frozenHash(sig: SignatureRecord): Promise<string | null> {
 /** The facts an entry of the trail records (the approval policies' reading), or null. */
 const factsOf = (e: AuditEntry | undefined) => (e?.facts ? (JSON.parse(e.facts) as ApprovalFacts) : null);
 
-export async function verifySignature(s: Services, sig: SignatureRecord) {
+export async function verifySignature(s: Engines, sig: SignatureRecord) {
   const reasons: string[] = [];
   const contract = await Contract.findOne({ _id: sig.contract_id, organization_id: sig.organization_id }).lean();
   if (!contract) reasons.push('the contract no longer exists');

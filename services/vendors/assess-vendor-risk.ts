@@ -1,5 +1,5 @@
 /** The AI's risk assessment of a vendor, from what is known of it and its latest contracts; the score and level are stored on it. */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
@@ -12,7 +12,7 @@ import { riskLevel } from '../contracts/risk-level';
 /** How many of the vendor's contracts, newest first, the assessment reads. */
 const CONTRACTS_READ = 20;
 
-export async function assessVendorRisk(s: Services, p: Principal, vendor: VendorDoc) {
+export async function assessVendorRisk(s: Engines, p: Principal, vendor: VendorDoc) {
   const contracts = await Contract.find({ ...orgFilter(p.organizationId), vendor_id: vendor._id })
     .sort({ created_at: -1 })
     .limit(CONTRACTS_READ);

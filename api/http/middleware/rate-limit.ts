@@ -27,7 +27,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import ipaddr from 'ipaddr.js';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Services } from '../../../platform/engines';
+import type { Engines } from '../../../platform/engines';
 import { sha256Hex } from '../../../platform/security/crypto';
 import { redisKey } from '../../../platform/redis';
 import { isApiKey, verifyToken } from '../../../services/identity/tokens';
@@ -65,7 +65,7 @@ export function addressBucket(ip: string | undefined): string {
 
 const addressKey = (req: Request) => `ip:${addressBucket(req.ip)}`;
 
-function counter(s: Services, name: string, window: Window) {
+function counter(s: Engines, name: string, window: Window) {
   const options = { points: window.points, duration: window.seconds, keyPrefix: redisKey(s.config, 'rl', name) };
   return {
     ...window,
@@ -94,7 +94,7 @@ interface Bucket {
  * organization's window (only when its own limit let it through) and is refused past that.
  */
 function requestLimit(
-  s: Services,
+  s: Engines,
   name: string,
   window: Window,
   bucketOf: (req: Request) => Bucket | Promise<Bucket>,
@@ -178,7 +178,7 @@ export interface RateLimits {
   userMfaAttempt: <T>(userId: string, attempt: () => Promise<T>) => Promise<T>;
 }
 
-export function rateLimits(s: Services): RateLimits {
+export function rateLimits(s: Engines): RateLimits {
   const c = s.config;
   /** The caller's identity and organization when the credential is a verified token or an existing API key; else the address. */
   const principalBucket = async (req: Request): Promise<Bucket> => {

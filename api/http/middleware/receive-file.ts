@@ -5,7 +5,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import multer from 'multer';
-import type { Services } from '../../../platform/engines';
+import type { Engines } from '../../../platform/engines';
 import { lackOfRoom } from '../../../platform/disk';
 import { AppError, badRequest } from '../../../platform/errors';
 
@@ -27,7 +27,7 @@ const storedFiles = (req: Request): Express.Multer.File[] =>
  * `reserveBytes`, a body that would leave less free space on the disk is refused with 507
  * before a byte of it is written (its Content-Length, or every part at its limit).
  */
-function receive(s: Services, parts: readonly FilePart[], single: boolean, reserveBytes?: number): RequestHandler {
+function receive(s: Engines, parts: readonly FilePart[], single: boolean, reserveBytes?: number): RequestHandler {
   const dir = path.resolve(s.config.UPLOAD_DIR);
   mkdirSync(dir, { recursive: true });
   const largest = Math.max(...parts.map((p) => p.maxBytes));
@@ -79,8 +79,8 @@ function receive(s: Services, parts: readonly FilePart[], single: boolean, reser
 }
 
 /** The single `file` part of an upload (`req.file`), within UPLOAD_MAX_BYTES. */
-export const receiveFile = (s: Services): RequestHandler => receive(s, [{ name: 'file', maxBytes: s.config.UPLOAD_MAX_BYTES }], true);
+export const receiveFile = (s: Engines): RequestHandler => receive(s, [{ name: 'file', maxBytes: s.config.UPLOAD_MAX_BYTES }], true);
 
 /** Several named file parts (`req.files[name][0]`), each within its own limit, keeping `reserveBytes` of the disk free when given. */
-export const receiveFiles = (s: Services, parts: readonly FilePart[], options: { reserveBytes?: number } = {}): RequestHandler =>
+export const receiveFiles = (s: Engines, parts: readonly FilePart[], options: { reserveBytes?: number } = {}): RequestHandler =>
   receive(s, parts, false, options.reserveBytes);
