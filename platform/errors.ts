@@ -42,6 +42,10 @@ const catalog = new Map<string, ErrorCodeSpec>(Object.entries(GENERIC_CODES));
 /** Every code and what it means, once the features' modules are loaded. */
 export const errorCatalog = (): ReadonlyMap<string, ErrorCodeSpec> => catalog;
 
+declare const registered: unique symbol;
+/** A code a feature registered with `defineErrors` (only it makes one). */
+export type DomainCode = string & { readonly [registered]: true };
+
 /** A feature's error maker: `signatureErrors.signer_not_next(detail)`, and its code for `isAppError`. */
 export type DomainError<K extends string = string> = ((detail: string, headers?: Record<string, string>) => AppError) & {
   readonly code: K;
@@ -60,8 +64,8 @@ export function defineErrors<const T extends Record<string, ErrorCodeSpec>>(code
     const known = catalog.get(code);
     if (known && (known.status !== spec.status || known.meaning !== spec.meaning)) throw new Error(`error code ${code} is defined twice`);
     catalog.set(code, spec);
-    // The catalog now holds the code: the cast only widens the generic codes' type to it.
-    made[code] = Object.assign((detail: string, headers?: Record<string, string>) => new AppError(code as ErrorCode, detail, headers), {
+    const registeredCode = code as DomainCode;
+    made[code] = Object.assign((detail: string, headers?: Record<string, string>) => new AppError(registeredCode, detail, headers), {
       code,
     });
   }
@@ -70,14 +74,16 @@ export function defineErrors<const T extends Record<string, ErrorCodeSpec>>(code
 
 /** A refusal with its code; the catalog gives the status, so a code always answers with the same one. */
 export class AppError extends Error {
+  readonly code: string;
   readonly status: number;
 
   constructor(
-    readonly code: ErrorCode,
+    code: ErrorCode | DomainCode,
     readonly detail: string,
     readonly headers: Record<string, string> = {},
   ) {
     super(detail);
+    this.code = code;
     this.status = catalog.get(code)?.status ?? 500;
   }
 }

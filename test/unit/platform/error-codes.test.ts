@@ -9,7 +9,7 @@ import path from 'node:path';
 // Loading the app registers every operation and every feature's codes.
 import '../../../api/app';
 import { openApiDocument } from '../../../api/http/openapi';
-import { AppError, defineErrors, errorCatalog, isAppError, notFound } from '../../../platform/errors';
+import { AppError, defineErrors, errorCatalog, isAppError, notFound, type DomainCode } from '../../../platform/errors';
 import { searchErrors } from '../../../services/search/errors';
 import { idempotencyErrors } from '../../../services/idempotency/errors';
 
@@ -62,7 +62,7 @@ describe('error codes', () => {
   });
 
   it('gives an error the status of its code', () => {
-    for (const [code, spec] of errorCatalog()) expect(new AppError(code as 'not_found', 'x').status, code).to.equal(spec.status);
+    for (const [code, spec] of errorCatalog()) expect(new AppError(code as DomainCode, 'x').status, code).to.equal(spec.status);
     expect(idempotencyErrors.idempotency_key_in_flight('x')).to.include({ status: 409, code: 'idempotency_key_in_flight' });
     expect(notFound('Contract')).to.include({ status: 404, code: 'not_found', detail: 'Contract not found' });
   });
