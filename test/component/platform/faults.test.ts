@@ -606,6 +606,7 @@ describe('faults', function () {
       esLink.cut();
       const down = await ask();
       expect(down.status).to.equal(503);
+      expect(down.headers.get('x-error-code')).to.equal('search_unavailable');
       expect(down.body.detail).to.equal(
         'The vector store (Elasticsearch) is unavailable, so questions cannot be answered now; try again shortly',
       );
