@@ -10,7 +10,7 @@ import type { Services } from '../../platform/engines';
 import { recordEvent } from '../../platform/outbox/record-event';
 import { Contract } from '../../models/contract';
 import { Signature } from '../../models/signature';
-import { mailSignatureCompleted } from '../mail/signatures';
+import { mailSignatureCompleted } from './signature-mail';
 import { changeWithAudit } from './change-with-audit';
 import { issueCertificate } from './signature-evidence';
 import { getSigningKey } from './signing-key';
