@@ -7,7 +7,7 @@ import { requiredText } from '../../platform/input';
 import type { ContractAnalysis, DraftRequest } from '../../platform/ai/port';
 import type { ContractDoc } from '../../models/contract';
 import { emitContractEvent } from './contract-events';
-import { analyzeByClauses, draftByLibrary } from './clause-rules';
+import { analyzeByClauses, draftByLibrary } from '../clauses/clause-rules';
 import { refuseChangeWhileSigning } from '../signatures/pending-signature';
 
 /** A contract's text drafted by the provider's model, else from the clause library. */

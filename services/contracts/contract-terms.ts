@@ -9,8 +9,8 @@
 import { trusted, Types } from 'mongoose';
 import { isDuplicateKey } from '../../platform/mongo';
 import type { Services } from '../../platform/engines';
-import type { Page } from '../documents/chunking';
-import type { SupportedMime } from '../documents/extraction';
+import type { Page } from '../search/chunking';
+import type { SupportedMime } from '../documents/document-files';
 import { Contract, type ContractDoc } from '../../models/contract';
 import { Document } from '../../models/document';
 import { ContractTerms, type ContractTermsDoc } from '../../models/contract-terms';

@@ -15,7 +15,7 @@ import type { ContractDoc } from '../../models/contract';
 import { ContractVersion, type ContractVersionDoc } from '../../models/contract-version';
 import { Document } from '../../models/document';
 import { extractTextInChild } from '../documents/extract-text-in-child';
-import type { SupportedMime } from '../documents/extraction';
+import type { SupportedMime } from '../documents/document-files';
 import { supersedeOpenApprovals } from '../approvals/supersede-approvals';
 import type { KeyTerms } from './key-terms.shared';
 

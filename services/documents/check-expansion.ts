@@ -16,7 +16,7 @@
 import { readFile } from 'node:fs/promises';
 import { inflateSync, constants as zlib } from 'node:zlib';
 import yauzl from 'yauzl';
-import { ExtractionLimitError, MIME, UnreadableDocumentError, type SupportedMime } from './extraction';
+import { ExtractionLimitError, MIME, UnreadableDocumentError, type SupportedMime } from './document-files';
 
 export const MAX_ZIP_ENTRIES = 1000;
 export const MAX_INFLATE_RATIO = 100;

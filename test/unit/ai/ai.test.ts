@@ -14,7 +14,7 @@ import {
   type DraftRequest,
   type VendorFacts,
 } from '../../../platform/ai/port';
-import { analyzeByClauses, draftByLibrary } from '../../../services/contracts/clause-rules';
+import { analyzeByClauses, draftByLibrary } from '../../../services/clauses/clause-rules';
 import { assessVendorByRules } from '../../../services/vendors/vendor-risk-rules';
 import { analyzeDocumentByRules } from '../../../services/documents/document-analysis-rules';
 import { openSentenceEncoder } from '../../../platform/ai/sentence-encoder';
@@ -58,7 +58,7 @@ describe('local AI provider', () => {
     expect(await ai.analyzeDocument({ filename: 'a.txt', text: LAW, pageCount: 1 })).to.equal(null);
   });
 
-  describe('contract analysis (services/contracts/clause-rules.ts)', () => {
+  describe('contract analysis (services/clauses/clause-rules.ts)', () => {
     it('reports a missing liability cap and governing law, and scores lower once they are added', async () => {
       const before = await rules.analyzeContract({ type: 'service_agreement', title: 'MSA', content: WITHOUT_CAP_AND_LAW });
       expect(ContractAnalysis.parse(before)).to.deep.equal(before);
