@@ -18,7 +18,7 @@ import { taskList } from '../models/compliance-task';
 import { deliveryList } from '../models/webhook-delivery';
 import { activityList } from '../models/event';
 import { forgetWrittenUsers } from './identity/auth-user';
-import { contractDeletionConsumer } from './contracts/contract-deletion';
+import { contractDeletionConsumer } from './contract-deletion/delete-contract';
 import { contractIndexConsumer } from './search/contract-index';
 import { integrationNotificationConsumer } from './integrations/notifications';
 import { integrationSyncConsumer } from './integrations/sync';

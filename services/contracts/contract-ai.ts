@@ -8,7 +8,7 @@ import type { ContractAnalysis, DraftRequest } from '../../platform/ai/port';
 import type { ContractDoc } from '../../models/contract';
 import { emitContractEvent } from './contract-events';
 import { analyzeByClauses, draftByLibrary } from '../clauses/clause-rules';
-import { refuseChangeWhileSigning } from '../signatures/pending-signature';
+import { refuseChangeWhileSigning } from './pending-signature';
 
 /** A contract's text drafted by the provider's model, else from the clause library. */
 export async function draftText(s: Services, req: DraftRequest): Promise<string> {

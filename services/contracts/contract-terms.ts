@@ -17,8 +17,8 @@ import { ContractTerms, type ContractTermsDoc } from '../../models/contract-term
 import { extractTextInChild } from '../documents/extract-text-in-child';
 import { findKeyTerms } from './find-key-terms';
 import { currentVersion, recordVersionTerms } from './contract-versions';
-import { refuseChangeWhileSigning } from '../signatures/pending-signature';
-import { supersedeApprovalsOfOtherFacts } from '../approvals/supersede-approvals';
+import { refuseChangeWhileSigning } from './pending-signature';
+import { supersedeApprovalsOfOtherFacts } from './supersede-approvals';
 import { canonicalJson } from '../../platform/security/canonical-json';
 import { emptyTerms, KEY_TERMS, type KeyTerm, type KeyTermName, type KeyTerms, type NullReasons } from './key-terms.shared';
 import { fillFromSignature, type AwaitingSignature } from './term-dates';

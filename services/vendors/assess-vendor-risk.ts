@@ -4,7 +4,7 @@ import type { Principal } from '../../platform/security/principal';
 import { orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import type { VendorDoc } from '../../models/vendor';
-import { supersedeApprovalsOfVendor } from '../approvals/supersede-approvals';
+import { supersedeApprovalsOfVendor } from '../contracts/supersede-approvals';
 import { emitVendorEvent } from './vendor-events';
 import { assessVendorByRules } from './vendor-risk-rules';
 
