@@ -50,7 +50,7 @@ export async function closeContract(s: Services, { organizationId, contractId, b
 
 export async function deleteContract(s: Services, p: Principal, contract: ContractDoc): Promise<void> {
   // The event first: should this process stop before the records are closed, the relay
-  // finishes the deletion from the event (contract-deletion.ts); never the reverse.
+  // finishes the deletion from the event (contractDeletionConsumer below); never the reverse.
   await emitContractEvent(p, 'contract.deleted', contract, `Contract "${contract.title}" deleted`);
   await closeContract(s, { organizationId: p.organizationId, contractId: contract.id, by: p.name });
 }

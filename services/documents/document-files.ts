@@ -13,6 +13,9 @@ export const MIME = {
 } as const;
 export type SupportedMime = (typeof MIME)[keyof typeof MIME];
 
+/** How many times its compressed size a part of a file (a DOCX's, a ZIP import's) may expand to. */
+export const MAX_INFLATE_RATIO = 100;
+
 /** The file cannot be turned into text (corrupt, encrypted, scanned without text). */
 export class UnreadableDocumentError extends Error {}
 
