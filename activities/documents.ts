@@ -8,7 +8,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Engines } from '../platform/engines';
 import { whileBeating } from '../platform/temporal/heartbeat';
-import { ExtractionLimitError, UnreadableDocumentError } from '../services/documents/extraction';
+import { ExtractionLimitError, UnreadableDocumentError } from '../services/documents/document-files';
 import { MissingFileError, stageDocumentChunks } from '../services/documents/stage-document-chunks';
 import { indexDocumentChunks } from '../services/documents/index-document-chunks';
 import { finishDocument } from '../services/documents/finish-document';

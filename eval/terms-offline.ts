@@ -8,7 +8,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { detectFileType, extractPages } from '../services/documents/extraction';
+import { detectFileType } from '../services/documents/document-files';
+import { extractPages } from '../services/documents/extraction';
 import { keepVerbatim, readKeyTermsByRules } from '../services/contracts/extract-key-terms';
 import { loadConfig } from '../platform/config';
 import { CORPUS_DIR, filledFile, HELDOUT_DIR, loadSet, UNSEEN_DIR, WRITTEN_HELDOUT_DIR, WRITTEN_TUNING_DIR } from './corpus';

@@ -18,11 +18,11 @@ import { taskList } from '../models/compliance-task';
 import { deliveryList } from '../models/webhook-delivery';
 import { activityList } from '../models/event';
 import { forgetWrittenUsers } from './identity/auth-user';
-import { contractDeletionConsumer } from './contracts/contract-deletion';
+import { contractDeletionConsumer } from './contract-deletion/delete-contract';
 import { contractIndexConsumer } from './search/contract-index';
 import { integrationNotificationConsumer } from './integrations/notifications';
 import { integrationSyncConsumer } from './integrations/sync';
-import { mailConsumer } from './mail/consumer';
+import { signatureMailConsumer } from './signatures/signature-mail';
 import { startPendingMail } from './mail/queue';
 import { webhookConsumer } from './webhooks/deliver-events';
 import { contractTermsConsumer } from './contracts/renewal-deadlines';
@@ -34,7 +34,7 @@ export const EVENT_CONSUMERS = [
   contractDeletionConsumer,
   integrationNotificationConsumer,
   integrationSyncConsumer,
-  mailConsumer,
+  signatureMailConsumer,
   contractTermsConsumer,
 ];
 

@@ -7,13 +7,8 @@ import type { Engines } from '../../platform/engines';
 import { findOwned } from '../../platform/find-owned';
 import { Contract, contractView } from '../../models/contract';
 import { analyzeContract, draftBody, draftContractText } from '../../services/contracts/contract-ai';
-import {
-  createContract,
-  createContractBody,
-  deleteContract,
-  updateContract,
-  updateContractBody,
-} from '../../services/contracts/edit-contract';
+import { createContract, createContractBody, updateContract, updateContractBody } from '../../services/contracts/edit-contract';
+import { deleteContract } from '../../services/contract-deletion/delete-contract';
 import { listContracts, listQuery } from '../../services/contracts/list-contracts';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';

@@ -13,7 +13,7 @@ import { approvalErrors } from './errors';
 import { describeApprovers } from './policy-rules';
 import { requiredSteps, uncovered } from './required-approvals';
 import { currentFacts } from './current-facts';
-import { readFacts, type ApprovalFacts } from './contract-facts';
+import { readFacts, type ApprovalFacts } from '../contracts/contract-facts';
 
 export interface GateAnswer {
   /** The request that covers the document and its facts; null when no policy applies and none was obtained. */

@@ -20,7 +20,7 @@ import { KEY_TERMS, type KeyTermName } from '../contracts/key-terms.shared';
 import { approverOfToken, checkApprovalLink } from './approval-link';
 import { requirementsFor } from './approval-view';
 import { isStandard, type Conditions } from './policy-rules';
-import { readFacts } from './contract-facts';
+import { readFacts } from '../contracts/contract-facts';
 
 type Group = ApprovalRecord['groups'][number];
 

@@ -7,9 +7,9 @@ import { requiredText } from '../../platform/input';
 import type { ContractAnalysis, DraftRequest } from '../../platform/ai/port';
 import type { ContractDoc } from '../../models/contract';
 import { emitContractEvent } from './contract-events';
-import { analyzeByClauses, draftByLibrary } from './clause-rules';
-import { riskLevel } from './risk-level';
-import { refuseChangeWhileSigning } from '../signatures/pending-signature';
+import { analyzeByClauses, draftByLibrary } from '../clauses/clause-rules';
+import { riskLevel } from '../clauses/risk-level';
+import { refuseChangeWhileSigning } from './pending-signature';
 
 /** A contract's text drafted by the provider's model, else from the clause library. */
 export async function draftText(s: Engines, req: DraftRequest): Promise<string> {

@@ -15,8 +15,8 @@ import type { ContractDoc } from '../../models/contract';
 import { ContractVersion, type ContractVersionDoc } from '../../models/contract-version';
 import { Document } from '../../models/document';
 import { extractTextInChild } from '../documents/extract-text-in-child';
-import type { SupportedMime } from '../documents/extraction';
-import { supersedeOpenApprovals } from '../approvals/supersede-approvals';
+import type { SupportedMime } from '../documents/document-files';
+import { supersedeOpenApprovals } from './supersede-approvals';
 import type { KeyTerms } from './key-terms.shared';
 
 /** Concurrent edits race for the next number; the unique index lets one win and the other take the next. */
@@ -72,6 +72,11 @@ export async function recordContractVersion(
 /** The contract's latest version, or null for a contract from before versions existed. */
 export const currentVersion = (contract: Pick<ContractDoc, '_id'>) =>
   ContractVersion.findOne({ contract_id: contract._id }).sort({ number: -1 });
+
+/** The contract's current version; a contract from before versions gets its first one now. */
+export async function currentOrFirstVersion(contract: ContractDoc, author: VersionAuthor): Promise<ContractVersionDoc> {
+  return (await currentVersion(contract)) ?? (await recordContractVersion(contract, author));
+}
 
 export async function findVersion(contract: Pick<ContractDoc, '_id' | 'organization_id'>, number: number): Promise<ContractVersionDoc> {
   const v = await ContractVersion.findOne({ contract_id: contract._id, organization_id: contract.organization_id, number });

@@ -6,7 +6,7 @@
  * contract's terms and are skipped. A term the text does not state is null.
  */
 import { offloadTask } from '../../platform/offload';
-import type { Page } from '../documents/chunking';
+import type { Page } from '../search/chunking';
 import { emptyTerms, type KeyTerm, type KeyTermName, type KeyTerms, type NullReasons, type TermSource } from './key-terms.shared';
 import { addDuration, latestDate, startNamedIn, type AwaitingSignature, type Duration, type StartKind } from './term-dates';
 

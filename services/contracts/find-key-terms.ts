@@ -16,7 +16,7 @@
 import { z } from 'zod';
 import { OffloadTimeoutError } from '../../platform/offload';
 import type { Engines } from '../../platform/engines';
-import type { Page } from '../documents/chunking';
+import type { Page } from '../search/chunking';
 import { keepVerbatim, keyTermRulesTask, type RulesAnswer } from './extract-key-terms';
 import { emptyTerms, KEY_TERMS, NORMALIZED, type KeyTermName, type KeyTerms } from './key-terms.shared';
 

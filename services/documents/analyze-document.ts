@@ -3,10 +3,10 @@ import type { Engines } from '../../platform/engines';
 import { badRequest } from '../../platform/errors';
 import { documentErrors } from './errors';
 import type { DocumentDoc } from '../../models/document';
-import { fullText, type Page } from './chunking';
+import { fullText, type Page } from '../search/chunking';
 import { analyzeDocumentByRules } from './document-analysis-rules';
 import { extractTextInChild } from './extract-text-in-child';
-import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from './extraction';
+import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from './document-files';
 
 /** Text an analysis reads (as much as the Gemini adapter sends the model). */
 const ANALYSIS_CHARS = 100_000;

@@ -6,8 +6,8 @@
 import type { Engines } from '../../platform/engines';
 import { Document } from '../../models/document';
 import { INGEST_BATCH, type PreparedDocument } from '../../workflows/document-ingestion.shared';
-import { chunkBatches, Chunker } from './chunking';
-import type { SupportedMime } from './extraction';
+import { chunkBatches, Chunker } from '../search/chunking';
+import type { SupportedMime } from './document-files';
 import { extractTextInChild } from './extract-text-in-child';
 import { recordChunkTotal } from './ingestion-progress';
 import { stageChunkBatch } from './staged-chunks';

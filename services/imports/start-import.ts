@@ -17,7 +17,7 @@ import { OffloadTimeoutError } from '../../platform/offload';
 import { newWorkflowRecord, startWorkflowOrDiscard } from '../../platform/temporal/client';
 import { IMPORT_FORMATS, Import, type ImportDoc, type ImportFormat } from '../../models/import';
 import { bulkImport, bulkImportWorkflowId } from '../../workflows/import.shared';
-import { sanitizeFilename, type ReceivedFile } from '../documents/upload-document';
+import { sanitizeFilename, type ReceivedFile } from '../documents/document-files';
 import { claimImportSlot } from './import-slots';
 import { releaseImport } from './import-phases';
 import { planRecordsTask, type ImportPlan } from './plan-records';

@@ -6,7 +6,7 @@
  */
 import { trusted, Types } from 'mongoose';
 import type { Engines } from '../../platform/engines';
-import { chunkPages } from '../documents/chunking';
+import { chunkPages } from './chunking';
 import { chunkRecords, deleteSource, deleteSources, embedChunks, indexChunks, refreshCollections } from './vector-store';
 import { Contract, type ContractDoc } from '../../models/contract';
 import { orgFilter } from '../../models/base';

@@ -18,7 +18,7 @@ import { Document } from '../../models/document';
 import { FrozenPdf, frozenPdfId } from '../../models/frozen-pdf';
 import type { SignatureRecord } from '../../models/signature';
 import { extractTextInChild } from '../documents/extract-text-in-child';
-import { ExtractionLimitError, MIME, UnreadableDocumentError } from '../documents/extraction';
+import { ExtractionLimitError, MIME, UnreadableDocumentError } from '../documents/document-files';
 import { sha256 } from './signature-evidence';
 
 export class PdfOfRecordChangedError extends Error {}

@@ -10,7 +10,7 @@
  */
 import type { Engines } from '../../platform/engines';
 import { Signature, type SignatureRecord } from '../../models/signature';
-import { mailSignatureReminders, reminderRoundQueued, signersDue } from '../mail/signatures';
+import { mailSignatureReminders, reminderRoundQueued, signersDue } from './signature-mail';
 import { takeMailQuota } from '../mail/reserve-recipients';
 import type { StoredSignatureState } from '../../workflows/signature.shared';
 import { changeWithAudit } from './change-with-audit';

@@ -139,7 +139,7 @@ export async function sendSignatureRequest(
     workflow_id: null,
   });
   // The ids exist before the write, so each link's token is derived from them. The sealed
-  // token lets the service mail each signer's link when it is their turn (services/mail/signatures.ts).
+  // token lets the service mail each signer's link when it is their turn (signature-mail.ts).
   const tokens = sig.signers.map((x) => signingToken(s, sig.id, String(x._id)));
   sig.signers.forEach((x, i) => {
     x.token_hash = sha256Hex(tokens[i]!);

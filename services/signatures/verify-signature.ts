@@ -12,7 +12,7 @@ import { getSigningKey } from './signing-key';
 import { sealReport } from './verify-seal';
 import { PdfOfRecordChangedError, readPdfOfRecord } from './pdf-of-record';
 import { sha256Hex } from '../../platform/security/crypto';
-import type { ApprovalFacts } from '../approvals/contract-facts';
+import type { ApprovalFacts } from '../contracts/contract-facts';
 
 /** SHA-256 of the frozen document's bytes as kept now; null when they are gone. */
 async function frozenHash(sig: SignatureRecord): Promise<string | null> {

@@ -4,10 +4,10 @@ import type { Principal } from '../../platform/security/principal';
 import { orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import type { VendorDoc } from '../../models/vendor';
-import { supersedeApprovalsOfVendor } from '../approvals/supersede-approvals';
+import { supersedeApprovalsOfVendor } from '../contracts/supersede-approvals';
 import { emitVendorEvent } from './vendor-events';
 import { assessVendorByRules } from './vendor-risk-rules';
-import { riskLevel } from '../contracts/risk-level';
+import { riskLevel } from '../clauses/risk-level';
 
 /** How many of the vendor's contracts, newest first, the assessment reads. */
 const CONTRACTS_READ = 20;

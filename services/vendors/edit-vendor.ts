@@ -11,7 +11,7 @@ import { orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { VENDOR_STATUSES, Vendor, type VendorDoc } from '../../models/vendor';
 import { emitVendorEvent } from './vendor-events';
-import { supersedeApprovalsOfVendor } from '../approvals/supersede-approvals';
+import { supersedeApprovalsOfVendor } from '../contracts/supersede-approvals';
 
 const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullable();
 

@@ -2,7 +2,7 @@
  * Mail about signature requests. Signers get their link when it is their turn: every signer
  * of a parallel request at once, in an ordered request the first, and each next one when
  * the previous has signed (the relay's `signature.requested` and per-signer
- * `signature.completed` events, see consumer.ts). Reminders come from the signature
+ * `signature.completed` events, `signatureMailConsumer` below). Reminders come from the signature
  * workflow; declined and expired notices go to the requester, the completion notice to the
  * requester and every signer. Dedupe keys make every one of them idempotent.
  */
@@ -12,17 +12,18 @@ import { decryptSecret } from '../../platform/security/crypto';
 import { Signature, type SignatureRecord } from '../../models/signature';
 import { User } from '../../models/user';
 import { OutgoingMail } from '../../models/outgoing-mail';
-import { queueMail } from './queue';
-import { copyToken } from '../signatures/signed-copy-link';
+import type { EventConsumer } from '../../platform/outbox/relay';
+import { queueMail } from '../mail/queue';
+import type { RenderedMail } from '../mail/messages';
+import { copyToken } from './signed-copy-link';
 import {
   signatureCompletedMail,
   signatureDeclinedMail,
   signatureExpiredMail,
   signatureReminderMail,
   signatureRequestMail,
-  type RenderedMail,
   type SignerMailValues,
-} from './messages';
+} from './signature-messages';
 
 type Signer = SignatureRecord['signers'][number];
 
@@ -175,5 +176,31 @@ export async function mailSignatureCompleted(s: Engines, sig: SignatureRecord): 
   }
 }
 
-export const findSignature = (organizationId: Types.ObjectId, id: string) =>
-  Signature.findOne({ _id: id, organization_id: organizationId });
+const findSignature = (organizationId: Types.ObjectId, id: string) => Signature.findOne({ _id: id, organization_id: organizationId });
+
+/** The signature events that mail someone, as a consumer of the event relay (platform/outbox/relay.ts); idempotent by the dedupe keys. */
+export const signatureMailConsumer: EventConsumer = {
+  name: 'signature-mail',
+  async consume(s, event) {
+    if (!event.type.startsWith('signature.') || event.resource_type !== 'signature') return;
+    const sig = await findSignature(event.organization_id, event.resource_id);
+    if (!sig) return;
+    const data = event.data as { signer_name?: string; signer_email?: string; reason?: string };
+    switch (event.type) {
+      // The request went out, or a signer signed (signature.completed is per signer): whoever's turn it is now.
+      case 'signature.requested':
+      case 'signature.completed':
+        return mailSignersDue(s, sig);
+      case 'signature.declined':
+        return mailSignatureDeclined(s, sig, {
+          name: data.signer_name ?? 'A signer',
+          email: data.signer_email ?? '',
+          reason: data.reason ?? null,
+        });
+      case 'signature.expired':
+        return mailSignatureExpired(s, sig);
+      default:
+        return;
+    }
+  },
+};
