@@ -27,6 +27,7 @@ import {
   HELDOUT_DIR,
   loadSet,
   UNSEEN_DIR,
+  WRITTEN_HELDOUT2_DIR,
   WRITTEN_HELDOUT_DIR,
   WRITTEN_TUNING_DIR,
   type CorpusDocument,
@@ -181,6 +182,7 @@ async function main(): Promise<void> {
   const unseenTerms = await otherPublishersTerms(set.unseenDocuments, UNSEEN_DIR, 'Evaluation unseen');
   const writtenTuning = await otherPublishersTerms(set.writtenTuning, WRITTEN_TUNING_DIR, 'Evaluation written tuning');
   const writtenHeldOut = await otherPublishersTerms(set.writtenHeldOut, WRITTEN_HELDOUT_DIR, 'Evaluation written held-out');
+  const writtenHeldOut2 = await otherPublishersTerms(set.writtenHeldOut2, WRITTEN_HELDOUT2_DIR, 'Evaluation written held-out 2');
   const tuningPart = scoreTerms([...corpusExtracted, ...heldOutTerms.extracted, ...unseenTerms.extracted, ...writtenTuning.extracted]);
 
   const n = results.length;
@@ -196,6 +198,8 @@ async function main(): Promise<void> {
     printMisses([], writtenTuning.terms);
     console.log('  written held-out:');
     printMisses([], writtenHeldOut.terms);
+    console.log('  written held-out 2:');
+    printMisses([], writtenHeldOut2.terms);
   }
   console.log(
     `\nEvaluation set: ${n} questions (${ofKind(results, 'paraphrase').length} paraphrased), ${documents.length} documents, ${terms.expected} expected key terms; embedding model ${testEnv().services.ai.models.embedding}`,
@@ -228,6 +232,12 @@ async function main(): Promise<void> {
       `HELD-OUT PART: eval/written/heldout (${agreements(set.writtenHeldOut.length)}, written and labelled before the rules of 2026-11-28, never run while tuning them):`,
     );
     console.log(perTermTable('held-out part', writtenHeldOut.terms));
+  }
+  if (writtenHeldOut2.terms) {
+    console.log(
+      `SECOND HELD-OUT PART: eval/written/heldout2 (${agreements(set.writtenHeldOut2.length)}, written and labelled before the rules' revision of 2026-11-28 afternoon, never run while tuning them):`,
+    );
+    console.log(perTermTable('second held-out part', writtenHeldOut2.terms));
   }
 }
 
