@@ -871,7 +871,20 @@ const VENUE = new RegExp(
   'g',
 );
 
+/** A cover page's venue row: "Venue: Travis County, Texas", "Chosen Courts: the state courts of Cook County". */
+const VENUE_LABEL = /^(?:#+\s*)?(?:Venue|Dispute Venue|Jurisdiction|Courts|Chosen Courts|Forum|Place of Jurisdiction)$/i;
+// Courts of a place, or a place a court sits in ("… County", "City of …", "Austin, Texas"): not any capitalised words, which a cell below the label may be (another label).
+const VENUE_ROW = new RegExp(
+  String.raw`^(?:(?:the\s+)?(?:exclusive\s+)?(?:(?:state|federal|state and federal|competent)\s+)?courts?\s+(?:located\s+)?(?:of|in)\s+(?:the\s+)?${VENUE_PLACE}|(?=[^.]*(?:\b(?:County|City|District|Borough|Parish)\b|,\s*[A-Z]))(?:the\s+)?${VENUE_PLACE})\.?$`,
+);
+
 function disputeVenue(lines: readonly Line[]): KeyTerm | null {
+  const row = labelled(lines, VENUE_LABEL, VENUE_ROW);
+  const written = row && (row.m[1] ?? row.m[2])!;
+  if (row && written && !NOT_A_PLACE.test(written)) {
+    const place = written.trim();
+    return term(row.line, place, place, 0.85, row.quote);
+  }
   for (const line of lines) {
     if (line.ignored) continue;
     for (const m of line.plain.matchAll(VENUE)) {

@@ -191,6 +191,14 @@ describe('key-term rules', () => {
     expect(t.end_date?.normalized).to.equal('2027-05-03');
   });
 
+  it('reads a venue row of a cover page, as a place or as its courts', () => {
+    expect(termsOf('Venue: Maricopa County, Arizona').dispute_venue?.normalized).to.equal('Maricopa County, Arizona');
+    expect(termsOf('Jurisdiction\tthe state and federal courts of Multnomah County').dispute_venue?.normalized).to.equal(
+      'Multnomah County',
+    );
+    expect(termsOf('Courts: Section 14 applies').dispute_venue).to.equal(null);
+  });
+
   it('reads places of three words and a venue of two joined by "and"', () => {
     const t = termsOf('This Agreement is governed by the laws of New South Wales. The courts of Trinidad and Tobago hear any claim.');
     expect(t.governing_law?.normalized).to.equal('New South Wales');
