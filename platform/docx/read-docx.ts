@@ -81,12 +81,10 @@ export class DocxFormatError extends Error {
 function parseXml(xml: string, part: string): Document {
   if (/<!DOCTYPE/i.test(xml)) throw new DocxFormatError(`${part} declares a DOCTYPE`);
   const errors: string[] = [];
+  const report = (m: unknown) => errors.push(String(m));
   const doc = new DOMParser({
-    errorHandler: {
-      warning: () => undefined,
-      error: (m: unknown) => errors.push(String(m)),
-      fatalError: (m: unknown) => errors.push(String(m)),
-    },
+    // xmldom 0.8 reports a mismatched or unclosed tag as a mere warning: any report is a refusal.
+    errorHandler: { warning: report, error: report, fatalError: report },
   }).parseFromString(xml, 'application/xml');
   if (errors.length || !doc.documentElement) throw new DocxFormatError(`${part} is not well-formed XML`);
   return doc;
