@@ -23,7 +23,7 @@ const trackedChangeSchema = z.object({
   paragraph: z.number().int().meta({ description: '0-based paragraph of the accepted text (of the rejected text for a deletion)' }),
 });
 const commentSchema = z.object({
-  id: z.string(),
+  number: z.number().int().meta({ description: "Word's number of the comment" }),
   author: z.string().nullable(),
   date: z.string().nullable(),
   text: z.string(),

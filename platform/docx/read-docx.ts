@@ -29,7 +29,8 @@ export interface TrackedChange {
 }
 
 export interface WordComment {
-  id: string;
+  /** Word's number of the comment (its `w:id`). */
+  number: number;
   author: string | null;
   date: string | null;
   text: string;
@@ -448,7 +449,7 @@ export async function readDocx(zip: JSZip): Promise<WordReading> {
     const inner: Para[] = [];
     readBlocks(c, { styles: ctx.styles, open: new Set() }, inner);
     comments.push({
-      id,
+      number: Number.isFinite(Number(id)) ? Number(id) : -1,
       author: attr(c, 'author'),
       date: attr(c, 'date'),
       text: inner

@@ -33,7 +33,7 @@ interface Version {
   content: string;
   from_word: boolean;
   tracked_changes: Array<{ op: string; text: string; author: string | null; date: string | null }>;
-  comments: Array<{ id: string; author: string | null; date: string | null; text: string; anchor: string }>;
+  comments: Array<{ number: number; author: string | null; date: string | null; text: string; anchor: string }>;
 }
 
 const DANA = 'Dana Counsel';
@@ -162,7 +162,7 @@ describe('Word round trip (versions as DOCX)', function () {
     expect(v.from_word).to.equal(true);
     expect(v.content).to.equal(V2);
     expect(v.comments).to.deep.equal([
-      { id: '0', author: DANA, date: '2026-11-20T10:02:00Z', text: 'Our standard is “sixty” days.', anchor: 'sixty' },
+      { number: 0, author: DANA, date: '2026-11-20T10:02:00Z', text: 'Our standard is “sixty” days.', anchor: 'sixty' },
     ]);
     const changes = v.tracked_changes.map((c) => `${c.op}:${c.author}:${c.text}`);
     expect(changes).to.include.members([
