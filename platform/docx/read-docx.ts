@@ -13,8 +13,8 @@
  *
  * Pure (package in, data out), run in a worker thread by ./inspect-docx.ts.
  */
-import JSZip from 'jszip';
-import { DOMParser } from '@xmldom/xmldom';
+import { createRequire } from 'node:module';
+import type JSZip from 'jszip';
 import { W_NS } from './ooxml';
 
 export type ChangeOp = 'insert' | 'delete';
@@ -62,11 +62,33 @@ interface Para {
   mark: ChangeOp | null;
 }
 
-type El = Element;
+/** The little of the W3C DOM the reader uses. */
+interface El {
+  nodeType: number;
+  namespaceURI: string | null;
+  localName: string | null;
+  textContent: string | null;
+  firstChild: El | null;
+  nextSibling: El | null;
+  getAttributeNS(ns: string, name: string): string | null;
+}
+interface XmlDocument {
+  documentElement: El | null;
+}
+interface XmlParser {
+  parseFromString(xml: string, type: string): XmlDocument;
+}
+/**
+ * @xmldom/xmldom, loaded without its type declarations: they pull the browser's DOM library
+ * into the whole program (`/// <reference lib="dom" />`), which retypes Node's fetch and Blob.
+ */
+const { DOMParser } = createRequire(__filename)('@xmldom/xmldom') as {
+  DOMParser: new (options: { errorHandler: Record<'warning' | 'error' | 'fatalError', (m: unknown) => void> }) => XmlParser;
+};
 
 const children = (el: El): El[] => {
   const out: El[] = [];
-  for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) out.push(n as El);
+  for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) out.push(n);
   return out;
 };
 const isW = (el: El, name: string) => el.namespaceURI === W_NS && el.localName === name;
@@ -79,7 +101,7 @@ export class DocxFormatError extends Error {
 }
 
 /** XML with a DOCTYPE is refused: OOXML parts never have one, and entity tricks start there. */
-function parseXml(xml: string, part: string): Document {
+function parseXml(xml: string, part: string): XmlDocument & { documentElement: El } {
   if (/<!DOCTYPE/i.test(xml)) throw new DocxFormatError(`${part} declares a DOCTYPE`);
   const errors: string[] = [];
   const report = (m: unknown) => errors.push(String(m));
@@ -87,11 +109,12 @@ function parseXml(xml: string, part: string): Document {
     // xmldom 0.8 reports a mismatched or unclosed tag as a mere warning: any report is a refusal.
     errorHandler: { warning: report, error: report, fatalError: report },
   }).parseFromString(xml, 'application/xml');
-  if (errors.length || !doc.documentElement) throw new DocxFormatError(`${part} is not well-formed XML`);
-  return doc;
+  const root = doc.documentElement;
+  if (errors.length || !root) throw new DocxFormatError(`${part} is not well-formed XML`);
+  return { documentElement: root };
 }
 
-async function partXml(zip: JSZip, name: string): Promise<Document | null> {
+async function partXml(zip: JSZip, name: string): Promise<{ documentElement: El } | null> {
   const file = zip.file(name);
   return file ? parseXml(await file.async('string'), name) : null;
 }
@@ -104,7 +127,7 @@ interface StyleInfo {
   basedOn: string | null;
 }
 
-function readStyles(doc: Document | null): Map<string, StyleInfo> {
+function readStyles(doc: { documentElement: El } | null): Map<string, StyleInfo> {
   const styles = new Map<string, StyleInfo>();
   if (!doc) return styles;
   for (const s of children(doc.documentElement)) {
@@ -146,7 +169,7 @@ interface Numbering {
   abstracts: Map<string, Map<number, Level>>;
 }
 
-function readNumbering(doc: Document | null): Numbering {
+function readNumbering(doc: { documentElement: El } | null): Numbering {
   const numbering: Numbering = { nums: new Map(), abstracts: new Map() };
   if (!doc) return numbering;
   for (const el of children(doc.documentElement)) {
