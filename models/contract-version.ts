@@ -25,13 +25,19 @@ const schema = new Schema(
     /** Whether extracted_text was cut at VERSION_TEXT_MAX_CHARS (null until extracted). */
     extracted_text_truncated: { type: Boolean, default: null },
     restored_from: { type: Number, default: null, immutable: true },
+    /** The Word file this version came from, as received (storage path; served by the export). */
+    word_file: { type: String, default: null, immutable: true },
+    /** The Word file's tracked changes ({op, text, author, date, paragraph}), shown as their authors' in the redline. */
+    tracked_changes: { type: [Schema.Types.Mixed], default: undefined, immutable: true },
+    /** The Word file's comments ({id, author, date, text, anchor}). */
+    comments: { type: [Schema.Types.Mixed], default: undefined, immutable: true },
     /** The key terms found for this version's text (a snapshot of the contract's terms when its extraction completed). */
     terms: { type: Schema.Types.Mixed, default: null },
     terms_extracted_at: { type: Date, default: null },
   },
   { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } as const },
 );
-schema.plugin(basePlugin, { hidden: ['extracted_text'] });
+schema.plugin(basePlugin, { hidden: ['extracted_text', 'word_file'] });
 schema.index({ contract_id: 1, number: -1 }, { unique: true });
 
 export type ContractVersionDoc = HydratedDocument<InferSchemaType<typeof schema>>;

@@ -35,6 +35,8 @@ PYHANKO_PACKAGES=(pyHanko==0.38.0 pyhanko-cli==0.6.0)
 PYHANKO_VENV="$STACK/venv-pyhanko"
 # The API fuzzer test/component/platform/openapi-tools.test.ts runs against the generated OpenAPI document, in a venv of its own.
 SCHEMATHESIS_VERSION=4.32.5
+# python-docx reads the Word files of test/component/versions/word-round-trip.test.ts as an independent reader.
+PYTHON_DOCX_VERSION=1.2.0
 GREENMAIL_VERSION=2.1.13            # Maven Central com.icegreen:greenmail-standalone
 GREENMAIL_JAR="$DL/greenmail-standalone-$GREENMAIL_VERSION.jar"
 SEARCH_ATTRIBUTES=(OrganizationId RecordId RecordKind)
@@ -182,6 +184,14 @@ provision_schemathesis() {
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
 }
 
+provision_python_docx() {
+  local venv="$STACK/venv-docx"
+  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip show python-docx 2>/dev/null | grep -q "^Version: $PYTHON_DOCX_VERSION$"; then return 0; fi
+  log "installing python-docx==$PYTHON_DOCX_VERSION from PyPI ($venv)"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "python-docx==$PYTHON_DOCX_VERSION"
+}
+
 provision_node() {
   if [ ! -f "$ROOT/node_modules/.package-lock.json" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
     log "installing npm dependencies"
@@ -204,6 +214,7 @@ provision() {
   provision_chromium
   provision_poppler
   provision_schemathesis
+  provision_python_docx
 }
 
 # --- starting ----------------------------------------------------------------------------

@@ -12,6 +12,23 @@ export const diffParams = z.object({ id: idSchema, a: number('a'), b: number('b'
 export const restoreBody = z.object({
   version_note: z.string().trim().max(1000, 'must be at most 1000 characters').optional(),
 });
+/** The fields beside the file of `POST /contracts/{id}/versions`. */
+export const wordVersionBody = restoreBody;
+
+const trackedChangeSchema = z.object({
+  op: z.enum(['insert', 'delete']),
+  text: z.string(),
+  author: z.string().nullable(),
+  date: z.string().nullable(),
+  paragraph: z.number().int().meta({ description: '0-based paragraph of the accepted text (of the rejected text for a deletion)' }),
+});
+const commentSchema = z.object({
+  number: z.number().int().meta({ description: "Word's number of the comment" }),
+  author: z.string().nullable(),
+  date: z.string().nullable(),
+  text: z.string(),
+  anchor: z.string().meta({ description: 'The text the comment marks' }),
+});
 
 const versionSchema = registry.register(
   'ContractVersion',
@@ -32,7 +49,10 @@ const versionSchema = registry.register(
     }),
     terms: z.record(z.string(), z.unknown()).nullable().meta({ description: "The key terms found in this version's text, once extracted" }),
     terms_extracted_at: timestamp.nullable(),
-    content: z.string().optional().meta({ description: 'The text (GET of one version only)' }),
+    from_word: z.boolean().meta({ description: 'The version is a Word file taken in; its export serves that file' }),
+    content: z.string().optional().meta({ description: 'The text (one version only)' }),
+    tracked_changes: z.array(trackedChangeSchema).optional().meta({ description: "The Word file's tracked changes (one version only)" }),
+    comments: z.array(commentSchema).optional().meta({ description: "The Word file's comments (one version only)" }),
   }),
 );
 
@@ -44,7 +64,11 @@ const versionRef = z.object({
       "true when the version's text (a PDF's extracted text) was cut at VERSION_TEXT_MAX_CHARS: the redline compares its beginning only",
   }),
 });
-const part = z.object({ op: z.enum(['equal', 'insert', 'delete']), text: z.string() });
+const attributed = {
+  author: z.string().nullable().optional().meta({ description: "The author of the Word file's tracked change that made this" }),
+  date: z.string().nullable().optional().meta({ description: 'When that tracked change was made' }),
+};
+const part = z.object({ op: z.enum(['equal', 'insert', 'delete']), text: z.string(), ...attributed });
 const redlineSchema = registry.register(
   'Redline',
   z.object({
@@ -65,6 +89,7 @@ const redlineSchema = registry.register(
         b: z.number().int().optional().meta({ description: '0-based paragraph of version `b` (absent for a deletion)' }),
         text: z.string().optional().meta({ description: 'The paragraph (equal, insert, delete)' }),
         parts: z.array(part).optional().meta({ description: 'Word-level insertions and deletions of an edited paragraph (change)' }),
+        ...attributed,
       }),
     ),
     stats: z.object({
@@ -86,6 +111,31 @@ operation({
   description:
     'Every change of `content` or `document_id` (create, update with an optional `version_note`, AI draft, restore) makes an immutable version.',
   responses: { 200: { description: 'The versions', schema: z.object({ versions: z.array(versionSchema), total: z.number().int() }) } },
+});
+operation({
+  path: '/contracts/{id}/versions',
+  method: 'post',
+  tag,
+  summary: 'Take a Word file (a counterparty redline) as the next version',
+  description:
+    'multipart/form-data with `file` (a DOCX) and an optional `version_note`. The accepted text becomes `content`; the version keeps the file, its tracked changes (shown with their authors in the redline) and its comments. A ZIP bomb or an external relationship other than a hyperlink answers 400, a macro-enabled or non-DOCX file 415.',
+  params: z.object({ id: idSchema }),
+  multipart: wordVersionBody.extend({
+    file: z.string().meta({ format: 'binary', description: 'The DOCX; its type is checked by content' }),
+  }),
+  responses: { 201: { description: 'The new version, with its text, tracked changes and comments', schema: versionSchema } },
+});
+operation({
+  path: '/contracts/{id}/versions/{n}/document.docx',
+  method: 'get',
+  tag,
+  summary: 'One version as a Word file',
+  description:
+    'The Word file the version came from, when it was taken from one; otherwise a DOCX built from its text: a paragraph per line, `#` lines as headings, numbered clauses indented.',
+  params: versionParams,
+  responses: {
+    200: { description: 'The DOCX', content: { 'application/vnd.openxmlformats-officedocument.wordprocessingml.document': z.string() } },
+  },
 });
 operation({
   path: '/contracts/{id}/versions/{n}',
@@ -111,9 +161,16 @@ operation({
   tag,
   summary: 'The redline from version a to version b',
   description:
-    "Paragraphs matched first, then words within edited ones; a version of a PDF of record is compared by its extracted text, kept up to VERSION_TEXT_MAX_CHARS characters (`text_truncated` says when it was cut). Computed off the API's event loop, bounded in time for any input (two 500 KB versions well under 2 s). With `Accept: text/html`, a page: insertions underlined, deletions struck, all text escaped, no script allowed.",
+    "Paragraphs matched first, then words within edited ones; a version of a PDF of record is compared by its extracted text, kept up to VERSION_TEXT_MAX_CHARS characters (`text_truncated` says when it was cut). Computed off the API's event loop, bounded in time for any input (two 500 KB versions well under 2 s). With `Accept: text/html`, a page: insertions underlined, deletions struck, all text escaped, no script allowed. With `Accept: application/vnd.openxmlformats-officedocument.wordprocessingml.document`, a Word file with native tracked changes: accepting all gives version b's text, rejecting all version a's.",
   params: diffParams,
   responses: {
-    200: { description: 'The redline', content: { 'application/json': redlineSchema, 'text/html': z.string() } },
+    200: {
+      description: 'The redline',
+      content: {
+        'application/json': redlineSchema,
+        'text/html': z.string(),
+        'application/vnd.openxmlformats-officedocument.wordprocessingml.document': z.string(),
+      },
+    },
   },
 });

@@ -1,6 +1,7 @@
 /**
- * A contract's versions: the list, one with its text, a restore, and the redline between two
- * (JSON, or HTML for `Accept: text/html`). Use cases in services/contracts/.
+ * A contract's versions: the list, one with its text, one as a Word file, a Word file taken
+ * back as a new version, a restore, and the redline between two (JSON, HTML for
+ * `Accept: text/html`, or a Word file with tracked changes). Use cases in services/contracts/.
  */
 import { Router, type Request } from 'express';
 import type { Engines } from '../../platform/engines';
@@ -10,8 +11,15 @@ import { findVersion, listVersions, versionView } from '../../services/contracts
 import { restoreContractVersion } from '../../services/contracts/restore-contract-version';
 import { diffContractVersions } from '../../services/contracts/diff-contract-versions';
 import { REDLINE_CSP, renderRedlineHtml } from '../../services/contracts/redline-html';
+import { exportRedlineDocx, exportVersionDocx } from '../../services/contracts/export-version-docx';
+import { importWordVersion } from '../../services/contracts/import-word-version';
+import { sanitizeFilename } from '../../services/documents/document-files';
+import { DOCX_MIME } from '../../platform/docx/ooxml';
+import { badRequest } from '../../platform/errors';
 import { authorize, principalOf } from '../http/middleware/auth';
-import { diffParams, restoreBody, versionParams } from '../operations/contract-versions';
+import { idempotent } from '../http/middleware/idempotency';
+import { receiveFile } from '../http/middleware/receive-file';
+import { diffParams, restoreBody, versionParams, wordVersionBody } from '../operations/contract-versions';
 
 export function contractVersionsRouter(s: Engines): Router {
   const router = Router();
@@ -20,6 +28,26 @@ export function contractVersionsRouter(s: Engines): Router {
   router.get('/:id/versions', authorize('contracts:read'), async (req, res) => {
     const versions = await listVersions(await owned(req));
     res.json({ versions: versions.map((v) => versionView(v)), total: versions.length });
+  });
+
+  router.post('/:id/versions', authorize('contracts:write'), receiveFile(s), idempotent(s.logger), async (req, res) => {
+    if (!req.file) throw badRequest('file: is required (multipart/form-data field "file", a DOCX)');
+    const body = wordVersionBody.parse(req.body ?? {});
+    const version = await importWordVersion(s, principalOf(req), await owned(req), req.file, body.version_note);
+    res.locals.keepUpload = true;
+    res.status(201).json(versionView(version, true));
+  });
+
+  router.get('/:id/versions/:n/document.docx', authorize('contracts:read'), async (req, res) => {
+    const { n } = versionParams.parse(req.params);
+    const contract = await owned(req);
+    const file = await exportVersionDocx(s, contract, n);
+    res
+      .attachment(sanitizeFilename(`${contract.title} v${n}.docx`))
+      .type(DOCX_MIME)
+      .set('Cache-Control', 'no-store');
+    if ('path' in file) res.sendFile(file.path, { dotfiles: 'allow' });
+    else res.send(file.bytes);
   });
 
   router.get('/:id/versions/:n', authorize('contracts:read'), async (req, res) => {
@@ -38,7 +66,13 @@ export function contractVersionsRouter(s: Engines): Router {
     const contract = await owned(req);
     const diff = await diffContractVersions(s, contract, a, b);
     res.vary('Accept');
-    if (req.accepts(['application/json', 'text/html']) === 'text/html') {
+    const wanted = req.accepts(['application/json', 'text/html', DOCX_MIME]);
+    if (wanted === DOCX_MIME) {
+      res.attachment(sanitizeFilename(`${contract.title} v${a} to v${b} redline.docx`)).set('Cache-Control', 'no-store');
+      res.type(DOCX_MIME).send(await exportRedlineDocx(contract, diff));
+      return;
+    }
+    if (wanted === 'text/html') {
       res.set({ 'Content-Security-Policy': REDLINE_CSP, 'Cache-Control': 'no-store' });
       res.type('html').send(renderRedlineHtml(contract.title, diff));
       return;

@@ -18,6 +18,7 @@ import { extractTextInChild } from '../documents/extract-text-in-child';
 import type { SupportedMime } from '../documents/document-files';
 import { supersedeOpenApprovals } from './supersede-approvals';
 import type { KeyTerms } from './key-terms.shared';
+import type { TrackedChange, WordComment } from '../../platform/docx/read-docx';
 
 /** Concurrent edits race for the next number; the unique index lets one win and the other take the next. */
 const NUMBER_ATTEMPTS = 8;
@@ -28,6 +29,14 @@ export interface VersionAuthor {
 }
 
 export const authorOf = (p: Principal): VersionAuthor => ({ id: p.userId, name: p.name });
+
+/** What a version taken from a Word file keeps of it. */
+export interface WordOfVersion {
+  /** Where the file is stored. */
+  file: string;
+  changes: TrackedChange[];
+  comments: WordComment[];
+}
 
 /** The SHA-256 a signature request would freeze: the PDF of record's bytes, else the content's UTF-8. */
 async function hashOfRecord(contract: ContractDoc): Promise<string> {
@@ -42,7 +51,7 @@ async function hashOfRecord(contract: ContractDoc): Promise<string> {
 export async function recordContractVersion(
   contract: ContractDoc,
   author: VersionAuthor,
-  opts: { note?: string | null; restoredFrom?: number } = {},
+  opts: { note?: string | null; restoredFrom?: number; word?: WordOfVersion } = {},
 ): Promise<ContractVersionDoc> {
   const sha256 = await hashOfRecord(contract);
   for (let attempt = 1; ; attempt++) {
@@ -60,6 +69,7 @@ export async function recordContractVersion(
         document_id: contract.document_id ?? null,
         sha256,
         restored_from: opts.restoredFrom ?? null,
+        ...(opts.word ? { word_file: opts.word.file, tracked_changes: opts.word.changes, comments: opts.word.comments } : {}),
       });
       await supersedeOpenApprovals(contract.organization_id, contract._id, version.sha256);
       return version;
@@ -146,6 +156,13 @@ export function versionView(v: ContractVersionDoc, withContent = false) {
     text_truncated: textTruncated(v),
     terms: (v.terms as KeyTerms | null) ?? null,
     terms_extracted_at: v.terms_extracted_at ?? null,
-    ...(withContent ? { content: v.content ?? '' } : {}),
+    from_word: Boolean(v.word_file),
+    ...(withContent
+      ? {
+          content: v.content ?? '',
+          tracked_changes: (v.tracked_changes as TrackedChange[] | undefined) ?? [],
+          comments: (v.comments as WordComment[] | undefined) ?? [],
+        }
+      : {}),
   };
 }

@@ -1,14 +1,17 @@
 /**
  * The redline between two versions of a contract: word-level changes by paragraph
  * (./redline.ts, run off the event loop), and a line per key term that differs between the
- * versions' terms ("liability cap: 12 months' fees → uncapped").
+ * versions' terms ("liability cap: 12 months' fees → uncapped"). The changes a Word file's
+ * tracked changes made are shown as their authors'.
  */
 import type { Engines } from '../../platform/engines';
 import type { ContractDoc } from '../../models/contract';
 import { findVersion, textOfVersion, textTruncated } from './contract-versions';
 import { KEY_TERMS, type KeyTermName, type KeyTerms } from './key-terms.shared';
 import { runRedline } from './redline-task';
-import type { Redline } from './redline';
+import type { Redline, RedlineParagraph } from './redline';
+import type { TrackedChange } from '../../platform/docx/read-docx';
+import { attributeChanges, type Attributed } from './word-text';
 
 export interface ClauseChange {
   term: KeyTermName;
@@ -39,6 +42,8 @@ export function clauseChanges(a: KeyTerms | null, b: KeyTerms | null): ClauseCha
 }
 
 export interface VersionDiff extends Redline {
+  /** Insertions and deletions a Word file's tracked changes made carry that change's author and date. */
+  paragraphs: Array<RedlineParagraph & Attributed>;
   contract_id: string;
   from: { number: number; sha256: string; text_truncated: boolean };
   to: { number: number; sha256: string; text_truncated: boolean };
@@ -50,6 +55,8 @@ export async function diffContractVersions(s: Engines, contract: ContractDoc, a:
   const [va, vb] = await Promise.all([findVersion(contract, a), findVersion(contract, b)]);
   const texts = await Promise.all([textOfVersion(s, va), textOfVersion(s, vb)]);
   const redline = await runRedline(s, { a: texts[0], b: texts[1] });
+  const tracked = vb.tracked_changes as TrackedChange[] | undefined;
+  if (tracked?.length) attributeChanges(redline.paragraphs, tracked);
   return {
     contract_id: contract.id,
     from: { number: va.number, sha256: va.sha256, text_truncated: textTruncated(va) === true },

@@ -16,7 +16,7 @@ import { Vendor } from '../../models/vendor';
 import { emitContractEvent } from './contract-events';
 import { refuseChangeWhileSigning } from './pending-signature';
 import { supersedeApprovalsOfOtherFacts } from './supersede-approvals';
-import { authorOf, recordContractVersion } from './contract-versions';
+import { authorOf, recordContractVersion, type WordOfVersion } from './contract-versions';
 
 const date = z.iso.date('must be a date YYYY-MM-DD').transform((d) => new Date(`${d}T00:00:00Z`));
 
@@ -88,13 +88,14 @@ export async function createContract(p: Principal, body: z.infer<typeof createCo
 
 /**
  * Applies the changes; `contract.updated` names the fields that really changed, and none is sent for none.
- * A change of the text of record makes a new version (a restore always does).
+ * A change of the text of record makes a new version (a restore and a Word file always do).
  */
 export async function updateContract(
   p: Principal,
   contract: ContractDoc,
   { version_note, ...body }: z.infer<typeof updateContractBody>,
   restoredFrom?: number,
+  word?: WordOfVersion,
 ): Promise<ContractDoc> {
   await checkVendor(p, body.vendor_id);
   await checkDocument(p, body.document_id);
@@ -106,8 +107,8 @@ export async function updateContract(
     changed.filter((f) => VERSIONED.includes(f) || FACTS.includes(f)),
   );
   await contract.save();
-  if (restoredFrom !== undefined || changed.some((f) => VERSIONED.includes(f)))
-    await recordContractVersion(contract, authorOf(p), { note: version_note, restoredFrom });
+  if (restoredFrom !== undefined || word || changed.some((f) => VERSIONED.includes(f)))
+    await recordContractVersion(contract, authorOf(p), { note: version_note, restoredFrom, word });
   if (changed.some((f) => FACTS.includes(f))) await supersedeApprovalsOfOtherFacts(contract);
   if (changed.length)
     await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" updated`, { changed_fields: changed });
