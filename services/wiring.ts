@@ -17,7 +17,6 @@ import { signatureList } from '../models/signature';
 import { taskList } from '../models/compliance-task';
 import { deliveryList } from '../models/webhook-delivery';
 import { activityList } from '../models/event';
-import { forgetWrittenUsers } from './identity/auth-user';
 import { contractDeletionConsumer } from './contracts/contract-deletion';
 import { contractIndexConsumer } from './search/contract-index';
 import { integrationNotificationConsumer } from './integrations/notifications';
@@ -57,5 +56,5 @@ export const followIndexedLists = (s: Services) => followListWrites(s, INDEXED_L
 
 /** Connects a process to the engines, its auth cache and list index following its writes: the one way to start them. */
 export function startEngines(config: Config, logger: Logger): Promise<Services> {
-  return createServices(config, logger, [forgetWrittenUsers, followIndexedLists]);
+  return createServices(config, logger, [followIndexedLists]);
 }

@@ -6,6 +6,7 @@ import { ROLES } from '../../platform/security/rbac';
 import { findOwned } from '../../platform/find-owned';
 import { actorOf, recordEvent } from '../../platform/outbox/record-event';
 import { User, type UserDoc } from '../../models/user';
+import { forgetUsers } from './auth-user';
 import { changeOwnerSafely } from './owner-lock';
 import { assertMayTouchOwner } from './owner-rules';
 
@@ -21,6 +22,7 @@ export async function changeMemberRole(s: Services, p: Principal, id: unknown, b
     if (previous === body.role) return member;
     member.role = body.role;
     await member.save();
+    await forgetUsers(s, [member._id]);
     await recordEvent({
       organizationId: p.organizationId,
       type: 'team.role_changed',
