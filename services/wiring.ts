@@ -19,6 +19,7 @@ import { deliveryList } from '../models/webhook-delivery';
 import { activityList } from '../models/event';
 import { contractDeletionConsumer } from './contracts/contract-deletion';
 import { contractIndexConsumer } from './search/contract-index';
+import { contractSearchConsumer } from './search/reflect-contracts';
 import { integrationNotificationConsumer } from './integrations/notifications';
 import { integrationSyncConsumer } from './integrations/sync';
 import { mailConsumer } from './mail/consumer';
@@ -30,6 +31,7 @@ import { contractTermsConsumer } from './contracts/renewal-deadlines';
 export const EVENT_CONSUMERS = [
   webhookConsumer,
   contractIndexConsumer,
+  contractSearchConsumer,
   contractDeletionConsumer,
   integrationNotificationConsumer,
   integrationSyncConsumer,

@@ -21,7 +21,6 @@ import { taskQueueOf } from '../platform/temporal/task-queues';
 import type { WorkClass } from '../platform/temporal/workflow-ref';
 import { ensureSearchGeneration } from '../services/search/start-search-reindex';
 import { replanRenewalRuns } from '../services/contracts/renewal-deadlines';
-import { followSearchWrites } from '../services/search/reflect-contracts';
 
 /** What a class's worker may run at once: interactive work the SDK's defaults, bulk work a few slots. */
 function limits(s: Services, workClass: WorkClass): Partial<WorkerOptions> {
@@ -97,7 +96,6 @@ async function main() {
     logger.error({ err }, 'legacy secrets not resealed; they still open, and the next start tries again');
     return null;
   });
-  followSearchWrites(services);
   // The worker also relays: its activities record events, and the loop catches up on any
   // event whose immediate relay failed (e.g. Temporal was down when it happened).
   relayOnRecord(services);

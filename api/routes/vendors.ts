@@ -42,7 +42,7 @@ export function vendorsRouter(s: Services): Router {
   });
 
   router.delete('/:id', authorize('vendors:delete'), async (req, res) => {
-    await deleteVendor(principalOf(req), await owned(req));
+    await deleteVendor(s, principalOf(req), await owned(req));
     res.status(204).end();
   });
 

@@ -33,6 +33,26 @@ export interface EventConsumer {
 // per delivery, bench/README.md), which loaded it further.
 const TAKE_OVER_AFTER_MS = 2 * TEMPORAL_DEADLINE_MS;
 
+/** Per event as recorded (the object `recordEvent` returned), each consumer's run on it in this process. */
+const runs = new WeakMap<EventRecord, Map<EventConsumer, Promise<void>>>();
+
+/**
+ * Runs one consumer on an event, once per recorded event object: the relay's immediate path and
+ * a use case that must see the consumer's work done before it answers (`makeSearchable`) share
+ * one run. A failed run is forgotten, so the relay's retry runs it again.
+ */
+export function consumeOnce(s: Services, event: EventRecord, consumer: EventConsumer): Promise<void> {
+  let byConsumer = runs.get(event);
+  if (!byConsumer) runs.set(event, (byConsumer = new Map<EventConsumer, Promise<void>>()));
+  let run = byConsumer.get(consumer);
+  if (!run) {
+    run = consumer.consume(s, event);
+    byConsumer.set(consumer, run);
+    run.catch(() => byConsumer.delete(consumer));
+  }
+  return run;
+}
+
 /** A pass the catch-up loop runs beside the events (e.g. queued mail whose workflow did not start). */
 export type CatchUpPass = (s: Services, opts: { olderThanMs: number }) => Promise<unknown>;
 
@@ -54,7 +74,9 @@ export function createRelay(recorded: RecordedEvents, consumers: readonly EventC
   async function relayEvent(s: Services, eventOrId: string | EventRecord): Promise<void> {
     const event = typeof eventOrId === 'string' ? await Event.findById(eventOrId) : eventOrId;
     if (!event || event.relayed_at) return;
-    const failed = (await Promise.allSettled(consumers.map((consumer) => consumer.consume(s, event)))).find((r) => r.status === 'rejected');
+    const failed = (await Promise.allSettled(consumers.map((consumer) => consumeOnce(s, event, consumer)))).find(
+      (r) => r.status === 'rejected',
+    );
     if (failed) throw failed.reason;
     await Event.updateOne({ _id: event._id, relayed_at: null }, { $set: { relayed_at: new Date() } });
   }

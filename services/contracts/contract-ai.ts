@@ -20,6 +20,7 @@ export async function analyzeText(s: Services, input: { type: string; title: str
   return (await s.ai.analyzeContract(input)) ?? analyzeByClauses(input);
 }
 import { authorOf, recordContractVersion } from './contract-versions';
+import { makeSearchable } from '../search/reflect-contracts';
 
 export const draftBody = z.object({
   prompt: z.string().max(4000, 'must be at most 4000 characters').optional(),
@@ -46,9 +47,10 @@ export async function draftContractText(
   contract.party_name = partyName;
   await contract.save();
   await recordContractVersion(contract, authorOf(p), { note: 'Drafted with AI' });
-  await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" drafted with AI`, {
+  const event = await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" drafted with AI`, {
     changed_fields: ['content', 'party_name'],
   });
+  await makeSearchable(s, event);
   return contract;
 }
 
@@ -57,9 +59,13 @@ export async function analyzeContract(s: Services, p: Principal, contract: Contr
   const result = await analyzeText(s, { type: contract.type, title: contract.title, content: contract.content });
   contract.set({ risk_score: result.risk_score, analysis: result.analysis, analyzed_at: new Date() });
   await contract.save();
-  await emitContractEvent(p, 'contract.analyzed', contract, `Contract "${contract.title}" analyzed: risk ${result.risk_score}/100`, {
-    risk_score: result.risk_score,
-    risk_level: result.analysis.risk_level,
-  });
+  const event = await emitContractEvent(
+    p,
+    'contract.analyzed',
+    contract,
+    `Contract "${contract.title}" analyzed: risk ${result.risk_score}/100`,
+    { risk_score: result.risk_score, risk_level: result.analysis.risk_level },
+  );
+  await makeSearchable(s, event);
   return result;
 }

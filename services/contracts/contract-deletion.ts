@@ -20,11 +20,15 @@ import { Signature } from '../../models/signature';
 import { ComplianceTask, OPEN_STATUSES } from '../../models/compliance-task';
 import { IntegrationLink } from '../../models/integration-link';
 import { removeContract } from '../search/contract-index';
+import { reflectContracts } from '../search/reflect-contracts';
 
 /** The deletion's workflow step: the store part again (idempotent), then the contract's chunks out of the index. */
 export async function finishContractDeletion(s: Services, deletion: ContractDeletion): Promise<void> {
   await closeContract(s, deletion);
-  await removeContract(s, deletion.organizationId, deletion.contractId);
+  await Promise.all([
+    removeContract(s, deletion.organizationId, deletion.contractId),
+    reflectContracts(s, deletion.organizationId, [deletion.contractId]),
+  ]);
 }
 
 /** Removes the contract and closes what refers to it, in the store. Safe to run again. */

@@ -21,6 +21,7 @@ import { refuseChangeWhileSigning } from '../signatures/pending-signature';
 import { supersedeApprovalsOfOtherFacts } from '../approvals/supersede-approvals';
 import { canonicalJson } from '../../platform/security/canonical-json';
 import { emptyTerms, KEY_TERMS, type KeyTerm, type KeyTermName, type KeyTerms, type NullReasons } from './key-terms.shared';
+import { makeContractsSearchable } from '../search/reflect-contracts';
 import { fillFromSignature, type AwaitingSignature } from './term-dates';
 
 const DAY_MS = 86_400_000;
@@ -138,8 +139,9 @@ function merge(stored: Partial<KeyTerms> | undefined, fresh: KeyTerms, unread: r
   return out;
 }
 
-/** Writes terms and the deadline they give; returns the record. */
+/** Writes terms and the deadline they give, searchable before it returns; returns the record. */
 async function save(
+  s: Services,
   organizationId: Types.ObjectId,
   contract: ContractDoc,
   terms: KeyTerms,
@@ -179,6 +181,7 @@ async function save(
   await recordVersionTerms(contract, terms);
   // Terms are facts approvals cover: requests judged on other terms stop counting.
   await supersedeApprovalsOfOtherFacts(contract);
+  await makeContractsSearchable(s, organizationId.toHexString(), [contract.id]);
   return doc;
 }
 
@@ -195,7 +198,7 @@ export async function extractContractTerms(s: Services, organizationId: string, 
   const terms = merge(stored?.terms as Partial<KeyTerms> | undefined, signed.terms, fresh.unread);
   const read = { ...signed.terms };
   for (const k of fresh.unread) read[k] = (stored?.extracted_terms as Partial<KeyTerms> | null | undefined)?.[k] ?? null;
-  const doc = await save(contract.organization_id, contract, terms, {
+  const doc = await save(s, contract.organization_id, contract, terms, {
     extracted_at: new Date(),
     source,
     unread_keys: fresh.unread,
@@ -209,6 +212,7 @@ export async function extractContractTerms(s: Services, organizationId: string, 
 
 /** A member's corrections: each given term replaces the stored one (confirmed unless said otherwise); null clears it. */
 export async function correctContractTerms(
+  s: Services,
   contract: ContractDoc,
   changes: Partial<Record<KeyTermName, Partial<KeyTerm> | null>>,
 ): Promise<TermsView> {
@@ -242,7 +246,7 @@ export async function correctContractTerms(
   // A key a member has set or cleared is no longer unread.
   const unread = ((stored?.unread_keys ?? []) as KeyTermName[]).filter((k) => changes[k] === undefined);
   const reasons = (stored?.null_reasons as NullReasons | undefined) ?? {};
-  return termsView(contract.id, await save(contract.organization_id, contract, terms, { unread_keys: unread, reasons }));
+  return termsView(contract.id, await save(s, contract.organization_id, contract, terms, { unread_keys: unread, reasons }));
 }
 
 export async function contractTerms(contract: ContractDoc): Promise<TermsView> {

@@ -19,6 +19,7 @@ import { emitContractEvent } from './contract-events';
 import { refuseChangeWhileSigning } from '../signatures/pending-signature';
 import { supersedeApprovalsOfOtherFacts } from '../approvals/supersede-approvals';
 import { authorOf, recordContractVersion } from './contract-versions';
+import { makeContractsSearchable, makeSearchable } from '../search/reflect-contracts';
 
 const date = z.iso.date('must be a date YYYY-MM-DD').transform((d) => new Date(`${d}T00:00:00Z`));
 
@@ -73,7 +74,7 @@ async function checkVendor(p: Principal, vendorId: string | null | undefined) {
   if (!(await Vendor.exists(inOrg(p.organizationId, vendorId)!))) throw badRequest('vendor_id: no such vendor');
 }
 
-export async function createContract(p: Principal, body: z.infer<typeof createContractBody>): Promise<ContractDoc> {
+export async function createContract(s: Services, p: Principal, body: z.infer<typeof createContractBody>): Promise<ContractDoc> {
   checkDates(body);
   await checkVendor(p, body.vendor_id);
   await checkDocument(p, body.document_id);
@@ -84,7 +85,8 @@ export async function createContract(p: Principal, body: z.infer<typeof createCo
     created_by: new Types.ObjectId(p.userId),
   });
   await recordContractVersion(contract, authorOf(p));
-  await emitContractEvent(p, 'contract.created', contract, `Contract "${contract.title}" created`);
+  const event = await emitContractEvent(p, 'contract.created', contract, `Contract "${contract.title}" created`);
+  await makeSearchable(s, event);
   return contract;
 }
 
@@ -93,6 +95,7 @@ export async function createContract(p: Principal, body: z.infer<typeof createCo
  * A change of the text of record makes a new version (a restore always does).
  */
 export async function updateContract(
+  s: Services,
   p: Principal,
   contract: ContractDoc,
   { version_note, ...body }: z.infer<typeof updateContractBody>,
@@ -112,7 +115,10 @@ export async function updateContract(
     await recordContractVersion(contract, authorOf(p), { note: version_note, restoredFrom });
   if (changed.some((f) => FACTS.includes(f))) await supersedeApprovalsOfOtherFacts(contract);
   if (changed.length)
-    await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" updated`, { changed_fields: changed });
+    await makeSearchable(
+      s,
+      await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" updated`, { changed_fields: changed }),
+    );
   return contract;
 }
 
@@ -121,4 +127,5 @@ export async function deleteContract(s: Services, p: Principal, contract: Contra
   // finishes the deletion from the event (contract-deletion.ts); never the reverse.
   await emitContractEvent(p, 'contract.deleted', contract, `Contract "${contract.title}" deleted`);
   await closeContract(s, { organizationId: p.organizationId, contractId: contract.id, by: p.name });
+  await makeContractsSearchable(s, p.organizationId, [contract.id]);
 }

@@ -14,6 +14,7 @@ import { mailSignatureCompleted } from '../mail/signatures';
 import { changeWithAudit } from './change-with-audit';
 import { issueCertificate } from './signature-evidence';
 import { getSigningKey } from './signing-key';
+import { makeContractsSearchable, makeSearchable } from '../search/reflect-contracts';
 
 export async function completeSignatureRequest(s: Services, signatureId: string): Promise<void> {
   const key = await getSigningKey(s);
@@ -45,10 +46,10 @@ export async function completeSignatureRequest(s: Services, signatureId: string)
   const contractFilter = { _id: sig.contract_id, organization_id: sig.organization_id };
   await Contract.updateOne(contractFilter, { $set: { signed_at: signedAt } });
   const activated = await Contract.updateOne({ ...contractFilter, status: 'draft' }, { $set: { status: 'active' } });
-  if (activated.modifiedCount !== 1) return;
-  const contract = await Contract.findOne(contractFilter).lean();
-  if (!contract) return;
-  await recordEvent({
+  const contract = activated.modifiedCount === 1 ? await Contract.findOne(contractFilter).lean() : null;
+  // Searchable as signed (no signature pending, its signing time, active) once this ends: through its event, or itself.
+  if (!contract) return makeContractsSearchable(s, String(sig.organization_id), [String(sig.contract_id)]);
+  const event = await recordEvent({
     organizationId: String(sig.organization_id),
     type: 'contract.updated',
     data: {
@@ -64,4 +65,5 @@ export async function completeSignatureRequest(s: Services, signatureId: string)
     resource: { type: 'contract', id: String(contract._id) },
     summary: `Contract "${contract.title}" is active: every signer has signed`,
   });
+  await makeSearchable(s, event);
 }

@@ -12,6 +12,8 @@ import { Contract } from '../../models/contract';
 import { VENDOR_STATUSES, Vendor, type VendorDoc } from '../../models/vendor';
 import { emitVendorEvent } from './vendor-events';
 import { supersedeApprovalsOfVendor } from '../approvals/supersede-approvals';
+import type { Services } from '../../platform/engines';
+import { makeContractsSearchable } from '../search/reflect-contracts';
 
 const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullable();
 
@@ -55,8 +57,15 @@ export async function updateVendor(vendor: VendorDoc, body: z.infer<typeof updat
   return vendor;
 }
 
-export async function deleteVendor(p: Principal, vendor: VendorDoc): Promise<void> {
+export async function deleteVendor(s: Services, p: Principal, vendor: VendorDoc): Promise<void> {
   await vendor.deleteOne();
-  // Contracts outlive their vendor; the dangling link is cleared.
-  await Contract.updateMany({ ...orgFilter(p.organizationId), vendor_id: vendor._id }, { $set: { vendor_id: null } });
+  // Contracts outlive their vendor; the dangling link is cleared, in their search documents too.
+  const linked = { ...orgFilter(p.organizationId), vendor_id: vendor._id };
+  const contracts = await Contract.find(linked, { _id: 1 }).lean();
+  await Contract.updateMany(linked, { $set: { vendor_id: null } });
+  await makeContractsSearchable(
+    s,
+    p.organizationId,
+    contracts.map((c) => c._id.toHexString()),
+  );
 }

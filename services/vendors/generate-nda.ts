@@ -9,6 +9,7 @@ import type { VendorDoc } from '../../models/vendor';
 import { emitContractEvent } from '../contracts/contract-events';
 import { draftText } from '../contracts/contract-ai';
 import { authorOf, recordContractVersion } from '../contracts/contract-versions';
+import { makeSearchable } from '../search/reflect-contracts';
 
 export const ndaBody = z.object({
   party_name: requiredText(300),
@@ -36,8 +37,9 @@ export async function generateNda(s: Services, p: Principal, vendor: VendorDoc, 
     created_by: new Types.ObjectId(p.userId),
   });
   await recordContractVersion(contract, authorOf(p));
-  await emitContractEvent(p, 'contract.created', contract, `NDA "${title}" generated for vendor "${vendor.name}"`, {
+  const event = await emitContractEvent(p, 'contract.created', contract, `NDA "${title}" generated for vendor "${vendor.name}"`, {
     vendor_id: vendor.id,
   });
+  await makeSearchable(s, event);
   return contract;
 }
