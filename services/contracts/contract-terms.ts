@@ -139,30 +139,31 @@ function merge(stored: Partial<KeyTerms> | undefined, fresh: KeyTerms, unread: r
   return out;
 }
 
+interface SaveExtra {
+  extracted_at?: Date;
+  source?: string;
+  unread_keys?: KeyTermName[];
+  text_truncated?: boolean;
+  extracted_terms?: KeyTerms;
+  version_sha256?: string | null;
+  reasons?: NullReasons;
+}
+
+/** The fields a terms record is set to: the terms, the deadline they give, and the reasons that still hold. */
+function fieldsOf(contract: ContractDoc, terms: KeyTerms, { reasons, ...fields }: SaveExtra) {
+  // A member's correction keeps the reasons of the last extraction that still hold.
+  return { terms, opt_out_deadline: optOutDeadline(terms, contract), ...fields, null_reasons: reasonsFor(terms, reasons ?? {}, contract) };
+}
+
 /** Writes terms and the deadline they give, searchable before it returns; returns the record. */
 async function save(
   s: Services,
   organizationId: Types.ObjectId,
   contract: ContractDoc,
   terms: KeyTerms,
-  extra: {
-    extracted_at?: Date;
-    source?: string;
-    unread_keys?: KeyTermName[];
-    text_truncated?: boolean;
-    extracted_terms?: KeyTerms;
-    version_sha256?: string | null;
-    reasons?: NullReasons;
-  },
+  extra: SaveExtra,
 ): Promise<ContractTermsDoc> {
-  const { reasons, ...fields } = extra;
-  // A member's correction keeps the reasons of the last extraction that still hold.
-  const set = {
-    terms,
-    opt_out_deadline: optOutDeadline(terms, contract),
-    ...fields,
-    null_reasons: reasonsFor(terms, reasons ?? {}, contract),
-  };
+  const set = fieldsOf(contract, terms, extra);
   const write = () =>
     ContractTerms.findOneAndUpdate(
       { organization_id: organizationId, contract_id: contract._id },
@@ -185,10 +186,8 @@ async function save(
   return doc;
 }
 
-/** Extracts the contract's key terms again (the provider's way) and stores them, keeping confirmed ones. */
-export async function extractContractTerms(s: Services, organizationId: string, contractId: string): Promise<TermsView | null> {
-  const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
-  if (!contract) return null;
+/** What an extraction found for a contract, merged with its stored terms, before it is written. */
+async function extractTerms(s: Services, contract: ContractDoc): Promise<{ terms: KeyTerms; extra: SaveExtra }> {
   // The version is read before its text: an edit meanwhile leaves the terms marked as of the older one.
   const version = await currentVersion(contract);
   const { pages, source } = await textOfRecord(s, contract);
@@ -198,16 +197,87 @@ export async function extractContractTerms(s: Services, organizationId: string, 
   const terms = merge(stored?.terms as Partial<KeyTerms> | undefined, signed.terms, fresh.unread);
   const read = { ...signed.terms };
   for (const k of fresh.unread) read[k] = (stored?.extracted_terms as Partial<KeyTerms> | null | undefined)?.[k] ?? null;
-  const doc = await save(s, contract.organization_id, contract, terms, {
-    extracted_at: new Date(),
-    source,
-    unread_keys: fresh.unread,
-    text_truncated: fresh.truncated,
-    extracted_terms: read,
-    version_sha256: version?.sha256 ?? null,
-    reasons: signed.reasons,
+  return {
+    terms,
+    extra: {
+      extracted_at: new Date(),
+      source,
+      unread_keys: fresh.unread,
+      text_truncated: fresh.truncated,
+      extracted_terms: read,
+      version_sha256: version?.sha256 ?? null,
+      reasons: signed.reasons,
+    },
+  };
+}
+
+/** Extracts the contract's key terms again (the provider's way) and stores them, keeping confirmed ones. */
+export async function extractContractTerms(s: Services, organizationId: string, contractId: string): Promise<TermsView | null> {
+  const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
+  if (!contract) return null;
+  const { terms, extra } = await extractTerms(s, contract);
+  return termsView(contract.id, await save(s, contract.organization_id, contract, terms, extra));
+}
+
+/** Contracts whose terms are read at once (the rules run on the offload threads). */
+const EXTRACTING = 8;
+
+/** Runs `work` on each item, EXTRACTING at a time. */
+async function eachAtOnce<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  await Promise.all(
+    Array.from({ length: Math.min(EXTRACTING, queue.length) }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+    }),
+  );
+}
+
+/**
+ * The same for many contracts of one organization (an import's batch): each read and its terms
+ * found, EXTRACTING at a time, then written together: the terms in one bulk write, their
+ * search documents in one, and one shared refresh. Returns the terms of the contracts found.
+ */
+export async function extractTermsOfContracts(
+  s: Services,
+  organizationId: string,
+  contractIds: readonly string[],
+  onContract: () => void = () => undefined,
+): Promise<Array<{ contract: ContractDoc; terms: KeyTerms }>> {
+  const found: Array<{ contract: ContractDoc; terms: KeyTerms; extra: SaveExtra }> = [];
+  await eachAtOnce(contractIds, async (id) => {
+    const contract = await Contract.findOne({ _id: id, organization_id: organizationId });
+    if (contract) found.push({ contract, ...(await extractTerms(s, contract)) });
+    onContract();
   });
-  return termsView(contract.id, doc);
+  if (!found.length) return [];
+  const write = () =>
+    ContractTerms.bulkWrite(
+      found.map(({ contract, terms, extra }) => ({
+        updateOne: {
+          filter: { organization_id: contract.organization_id, contract_id: contract._id },
+          update: { $set: fieldsOf(contract, terms, extra) },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
+    );
+  try {
+    await write();
+  } catch (err) {
+    // A concurrent first extraction inserted one of them: the retry updates its record.
+    if (!isDuplicateKey(err)) throw err;
+    await write();
+  }
+  await eachAtOnce(found, async (f) => {
+    await recordVersionTerms(f.contract, f.terms);
+    await supersedeApprovalsOfOtherFacts(f.contract);
+  });
+  await makeContractsSearchable(
+    s,
+    organizationId,
+    found.map((f) => f.contract.id),
+  );
+  return found.map(({ contract, terms }) => ({ contract, terms }));
 }
 
 /** A member's corrections: each given term replaces the stored one (confirmed unless said otherwise); null clears it. */
