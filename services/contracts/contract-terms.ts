@@ -219,14 +219,11 @@ export async function extractContractTerms(s: Services, organizationId: string, 
   return termsView(contract.id, await save(s, contract.organization_id, contract, terms, extra));
 }
 
-/** Contracts whose terms are read at once (the rules run on the offload threads). */
-const EXTRACTING = 8;
-
-/** Runs `work` on each item, EXTRACTING at a time. */
-async function eachAtOnce<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+/** Runs `work` on each item, `atOnce` at a time. */
+async function eachAtOnce<T>(items: readonly T[], atOnce: number, work: (item: T) => Promise<void>): Promise<void> {
   const queue = [...items];
   await Promise.all(
-    Array.from({ length: Math.min(EXTRACTING, queue.length) }, async () => {
+    Array.from({ length: Math.min(atOnce, queue.length) }, async () => {
       for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
     }),
   );
@@ -234,7 +231,8 @@ async function eachAtOnce<T>(items: readonly T[], work: (item: T) => Promise<voi
 
 /**
  * The same for many contracts of one organization (an import's batch): each read and its terms
- * found, EXTRACTING at a time, then written together: the terms in one bulk write, their
+ * found, as many at a time as there are offload threads (the rules run there, each within its
+ * time budget), then written together: the terms in one bulk write, their
  * search documents in one, and one shared refresh. Returns the terms of the contracts found.
  */
 export async function extractTermsOfContracts(
@@ -244,7 +242,8 @@ export async function extractTermsOfContracts(
   onContract: () => void = () => undefined,
 ): Promise<Array<{ contract: ContractDoc; terms: KeyTerms }>> {
   const found: Array<{ contract: ContractDoc; terms: KeyTerms; extra: SaveExtra }> = [];
-  await eachAtOnce(contractIds, async (id) => {
+  const extracting = s.config.OFFLOAD_THREADS;
+  await eachAtOnce(contractIds, extracting, async (id) => {
     const contract = await Contract.findOne({ _id: id, organization_id: organizationId });
     if (contract) found.push({ contract, ...(await extractTerms(s, contract)) });
     onContract();
@@ -268,7 +267,7 @@ export async function extractTermsOfContracts(
     if (!isDuplicateKey(err)) throw err;
     await write();
   }
-  await eachAtOnce(found, async (f) => {
+  await eachAtOnce(found, extracting, async (f) => {
     await recordVersionTerms(f.contract, f.terms);
     await supersedeApprovalsOfOtherFacts(f.contract);
   });
