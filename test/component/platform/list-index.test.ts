@@ -152,7 +152,7 @@ describe('list index', function () {
         created_at: at,
       })),
     );
-    await makeNewContractsSearchable(testEnv().services, tied as unknown as ContractDoc[]);
+    await makeNewContractsSearchable(testEnv().services, tied);
     const { body } = await list('?page_size=6');
     expect(body.contracts.map((c) => c.title).every((t) => t.startsWith('Same instant'))).to.equal(true);
     await expectSameAsStore(contractList, owner.organizationId, CONTRACT_FILTERS);
