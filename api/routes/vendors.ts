@@ -29,7 +29,7 @@ export function vendorsRouter(s: Services): Router {
   });
 
   router.post('/', authorize('vendors:write'), once, async (req, res) => {
-    res.status(201).json((await createVendor(principalOf(req), createVendorBody.parse(req.body))).toJSON());
+    res.status(201).json((await createVendor(s, principalOf(req), createVendorBody.parse(req.body))).toJSON());
   });
 
   router.get('/:id', authorize('vendors:read'), async (req, res) => {

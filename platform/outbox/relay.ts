@@ -15,7 +15,6 @@
  */
 import { trusted, type HydratedDocument } from 'mongoose';
 import type { Services } from '../engines';
-import type { RecordedEvents } from './record-event';
 import { TEMPORAL_DEADLINE_MS } from '../temporal/client';
 import { Event, type EventDoc } from '../../models/event';
 
@@ -60,11 +59,11 @@ export type CatchUpPass = (s: Services, opts: { olderThanMs: number }) => Promis
 const RELAY_CONCURRENCY = 16;
 
 /**
- * The relay over the given consumers. The relay knows no feature: the worker and app wiring
- * (services/wiring.ts) hand it every consumer and catch-up pass, and the notifier of the
- * events this process records (`recordedEvents`), which its immediate path listens to.
+ * The relay over the given consumers. The relay knows no feature: the process wiring
+ * (services/wiring.ts) hands it every consumer and catch-up pass; its immediate path listens
+ * to the notifier of the events a process records (`s.events`).
  */
-export function createRelay(recorded: RecordedEvents, consumers: readonly EventConsumer[], catchUp: readonly CatchUpPass[] = []) {
+export function createRelay(consumers: readonly EventConsumer[], catchUp: readonly CatchUpPass[] = []) {
   /**
    * Hands one event (read by its id, or as just recorded) to every consumer, then marks it
    * relayed. Consumers are independent, so they run side by side: an event waits for the
@@ -109,9 +108,9 @@ export function createRelay(recorded: RecordedEvents, consumers: readonly EventC
     return relayed;
   }
 
-  /** Makes this process relay every event it records at once, in the background. */
+  /** Makes these services relay every event recorded through them at once, in the background. */
   function relayOnRecord(s: Services): void {
-    recorded.listen((event) => {
+    s.events.listen((event) => {
       relayEvent(s, event).catch((err: unknown) =>
         s.logger.warn({ err: (err as Error).message, eventId: event.id }, 'immediate relay failed; the relay loop will retry'),
       );

@@ -64,6 +64,7 @@ export async function overrideApproval(s: Services, p: Principal, contract: Cont
     return { written, open, version };
   });
   await emitApprovalEvent(
+    s,
     written,
     'approval.completed',
     actorOf(p),

@@ -69,6 +69,7 @@ export async function startApproval(s: Services, p: Principal, contract: Contrac
     { discard: () => Approval.deleteOne({ _id: approval._id }), notKept: 'no approval was requested' },
   );
   await emitApprovalEvent(
+    s,
     approval,
     'approval.requested',
     actorOf(p),

@@ -47,7 +47,7 @@ export async function draftContractText(
   contract.party_name = partyName;
   await contract.save();
   await recordContractVersion(contract, authorOf(p), { note: 'Drafted with AI' });
-  const event = await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" drafted with AI`, {
+  const event = await emitContractEvent(s, p, 'contract.updated', contract, `Contract "${contract.title}" drafted with AI`, {
     changed_fields: ['content', 'party_name'],
   });
   await makeSearchable(s, event);
@@ -60,6 +60,7 @@ export async function analyzeContract(s: Services, p: Principal, contract: Contr
   contract.set({ risk_score: result.risk_score, analysis: result.analysis, analyzed_at: new Date() });
   await contract.save();
   const event = await emitContractEvent(
+    s,
     p,
     'contract.analyzed',
     contract,

@@ -84,8 +84,8 @@ export async function createContract(s: Services, p: Principal, body: z.infer<ty
     status: 'draft',
     created_by: new Types.ObjectId(p.userId),
   });
-  await recordContractVersion(contract, authorOf(p));
-  const event = await emitContractEvent(p, 'contract.created', contract, `Contract "${contract.title}" created`);
+  await recordContractVersion(contract, authorOf(p), { first: true });
+  const event = await emitContractEvent(s, p, 'contract.created', contract, `Contract "${contract.title}" created`);
   await makeSearchable(s, event);
   return contract;
 }
@@ -117,7 +117,7 @@ export async function updateContract(
   if (changed.length)
     await makeSearchable(
       s,
-      await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" updated`, { changed_fields: changed }),
+      await emitContractEvent(s, p, 'contract.updated', contract, `Contract "${contract.title}" updated`, { changed_fields: changed }),
     );
   return contract;
 }
@@ -125,7 +125,7 @@ export async function updateContract(
 export async function deleteContract(s: Services, p: Principal, contract: ContractDoc): Promise<void> {
   // The event first: should this process stop before the records are closed, the relay
   // finishes the deletion from the event (contract-deletion.ts); never the reverse.
-  await emitContractEvent(p, 'contract.deleted', contract, `Contract "${contract.title}" deleted`);
+  await emitContractEvent(s, p, 'contract.deleted', contract, `Contract "${contract.title}" deleted`);
   await closeContract(s, { organizationId: p.organizationId, contractId: contract.id, by: p.name });
   await makeContractsSearchable(s, p.organizationId, [contract.id]);
 }

@@ -23,7 +23,7 @@ export async function changeMemberRole(s: Services, p: Principal, id: unknown, b
     member.role = body.role;
     await member.save();
     await forgetUsers(s, [member._id]);
-    await recordEvent({
+    await recordEvent(s, {
       organizationId: p.organizationId,
       type: 'team.role_changed',
       data: { id: member.id, email: member.email, full_name: member.full_name, role: body.role, previous_role: previous },

@@ -26,5 +26,5 @@ export async function resetMemberMfa(s: Services, p: Principal, id: unknown): Pr
     },
   );
   await Promise.all([forgetUsers(s, [target._id]), dropRecoveryCodes(target._id), revokeRefreshTokens({ user_id: target._id })]);
-  await recordMfaEvent(target, 'team.mfa_reset', `${p.name} reset the MFA of ${target.full_name}`, actorOf(p));
+  await recordMfaEvent(s, target, 'team.mfa_reset', `${p.name} reset the MFA of ${target.full_name}`, actorOf(p));
 }

@@ -86,7 +86,12 @@ export async function releaseImport(importId: string): Promise<void> {
  * of a cancel, many cancels and the workflow's own end landing together, exactly one ends it,
  * which a conditional write alone does not ensure on FerretDB 1.24.
  */
-export async function finishImport(importId: string, status: 'completed' | 'failed' | 'cancelled', error?: string): Promise<boolean> {
+export async function finishImport(
+  s: Services,
+  importId: string,
+  status: 'completed' | 'failed' | 'cancelled',
+  error?: string,
+): Promise<boolean> {
   const ended = await exclusively('import-end', importId, async () => {
     if ((await loadImport(importId)).status !== 'running') return null;
     return Import.findOneAndUpdate(
@@ -98,7 +103,7 @@ export async function finishImport(importId: string, status: 'completed' | 'fail
   const imported = ended ?? (await loadImport(importId));
   if (ended && status !== 'cancelled') {
     const { rows } = ended;
-    await recordEvent({
+    await recordEvent(s, {
       organizationId: ended.organization_id.toHexString(),
       type: status === 'completed' ? 'import.completed' : 'import.failed',
       data: importEventData(ended),

@@ -49,7 +49,7 @@ export async function completeSignatureRequest(s: Services, signatureId: string)
   const contract = activated.modifiedCount === 1 ? await Contract.findOne(contractFilter).lean() : null;
   // Searchable as signed (no signature pending, its signing time, active) once this ends: through its event, or itself.
   if (!contract) return makeContractsSearchable(s, String(sig.organization_id), [String(sig.contract_id)]);
-  const event = await recordEvent({
+  const event = await recordEvent(s, {
     organizationId: String(sig.organization_id),
     type: 'contract.updated',
     data: {

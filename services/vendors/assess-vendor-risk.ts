@@ -28,6 +28,7 @@ export async function assessVendorRisk(s: Services, p: Principal, vendor: Vendor
   // The risk is a fact approval policies read: requests that covered the old one stop counting.
   await supersedeApprovalsOfVendor(vendor);
   await emitVendorEvent(
+    s,
     p,
     'vendor.risk_assessed',
     vendor,

@@ -13,6 +13,7 @@ import { VENDOR_STATUSES, Vendor, type VendorDoc } from '../../models/vendor';
 import { emitVendorEvent } from './vendor-events';
 import { supersedeApprovalsOfVendor } from '../approvals/supersede-approvals';
 import type { Services } from '../../platform/engines';
+import type { EventRecorder } from '../../platform/outbox/record-event';
 import { makeContractsSearchable } from '../search/reflect-contracts';
 
 const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullable();
@@ -39,13 +40,13 @@ const editable = {
 export const createVendorBody = z.object(editable).partial().required({ name: true });
 export const updateVendorBody = z.object(editable).partial();
 
-export async function createVendor(p: Principal, body: z.infer<typeof createVendorBody>): Promise<VendorDoc> {
+export async function createVendor(s: EventRecorder, p: Principal, body: z.infer<typeof createVendorBody>): Promise<VendorDoc> {
   const vendor = await Vendor.create({
     ...body,
     organization_id: new Types.ObjectId(p.organizationId),
     created_by: new Types.ObjectId(p.userId),
   });
-  await emitVendorEvent(p, 'vendor.created', vendor, `Vendor "${vendor.name}" added`);
+  await emitVendorEvent(s, p, 'vendor.created', vendor, `Vendor "${vendor.name}" added`);
   return vendor;
 }
 

@@ -36,8 +36,8 @@ export async function generateNda(s: Services, p: Principal, vendor: VendorDoc, 
     vendor_id: vendor._id,
     created_by: new Types.ObjectId(p.userId),
   });
-  await recordContractVersion(contract, authorOf(p));
-  const event = await emitContractEvent(p, 'contract.created', contract, `NDA "${title}" generated for vendor "${vendor.name}"`, {
+  await recordContractVersion(contract, authorOf(p), { first: true });
+  const event = await emitContractEvent(s, p, 'contract.created', contract, `NDA "${title}" generated for vendor "${vendor.name}"`, {
     vendor_id: vendor.id,
   });
   await makeSearchable(s, event);

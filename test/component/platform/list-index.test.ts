@@ -345,7 +345,7 @@ describe('list index: when it runs, where it lives, how long a list it keeps', f
     '/analytics/activity?page=2&page_size=3',
   ];
   let run = 0;
-  /** A second API on the run's engines, as a second process would start: its own key prefix, its list index started by startEngines' follower. */
+  /** A second API on the run's engines, as a second process would start: its own key prefix, its list index started by wireProcess' follower. */
   const withIndexApi = (overrides: Partial<Config>, fn: (base: string, prefix: string) => Promise<void>) => {
     const prefix = `${testEnv().config.REDIS_KEY_PREFIX}-second-${++run}`;
     return withSecondApi({ REDIS_KEY_PREFIX: prefix, ...overrides }, (base) => fn(base, prefix), {}, [followIndexedLists]);
