@@ -17,7 +17,7 @@ export function createContractActivities(s: Engines) {
     },
 
     async expireEndedContracts(page: SweepPage): Promise<SweepResult> {
-      return expireEndedContracts(page);
+      return expireEndedContracts(s, page);
     },
 
     async remindRenewals(page: SweepPage): Promise<SweepResult> {

@@ -29,7 +29,7 @@ export function createImportActivities(s: Engines) {
       );
     },
     finishImport: ({ importId, status, error }: { importId: string; status: 'completed' | 'failed' | 'cancelled'; error?: string }) =>
-      finishImport(importId, status, error).then(() => undefined),
+      finishImport(s, importId, status, error).then(() => undefined),
   };
 }
 

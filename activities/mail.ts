@@ -18,7 +18,7 @@ export function createMailActivities(s: Engines) {
           : ApplicationFailure.retryable(err.reason, 'SmtpTransient');
       }
     },
-    failMail,
+    failMail: (input: Parameters<typeof failMail>[1]) => failMail(s, input),
   };
 }
 

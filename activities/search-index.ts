@@ -1,4 +1,4 @@
-/** Activities of the repository search index: the reindex's parts, and the event workflow's reflections. */
+/** Activities of the repository search index: the reindex's parts. */
 import { Context } from '@temporalio/activity';
 import type { Engines } from '../platform/engines';
 import {
@@ -8,7 +8,6 @@ import {
   type RebuildPart,
   type RebuildProgress,
 } from '../services/search/rebuild-search-index';
-import { reflectContracts } from '../services/search/reflect-contracts';
 import { endOrganizationReindex, holdOrganizationReindex } from '../services/search/start-search-reindex';
 
 /** The running workflow's id: an organization's reindex holds its claim under it. */
@@ -32,9 +31,6 @@ export function createSearchIndexActivities(s: Engines) {
       );
       return { ...progress, indexed: progress.indexed + before };
     },
-
-    reflectContracts: ({ organizationId, contractIds }: { organizationId: string; contractIds: string[] }) =>
-      reflectContracts(s, organizationId, contractIds, false),
   };
 }
 

@@ -27,7 +27,7 @@ export function createSignatureActivities(s: Engines) {
     },
 
     async expireSignatureRequest({ signatureId }: { signatureId: string }): Promise<void> {
-      await expireSignatureRequest(signatureId);
+      await expireSignatureRequest(s, signatureId);
     },
 
     /** Closes the request with its certificate once everyone has signed (services/signatures/complete-signature-request.ts). */

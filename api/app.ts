@@ -15,18 +15,12 @@ import { healthRouter } from './routes/health';
 import { apiRouter } from './routes';
 import { signingPageRouter } from './routes/signing-page';
 import { approvalPageRouter } from './routes/approval-page';
-import { relayOnRecord } from '../services/wiring';
-import { followSearchWrites } from '../services/search/reflect-contracts';
 import { checkQuery } from './http/middleware/input';
 import { allowedMethods } from './http/middleware/methods';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function createApp(s: Engines): express.Express {
-  // Events recorded by this process are relayed to their consumers at once.
-  relayOnRecord(s);
-  // Writes this process makes are searchable before it answers (services/search/reflect-contracts.ts).
-  followSearchWrites(s);
   const app = express();
   app.disable('x-powered-by');
   // Which peers' X-Forwarded-For sets req.ip (rate-limit buckets, signers' audit entries).

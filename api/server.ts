@@ -4,14 +4,13 @@
 import { createApp } from './app';
 import { getConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { closeEngines } from '../platform/engines';
-import { startEngines } from '../services/wiring';
+import { wireProcess } from '../services/wiring';
 
 async function main() {
   const config = getConfig();
   const logger = createLogger(config, 'api');
-  const services = await startEngines(config, logger);
-  const server = createApp(services).listen(config.PORT, config.HOST, () => {
+  const wired = await wireProcess(config, logger);
+  const server = createApp(wired.services).listen(config.PORT, config.HOST, () => {
     logger.info({ url: `http://localhost:${config.PORT}`, temporalUi: config.TEMPORAL_UI_URL }, 'API listening');
   });
 
@@ -21,7 +20,7 @@ async function main() {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     server.close(() => {
-      void closeEngines(services).then(() => process.exit(0));
+      void wired.close().then(() => process.exit(0));
     });
     server.closeIdleConnections();
     setTimeout(() => process.exit(1), 15000).unref();

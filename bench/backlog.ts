@@ -15,6 +15,7 @@
 import { Types } from 'mongoose';
 import { startWorkerProcess } from '../test/support/processes';
 import { createApp } from '../api/app';
+import { relayOnRecord } from '../services/wiring';
 import { startReceiver } from '../test/support/receiver';
 import { Contract } from '../models/contract';
 import { startWorkflow } from '../platform/temporal/client';
@@ -201,6 +202,8 @@ async function runMode(mode: 'split' | 'merged'): Promise<BenchRow[]> {
   const env = mode === 'merged' ? { ...b.env, TEMPORAL_BULK_TASK_QUEUE: b.config.TEMPORAL_TASK_QUEUE } : b.env;
   const bench = mode === 'merged' ? { ...b, config: { ...b.config, TEMPORAL_BULK_TASK_QUEUE: b.config.TEMPORAL_TASK_QUEUE } } : b;
   const services = { ...b.services, config: bench.config };
+  // Events this process records start their workflows on the queues of this mode's configuration.
+  relayOnRecord(services);
   const worker = startWorkerProcess(env);
   // In this process: on a machine at load 30 an API process of its own may take over the 30 s
   // its start is given to compile and listen.

@@ -16,6 +16,7 @@ import { Types } from 'mongoose';
 import autocannon from 'autocannon';
 import { containsText } from '../platform/text-search';
 import { emitContractEvent } from '../services/contracts/contract-events';
+import type { EventRecorder } from '../platform/outbox/record-event';
 import type { Principal } from '../platform/security/principal';
 import { startRelayLoop } from '../services/wiring';
 import { CONTRACT_STATUSES, Contract, contractListItem, contractView } from '../models/contract';
@@ -27,7 +28,7 @@ const SECONDS = Number(process.argv[2] ?? 10);
 const CONNECTIONS = [10, 50, 200];
 
 /** The same queries as api/routes/contracts.ts, without any middleware. */
-function bareApp(principal: Principal): express.Express {
+function bareApp(services: EventRecorder, principal: Principal): express.Express {
   const organizationId = new Types.ObjectId(principal.organizationId);
   const userId = new Types.ObjectId(principal.userId);
   const app = express();
@@ -49,7 +50,7 @@ function bareApp(principal: Principal): express.Express {
   const create = (withEvent: boolean) => async (req: express.Request, res: express.Response) => {
     const body = req.body as { title: string; type: string; counterparty: string };
     const contract = await Contract.create({ ...body, organization_id: organizationId, status: 'draft', created_by: userId });
-    if (withEvent) await emitContractEvent(principal, 'contract.created', contract, `Contract "${contract.title}" created`);
+    if (withEvent) await emitContractEvent(services, principal, 'contract.created', contract, `Contract "${contract.title}" created`);
     res.status(201).json(contractView(contract));
   };
   app.post('/contracts', create(true));
@@ -112,7 +113,7 @@ async function main() {
         })),
       );
     }
-    const bare = await listen(bareApp(principal));
+    const bare = await listen(bareApp(b.services, principal));
     const createBody = JSON.stringify({ title: 'Bench contract', type: 'nda', counterparty: 'Bench Ltd' });
     const scenarios = [
       { name: 'list page of 20', path: '/contracts' },

@@ -22,7 +22,6 @@ import { Signature } from '../models/signature';
 import { Vendor } from '../models/vendor';
 import { WebhookDelivery } from '../models/webhook-delivery';
 import { PendingListWrite } from '../models/pending-list-write';
-import { pauseSearchWrites } from '../services/search/reflect-contracts';
 import { rebuildSearchPart } from '../services/search/rebuild-search-index';
 import { ensureSearchIndex, searchAlias } from '../services/search/contract-search-index';
 import { writeResult, type BenchRow } from './report';
@@ -108,7 +107,6 @@ async function main() {
     const userId = new Types.ObjectId(user.userId);
     const statuses = ['draft', 'active', 'completed', 'expired'];
     // Contracts are listed by the search index: reflected once, after the load, as a rebuild does.
-    pauseSearchWrites();
     const day = 86_400_000;
     for (const [org, count] of [
       [orgId, RECORDS],

@@ -8,7 +8,7 @@
  *   without Temporal) under 5 minutes at 100,000;
  * - Elasticsearch's heap and disk per 10,000 contracts.
  * Baseline: Elasticsearch's own query time (`took`) of the same query, in the same run.
- * The store is bulk-loaded directly (the write reflection paused) for setup speed.
+ * The store is bulk-loaded directly (no event, so nothing reflects it) for setup speed.
  *   source .stack/stack.env && node --import tsx bench/search.ts [sizes...]
  *
  * `substrings [total]` (issue 38): the contract list's substring search (`GET /contracts?search=`)
@@ -22,7 +22,6 @@ import { Types } from 'mongoose';
 import autocannon from 'autocannon';
 import { Contract } from '../models/contract';
 import { ContractTerms } from '../models/contract-terms';
-import { followSearchWrites, pauseSearchWrites } from '../services/search/reflect-contracts';
 import { rebuildSearchPart } from '../services/search/rebuild-search-index';
 import type { estypes } from '@elastic/elasticsearch';
 import { ensureSearchIndex, generationIndex, searchAlias, writeSearchDocs } from '../services/search/contract-search-index';
@@ -31,9 +30,8 @@ import { facetAggs, scopedQuery, sortOf } from '../services/search/contract-sear
 import { writeResult, type BenchRow } from './report';
 import { closeBench, listenApi, loadNow, ms, openBench, percentile, registerUser, runBench } from './support';
 
-const WRITES_ONLY = process.argv[2] === 'writes';
 const SUBSTRINGS = process.argv[2] === 'substrings';
-const SIZES = process.argv.slice(2).length && !WRITES_ONLY && !SUBSTRINGS ? process.argv.slice(2).map(Number) : [1_000, 100_000];
+const SIZES = process.argv.slice(2).length && !SUBSTRINGS ? process.argv.slice(2).map(Number) : [1_000, 100_000];
 const SECONDS = 5;
 const WARM_UP_SECONDS = 3;
 const LAWS = ['New York', 'Delaware', 'California', 'England and Wales', 'Texas'];
@@ -77,51 +75,6 @@ async function bulkLoad(org: Types.ObjectId, count: number, userId: Types.Object
       })),
       { lean: true },
     );
-  }
-}
-
-/**
- * What read-your-writes costs a write: `POST /contracts` one after another with the search
- * reflection (refresh=wait_for) and without it (paused), interleaved, in the same run.
- */
-async function writeCost(): Promise<BenchRow[]> {
-  const b = await openBench('search');
-  const api = await listenApi(b);
-  try {
-    const apiUrl = `${api.url}/api/v1`;
-    const user = await registerUser(apiUrl);
-    const post = async () => {
-      const t0 = performance.now();
-      const res = await fetch(`${apiUrl}/contracts`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ title: 'Write cost', type: 'nda', counterparty: 'Acme' }),
-      });
-      if (res.status !== 201) throw new Error(`POST /contracts: ${res.status}`);
-      return performance.now() - t0;
-    };
-    const on: number[] = [];
-    const off: number[] = [];
-    for (let i = 0; i < 20; i++) {
-      followSearchWrites(b.services);
-      on.push(await post());
-      pauseSearchWrites();
-      off.push(await post());
-    }
-    const [p50on, p50off] = [percentile(on, 50), percentile(off, 50)];
-    return [
-      {
-        name: 'POST /contracts with read-your-writes (refresh=true), 20 writes',
-        baseline: `without the reflection p50 ${p50off.toFixed(0)} ms`,
-        measured: `p50 ${p50on.toFixed(0)} ms, p95 ${percentile(on, 95).toFixed(0)} ms; load average ${loadNow()}`,
-        ratio: p50on / p50off,
-        target: 'reported',
-        met: null,
-      },
-    ];
-  } finally {
-    await api.close();
-    await closeBench(b);
   }
 }
 
@@ -229,14 +182,12 @@ async function substringCost(total: number): Promise<BenchRow[]> {
 }
 
 async function main() {
-  if (WRITES_ONLY) return writeResult('search-writes', await writeCost());
   if (SUBSTRINGS) return writeResult('search-substrings', await substringCost(Number(process.argv[3] ?? 100_000)));
   const rows: BenchRow[] = [];
   const pageCost: Record<string, number[]> = {};
   for (const size of SIZES) {
     const b = await openBench('search');
     const api = await listenApi(b);
-    pauseSearchWrites();
     const s = b.services;
     try {
       const apiUrl = `${api.url}/api/v1`;

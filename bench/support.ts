@@ -18,7 +18,7 @@ import { createLogger } from '../platform/logger';
 import { closeEngines, type Engines } from '../platform/engines';
 // After the app, as in api/server.ts: services' schemas must be made after zod is extended for OpenAPI.
 import { createApp } from '../api/app';
-import { startEngines } from '../services/wiring';
+import { wireProcess } from '../services/wiring';
 import { WORK_CLASSES, taskQueueOf } from '../platform/temporal/task-queues';
 import { repoRoot } from '../test/support/processes';
 import { User } from '../models/user';
@@ -55,7 +55,7 @@ export interface Bench {
 export async function openBench(name: string, overrides: Record<string, string> = {}): Promise<Bench> {
   const env = { ...benchEnvironment(name), ...overrides };
   const config = loadConfig(env);
-  return { config, env, services: await startEngines(config, createLogger(config, 'bench')) };
+  return { config, env, services: (await wireProcess(config, createLogger(config, 'bench'))).services };
 }
 
 /** Visibility's filter for the workflows of the run's task queues (interactive and bulk). */

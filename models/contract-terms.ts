@@ -1,6 +1,5 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { basePlugin, tenantFields } from './base';
-import { announceWrites } from './writes';
 
 /**
  * A contract's key terms (services/contracts/key-terms.shared.ts), one record per contract:
@@ -27,8 +26,6 @@ const schema = new Schema({
   opt_out_deadline: { type: String, default: null },
 });
 schema.plugin(basePlugin);
-// The search index (services/search/reflect-contracts.ts) follows every write.
-announceWrites(schema);
 schema.index({ organization_id: 1, opt_out_deadline: 1 });
 
 export type ContractTermsRecord = InferSchemaType<typeof schema>;

@@ -46,7 +46,7 @@ const schema = new Schema({
 schema.plugin(basePlugin, { hidden: ['storage_path'] });
 // The list index (platform/lists/list-index.ts) follows every write but progress updates
 // (one per indexed batch): GET /documents/:id reads the record itself.
-announceWrites(schema, { ignored: ['progress'], carried: ['contract_id'] });
+announceWrites(schema, { ignored: ['progress'] });
 // The list (documentList): newest first, optionally by category, status or contract.
 schema.index({ organization_id: 1, created_at: -1, _id: -1 });
 schema.index({ organization_id: 1, category: 1, created_at: -1, _id: -1 });

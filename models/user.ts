@@ -1,7 +1,6 @@
 import { Schema, model, type InferSchemaType, type HydratedDocument } from 'mongoose';
 import { ROLES } from '../platform/security/rbac';
 import { basePlugin, tenantFields } from './base';
-import { announceWrites } from './writes';
 
 /** A person who logs in; belongs to exactly one organization (emails are unique service-wide). */
 const schema = new Schema({
@@ -43,9 +42,6 @@ schema.plugin(basePlugin, {
   ],
 });
 schema.index({ organization_id: 1, role: 1 });
-
-// The auth cache (services/identity/auth-user.ts) drops the users a write touched.
-announceWrites(schema);
 
 export type UserDoc = HydratedDocument<InferSchemaType<typeof schema>>;
 export const User = model('User', schema, 'users');

@@ -1,6 +1,6 @@
 /**
  * The engines a process talks to, created once at start-up and closed on shutdown.
- * The API and the worker both build one, through services/wiring.ts `startEngines`; tests
+ * The API and the worker both build one, through services/wiring.ts `wireProcess`; tests
  * build one per run.
  */
 import mongoose from 'mongoose';
@@ -17,6 +17,7 @@ import { createAi } from './ai';
 import type { AiPort } from './ai/port';
 import { createMailTransport, type MailTransport } from './mail/transport';
 import { createOffloadPool, type OffloadPool } from './offload';
+import { RecordedEvents } from './outbox/record-event';
 
 export interface Engines {
   config: Config;
@@ -30,12 +31,14 @@ export interface Engines {
   mailer: MailTransport;
   /** Worker threads for CPU-bound pure work (started on first use). */
   offload: OffloadPool;
+  /** The events this process records, told to the relay's immediate path (services/wiring.ts). */
+  events: RecordedEvents;
 }
 
 /**
  * What keeps something beside the store current with this process's writes (the auth cache,
  * the list index); started with the engines, it returns its unsubscription. The features
- * choose them (services/wiring.ts `startEngines`): this module knows none.
+ * choose them (services/wiring.ts `wireProcess`): this module knows none.
  */
 export type WriteFollower = (s: Engines) => (() => void) | Promise<() => void>;
 
@@ -52,6 +55,7 @@ export async function openEngines(config: Config, logger: Logger, followers: rea
     ai: createAi(config, logger),
     mailer: createMailTransport(config),
     offload: createOffloadPool({ threads: config.OFFLOAD_THREADS }),
+    events: new RecordedEvents(),
   };
   const stops = await Promise.all(followers.map(async (follow) => follow(s)));
   subscriptions.set(s, () => stops.forEach((stop) => stop()));

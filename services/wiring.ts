@@ -1,13 +1,14 @@
 /**
- * What the worker and the API wire together: the event relay and every feature's consumer of
- * the event stream, and what follows each process's writes (the auth cache, the indexed lists).
- * platform/ knows no feature; it gets them here.
+ * What a process is wired from, in one place: its engines, every feature's consumer of the
+ * event stream with the relay that hands them the events this process records, and what
+ * follows its writes (the indexed lists). The API (api/server.ts) and the worker
+ * (workers/worker.ts) both start through `wireProcess`. platform/ knows no feature; it gets
+ * them here.
  */
 import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logger';
-import { openEngines, type Engines } from '../platform/engines';
+import { closeEngines, openEngines, type Engines } from '../platform/engines';
 import { createRelay } from '../platform/outbox/relay';
-import { recordedEvents } from '../platform/outbox/record-event';
 import { followListWrites } from '../platform/lists/list-index';
 import type { ListSpec } from '../platform/lists/lists';
 import { contractList } from '../models/contract';
@@ -17,9 +18,9 @@ import { signatureList } from '../models/signature';
 import { taskList } from '../models/compliance-task';
 import { deliveryList } from '../models/webhook-delivery';
 import { activityList } from '../models/event';
-import { forgetWrittenUsers } from './identity/auth-user';
 import { contractDeletionConsumer } from './contract-deletion/delete-contract';
 import { contractIndexConsumer } from './search/contract-index';
+import { contractSearchConsumer } from './search/reflect-contracts';
 import { integrationNotificationConsumer } from './integrations/notifications';
 import { integrationSyncConsumer } from './integrations/sync';
 import { signatureMailConsumer } from './signatures/signature-mail';
@@ -31,6 +32,7 @@ import { contractTermsConsumer } from './contracts/renewal-deadlines';
 export const EVENT_CONSUMERS = [
   webhookConsumer,
   contractIndexConsumer,
+  contractSearchConsumer,
   contractDeletionConsumer,
   integrationNotificationConsumer,
   integrationSyncConsumer,
@@ -39,7 +41,7 @@ export const EVENT_CONSUMERS = [
 ];
 
 // Queued mail is an outbox of the same kind: the catch-up loop also starts any message whose workflow did not start.
-export const { relayEvent, relayPending, relayOnRecord, startRelayLoop } = createRelay(recordedEvents, EVENT_CONSUMERS, [startPendingMail]);
+export const { relayEvent, relayPending, relayOnRecord, startRelayLoop } = createRelay(EVENT_CONSUMERS, [startPendingMail]);
 
 /** The lists answered from the list index when there is one (platform/lists/list-index.ts); their models announce their writes. */
 export const INDEXED_LISTS: readonly ListSpec[] = [
@@ -55,7 +57,21 @@ export const INDEXED_LISTS: readonly ListSpec[] = [
 /** Starts a process's list index, when LIST_INDEX wants one, on the indexed lists. */
 export const followIndexedLists = (s: Engines) => followListWrites(s, INDEXED_LISTS);
 
-/** Connects a process to the engines, its auth cache and list index following its writes: the one way to start them. */
-export function startEngines(config: Config, logger: Logger): Promise<Engines> {
-  return openEngines(config, logger, [forgetWrittenUsers, followIndexedLists]);
+/** What a process is handed: its services, the relay's catch-up loop to start if it runs one, and its shutdown. */
+export interface WiredProcess {
+  services: Engines;
+  /** Starts the catch-up loop over unrelayed events (the worker runs it). */
+  startRelayLoop(): ReturnType<typeof startRelayLoop>;
+  close(): Promise<void>;
+}
+
+/**
+ * The one way a process starts: connects the engines (each process has its own outbox
+ * notifier, `services.events`), follows its writes to the indexed lists (when LIST_INDEX wants
+ * them), and points the relay's immediate path at the events it records.
+ */
+export async function wireProcess(config: Config, logger: Logger): Promise<WiredProcess> {
+  const services = await openEngines(config, logger, [followIndexedLists]);
+  relayOnRecord(services);
+  return { services, startRelayLoop: () => startRelayLoop(services), close: () => closeEngines(services) };
 }

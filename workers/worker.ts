@@ -9,9 +9,8 @@ import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkerOptio
 import type { Engines } from '../platform/engines';
 import { getConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { closeEngines } from '../platform/engines';
 import { createActivities } from '../activities';
-import { relayOnRecord, startEngines, startRelayLoop } from '../services/wiring';
+import { wireProcess } from '../services/wiring';
 import { ensureSchedules } from '../services/contracts/schedules';
 import { resealLegacySecrets } from '../services/secrets/reseal-legacy-secrets';
 import { startEmbeddingMigration } from '../services/search/embedding-migration';
@@ -21,7 +20,6 @@ import { taskQueueOf } from '../platform/temporal/task-queues';
 import type { WorkClass } from '../platform/temporal/workflow-ref';
 import { ensureSearchGeneration } from '../services/search/start-search-reindex';
 import { replanRenewalRuns } from '../services/contracts/renewal-deadlines';
-import { followSearchWrites } from '../services/search/reflect-contracts';
 
 /** What a class's worker may run at once: interactive work the SDK's defaults, bulk work a few slots. */
 function limits(s: Engines, workClass: WorkClass): Partial<WorkerOptions> {
@@ -71,7 +69,8 @@ async function main() {
   startHeartbeat();
   const config = getConfig();
   const logger = createLogger(config, 'worker');
-  const services = await startEngines(config, logger);
+  const wired = await wireProcess(config, logger);
+  const { services } = wired;
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const workers = await createWorkers(services, connection);
   const schedules = await ensureSchedules(services.temporal, config);
@@ -97,11 +96,9 @@ async function main() {
     logger.error({ err }, 'legacy secrets not resealed; they still open, and the next start tries again');
     return null;
   });
-  followSearchWrites(services);
-  // The worker also relays: its activities record events, and the loop catches up on any
-  // event whose immediate relay failed (e.g. Temporal was down when it happened).
-  relayOnRecord(services);
-  const relay = startRelayLoop(services);
+  // The worker also relays (its activities record events, relayed at once like the API's), and
+  // its loop catches up on any event whose immediate relay failed (e.g. Temporal was down).
+  const relay = wired.startRelayLoop();
   logger.info(
     {
       taskQueues: workers.map((w) => w.options.taskQueue),
@@ -118,7 +115,7 @@ async function main() {
   await Promise.all(workers.map((w) => w.run()));
   await relay.stop();
   await connection.close();
-  await closeEngines(services);
+  await wired.close();
 }
 
 if (require.main === module) {

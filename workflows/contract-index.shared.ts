@@ -10,8 +10,6 @@ export const syncContractsWorkflowId = (organizationId: string, run: string) => 
 export interface ContractIndexInput {
   organizationId: string;
   contractIds?: string[];
-  /** Contracts whose search document only is due (their text did not change). */
-  searchIds?: string[];
 }
 
 /** Contracts of one organization after their events (`index-contracts-<organizationId>`). */
@@ -22,7 +20,8 @@ export const contractIndex = workflowRef<[ContractIndexInput]>('contractIndexWor
 /**
  * Contracts changed: its organization's re-index workflow takes them into its next batch. The
  * relay sends the contracts of the events that came together in one signal; `contractId` is the
- * previous release's form (one per event), still read from workflows it signalled.
+ * previous release's form (one per event), still read from workflows it signalled, as is
+ * `searchOnly` (search documents are now written by the relay's search consumer: ignored).
  */
 export const contractChangedSignal =
   defineSignal<[{ contractIds: string[]; searchOnly?: boolean } | { contractId: string }]>('contractChanged');

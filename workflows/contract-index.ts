@@ -5,7 +5,6 @@
  */
 import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ContractIndexActivities } from '../activities/contract-index';
-import type { SearchIndexActivities } from '../activities/search-index';
 import { contractChangedSignal, type ContractIndexInput } from './contract-index.shared';
 
 export const SYNC_PAGE = 50;
@@ -13,10 +12,6 @@ export const SYNC_PAGE = 50;
 const { listContractIds, pruneContractIndex } = proxyActivities<ContractIndexActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 10 },
-});
-const { reflectContracts } = proxyActivities<SearchIndexActivities>({
-  startToCloseTimeout: '2 minutes',
-  retry: { maximumAttempts: 10, initialInterval: '2 seconds', maximumInterval: '1 minute' },
 });
 const { indexContracts } = proxyActivities<ContractIndexActivities>({
   startToCloseTimeout: '10 minutes',
@@ -52,39 +47,29 @@ export async function syncContractsWorkflow({ organizationId, cursor }: SyncCont
 /**
  * Contracts of one organization after contract events (`index-contracts-<organizationId>`,
  * signalled with start by services/search/contract-index.ts): each is re-indexed as it is now
- * (chat chunks and search document; the search document only after terms or signature events), or removed
+ * (its chat chunks), or removed
  * when gone, in batches of up to SYNC_PAGE. A burst of events costs the Temporal server a signal
  * per relay round trip (the events that came together share one) and a few workflow tasks per
  * batch, instead of a workflow per event. The workflow ends when nothing is due; a signal that
  * arrives as it ends makes the server hand it one more task, so no contract is dropped.
  */
-export async function contractIndexWorkflow({ organizationId, contractIds = [], searchIds = [] }: ContractIndexInput): Promise<number> {
+export async function contractIndexWorkflow({ organizationId, contractIds = [] }: ContractIndexInput): Promise<number> {
   const due = new Set(contractIds);
-  // Contracts whose text did not change (terms, signatures): their search document only.
-  const dueSearch = new Set(searchIds);
   setHandler(contractChangedSignal, (changed) => {
-    if ('contractIds' in changed && changed.searchOnly) for (const id of changed.contractIds) dueSearch.add(id);
-    else for (const id of 'contractIds' in changed ? changed.contractIds : [changed.contractId]) due.add(id);
+    // A search-only signal of the previous release: the relay's search consumer wrote those documents.
+    if ('contractIds' in changed && changed.searchOnly) return;
+    for (const id of 'contractIds' in changed ? changed.contractIds : [changed.contractId]) due.add(id);
   });
   let indexed = 0;
   // The starting signal comes with the first task; this waits for it to be handled.
-  await condition(() => due.size + dueSearch.size > 0);
-  while (due.size + dueSearch.size > 0) {
-    if (due.size > 0) {
-      const batch = [...due].slice(0, SYNC_PAGE);
-      for (const id of batch) {
-        due.delete(id);
-        dueSearch.delete(id);
-      }
-      await indexContracts({ organizationId, contractIds: batch });
-      indexed += batch.length;
-    } else {
-      const batch = [...dueSearch].slice(0, SYNC_PAGE);
-      for (const id of batch) dueSearch.delete(id);
-      await reflectContracts({ organizationId, contractIds: batch });
-    }
-    if (due.size + dueSearch.size > 0 && workflowInfo().continueAsNewSuggested) {
-      await continueAsNew<typeof contractIndexWorkflow>({ organizationId, contractIds: [...due], searchIds: [...dueSearch] });
+  await condition(() => due.size > 0);
+  while (due.size > 0) {
+    const batch = [...due].slice(0, SYNC_PAGE);
+    for (const id of batch) due.delete(id);
+    await indexContracts({ organizationId, contractIds: batch });
+    indexed += batch.length;
+    if (due.size > 0 && workflowInfo().continueAsNewSuggested) {
+      await continueAsNew<typeof contractIndexWorkflow>({ organizationId, contractIds: [...due] });
     }
   }
   return indexed;

@@ -68,7 +68,7 @@ export function apiKeysRouter(s: Engines): Router {
   });
 
   router.delete('/:id', authorize('settings:manage'), async (req, res) => {
-    await revokeApiKey(principalOf(req), req.params.id);
+    await revokeApiKey(s, principalOf(req), req.params.id);
     res.status(204).end();
   });
 

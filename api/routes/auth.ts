@@ -38,7 +38,7 @@ export function publicAuthRouter(s: Engines, limits: RateLimits): Router {
     res.status(202).json({ detail: 'If the address is registered, a reset code has been sent to it' });
   });
   router.post('/password/reset', limits.default, json, async (req, res) => {
-    await resetPassword(resetBody.parse(req.body));
+    await resetPassword(s, resetBody.parse(req.body));
     res.status(204).end();
   });
   router.post('/email/verify', limits.default, json, async (req, res) => {

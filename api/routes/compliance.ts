@@ -37,7 +37,7 @@ export function complianceRouter(s: Engines): Router {
   router.put('/tasks/:id', authorize('compliance:write'), async (req, res) => {
     const body = updateTaskBody.parse(req.body);
     const task = await findOwned(ComplianceTask, principalOf(req), req.params.id, 'Compliance task');
-    res.json(taskView(await updateComplianceTask(task, body)));
+    res.json(taskView(await updateComplianceTask(s, task, body)));
   });
 
   router.get('/dashboard', authorize('compliance:read'), async (req, res) => {

@@ -140,7 +140,7 @@ export function contractTermsRouter(s: Engines): Router {
     const p = principalOf(req);
     const body = updateBody.parse(req.body);
     const contract = await findOwned(Contract, p, req.params.id, 'Contract');
-    const view = await correctContractTerms(contract, body.terms);
+    const view = await correctContractTerms(s, contract, body.terms);
     await scheduleRenewalReminders(s, p.organizationId, contract.id);
     res.json(view);
   });

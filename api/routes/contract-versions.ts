@@ -58,7 +58,7 @@ export function contractVersionsRouter(s: Engines): Router {
   router.post('/:id/versions/:n/restore', authorize('contracts:write'), async (req, res) => {
     const { n } = versionParams.parse(req.params);
     const body = restoreBody.parse(req.body ?? {});
-    res.json(contractView(await restoreContractVersion(principalOf(req), await owned(req), n, body.version_note)));
+    res.json(contractView(await restoreContractVersion(s, principalOf(req), await owned(req), n, body.version_note)));
   });
 
   router.get('/:id/versions/:a/diff/:b', authorize('contracts:read'), async (req, res) => {

@@ -26,7 +26,7 @@ export function contractsRouter(s: Engines): Router {
   });
 
   router.post('/', authorize('contracts:write'), once, async (req, res) => {
-    res.status(201).json(contractView(await createContract(principalOf(req), createContractBody.parse(req.body))));
+    res.status(201).json(contractView(await createContract(s, principalOf(req), createContractBody.parse(req.body))));
   });
 
   router.get('/:id', authorize('contracts:read'), async (req, res) => {
@@ -35,7 +35,7 @@ export function contractsRouter(s: Engines): Router {
 
   router.put('/:id', authorize('contracts:write'), async (req, res) => {
     const body = updateContractBody.parse(req.body);
-    res.json(contractView(await updateContract(principalOf(req), await owned(req), body)));
+    res.json(contractView(await updateContract(s, principalOf(req), await owned(req), body)));
   });
 
   router.delete('/:id', authorize('contracts:delete'), async (req, res) => {

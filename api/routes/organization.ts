@@ -35,7 +35,7 @@ operation({
   responses: { 200: one },
 });
 
-export function organizationRouter(_s: Engines): Router {
+export function organizationRouter(s: Engines): Router {
   const router = Router();
 
   router.get('/', authorize('team:read'), async (req, res) => {
@@ -43,7 +43,7 @@ export function organizationRouter(_s: Engines): Router {
   });
 
   router.put('/', authorize('settings:manage'), async (req, res) => {
-    res.json((await updateOrganization(principalOf(req), organizationBody.parse(req.body))).toJSON());
+    res.json((await updateOrganization(s, principalOf(req), organizationBody.parse(req.body))).toJSON());
   });
 
   return router;

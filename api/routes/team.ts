@@ -49,7 +49,7 @@ export function teamRouter(s: Engines): Router {
   });
 
   router.post('/members/:id/mfa/reset', authorize('team:manage'), async (req, res) => {
-    await resetMemberMfa(principalOf(req), req.params.id);
+    await resetMemberMfa(s, principalOf(req), req.params.id);
     res.status(204).end();
   });
 

@@ -29,7 +29,7 @@ export function vendorsRouter(s: Engines): Router {
   });
 
   router.post('/', authorize('vendors:write'), once, async (req, res) => {
-    res.status(201).json((await createVendor(principalOf(req), createVendorBody.parse(req.body))).toJSON());
+    res.status(201).json((await createVendor(s, principalOf(req), createVendorBody.parse(req.body))).toJSON());
   });
 
   router.get('/:id', authorize('vendors:read'), async (req, res) => {
@@ -42,7 +42,7 @@ export function vendorsRouter(s: Engines): Router {
   });
 
   router.delete('/:id', authorize('vendors:delete'), async (req, res) => {
-    await deleteVendor(principalOf(req), await owned(req));
+    await deleteVendor(s, principalOf(req), await owned(req));
     res.status(204).end();
   });
 

@@ -31,9 +31,10 @@ export interface NewEvent {
 type RecordedListener = (event: InstanceType<typeof Event>) => void;
 
 /**
- * Who hears of each event this process records outside a transaction: one listener at a time,
- * the relay's immediate path (services/wiring.ts hands this object to the relay, whose
- * `relayOnRecord` listens; setting it again, e.g. for a second app, replaces the listener).
+ * Who hears of each event a process records outside a transaction: one listener at a time,
+ * the relay's immediate path. Each process's services carry their own (`s.events`, made with
+ * the engines); services/wiring.ts `wireProcess` points the relay at it (setting it again,
+ * e.g. for a second app on the same services, replaces the listener).
  */
 export class RecordedEvents {
   #listener: RecordedListener | undefined;
@@ -48,10 +49,10 @@ export class RecordedEvents {
   }
 }
 
-/** The process's notifier, which `recordEvent` tells: created once, here, as its callers hold no services. */
-export const recordedEvents = new RecordedEvents();
+/** What recording an event needs of the services: the process's notifier. */
+export type EventRecorder = { events: RecordedEvents };
 
-export async function recordEvent(e: NewEvent, session?: ClientSession) {
+export async function recordEvent(s: EventRecorder, e: NewEvent, session?: ClientSession) {
   const [doc] = await Event.create(
     [
       {
@@ -69,6 +70,6 @@ export async function recordEvent(e: NewEvent, session?: ClientSession) {
   );
   // Inside a transaction the row is not visible until commit; the relay loop picks it up.
   // The row as written goes along, so the relay need not read it back.
-  if (!session?.inTransaction()) recordedEvents.notify(doc!);
+  if (!session?.inTransaction()) s.events.notify(doc!);
   return doc!;
 }

@@ -15,7 +15,6 @@
  */
 import { trusted, type HydratedDocument } from 'mongoose';
 import type { Engines } from '../engines';
-import type { RecordedEvents } from './record-event';
 import { TEMPORAL_DEADLINE_MS } from '../temporal/client';
 import { Event, type EventDoc } from '../../models/event';
 
@@ -33,6 +32,26 @@ export interface EventConsumer {
 // per delivery, bench/README.md), which loaded it further.
 const TAKE_OVER_AFTER_MS = 2 * TEMPORAL_DEADLINE_MS;
 
+/** Per event as recorded (the object `recordEvent` returned), each consumer's run on it in this process. */
+const runs = new WeakMap<EventRecord, Map<EventConsumer, Promise<void>>>();
+
+/**
+ * Runs one consumer on an event, once per recorded event object: the relay's immediate path and
+ * a use case that must see the consumer's work done before it answers (`makeSearchable`) share
+ * one run. A failed run is forgotten, so the relay's retry runs it again.
+ */
+export function consumeOnce(s: Engines, event: EventRecord, consumer: EventConsumer): Promise<void> {
+  let byConsumer = runs.get(event);
+  if (!byConsumer) runs.set(event, (byConsumer = new Map<EventConsumer, Promise<void>>()));
+  let run = byConsumer.get(consumer);
+  if (!run) {
+    run = consumer.consume(s, event);
+    byConsumer.set(consumer, run);
+    run.catch(() => byConsumer.delete(consumer));
+  }
+  return run;
+}
+
 /** A pass the catch-up loop runs beside the events (e.g. queued mail whose workflow did not start). */
 export type CatchUpPass = (s: Engines, opts: { olderThanMs: number }) => Promise<unknown>;
 
@@ -40,11 +59,11 @@ export type CatchUpPass = (s: Engines, opts: { olderThanMs: number }) => Promise
 const RELAY_CONCURRENCY = 16;
 
 /**
- * The relay over the given consumers. The relay knows no feature: the worker and app wiring
- * (services/wiring.ts) hand it every consumer and catch-up pass, and the notifier of the
- * events this process records (`recordedEvents`), which its immediate path listens to.
+ * The relay over the given consumers. The relay knows no feature: the process wiring
+ * (services/wiring.ts) hands it every consumer and catch-up pass; its immediate path listens
+ * to the notifier of the events a process records (`s.events`).
  */
-export function createRelay(recorded: RecordedEvents, consumers: readonly EventConsumer[], catchUp: readonly CatchUpPass[] = []) {
+export function createRelay(consumers: readonly EventConsumer[], catchUp: readonly CatchUpPass[] = []) {
   /**
    * Hands one event (read by its id, or as just recorded) to every consumer, then marks it
    * relayed. Consumers are independent, so they run side by side: an event waits for the
@@ -54,7 +73,9 @@ export function createRelay(recorded: RecordedEvents, consumers: readonly EventC
   async function relayEvent(s: Engines, eventOrId: string | EventRecord): Promise<void> {
     const event = typeof eventOrId === 'string' ? await Event.findById(eventOrId) : eventOrId;
     if (!event || event.relayed_at) return;
-    const failed = (await Promise.allSettled(consumers.map((consumer) => consumer.consume(s, event)))).find((r) => r.status === 'rejected');
+    const failed = (await Promise.allSettled(consumers.map((consumer) => consumeOnce(s, event, consumer)))).find(
+      (r) => r.status === 'rejected',
+    );
     if (failed) throw failed.reason;
     await Event.updateOne({ _id: event._id, relayed_at: null }, { $set: { relayed_at: new Date() } });
   }
@@ -87,9 +108,9 @@ export function createRelay(recorded: RecordedEvents, consumers: readonly EventC
     return relayed;
   }
 
-  /** Makes this process relay every event it records at once, in the background. */
+  /** Makes these services relay every event recorded through them at once, in the background. */
   function relayOnRecord(s: Engines): void {
-    recorded.listen((event) => {
+    s.events.listen((event) => {
       relayEvent(s, event).catch((err: unknown) =>
         s.logger.warn({ err: (err as Error).message, eventId: event.id }, 'immediate relay failed; the relay loop will retry'),
       );

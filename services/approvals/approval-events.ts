@@ -4,7 +4,7 @@
  * reads the stored request whenever it wakes).
  */
 import type { Engines } from '../../platform/engines';
-import { recordEvent, type Actor } from '../../platform/outbox/record-event';
+import { recordEvent, type Actor, type EventRecorder } from '../../platform/outbox/record-event';
 import { signalWorkflow } from '../../platform/temporal/client';
 import type { EventType } from '../../models/event';
 import type { ApprovalRecord } from '../../models/approval';
@@ -19,8 +19,15 @@ export const approvalEventData = (a: ApprovalRecord) => ({
   status: a.status,
 });
 
-export function emitApprovalEvent(a: ApprovalRecord, type: EventType, actor: Actor, summary: string, extra: Record<string, unknown> = {}) {
-  return recordEvent({
+export function emitApprovalEvent(
+  s: EventRecorder,
+  a: ApprovalRecord,
+  type: EventType,
+  actor: Actor,
+  summary: string,
+  extra: Record<string, unknown> = {},
+) {
+  return recordEvent(s, {
     organizationId: a.organization_id.toHexString(),
     type,
     data: { ...approvalEventData(a), ...extra },

@@ -123,6 +123,7 @@ export async function escalateApproval(s: Engines, input: ApprovalWorkflowInput 
     if (!written) return false;
     const role = g.requirements[0]?.escalate_to_role ?? 'admin';
     await emitApprovalEvent(
+      s,
       written,
       'approval.escalated',
       { type: 'system', id: null, name: 'approval reminders' },

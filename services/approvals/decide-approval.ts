@@ -64,6 +64,7 @@ async function check(p: Principal, a: ApprovalRecord, input: DecisionInput): Pro
 }
 
 async function decideOnce(
+  s: Engines,
   p: Principal,
   approvalId: string,
   decision: 'approved' | 'rejected',
@@ -105,11 +106,26 @@ async function decideOnce(
     const actor = actorOf(p);
     const extra = { step: group.step, approver: { id: p.userId, name: p.name }, comment: input.comment ?? null };
     if (decision === 'rejected')
-      await emitApprovalEvent(written, 'approval.rejected', actor, `${p.name} rejected step ${group.step} of "${a.contract_title}"`, extra);
+      await emitApprovalEvent(
+        s,
+        written,
+        'approval.rejected',
+        actor,
+        `${p.name} rejected step ${group.step} of "${a.contract_title}"`,
+        extra,
+      );
     else
-      await emitApprovalEvent(written, 'approval.approved', actor, `${p.name} approved step ${group.step} of "${a.contract_title}"`, extra);
+      await emitApprovalEvent(
+        s,
+        written,
+        'approval.approved',
+        actor,
+        `${p.name} approved step ${group.step} of "${a.contract_title}"`,
+        extra,
+      );
     if (status !== 'pending')
       await emitApprovalEvent(
+        s,
         written,
         'approval.completed',
         actor,
@@ -131,7 +147,7 @@ export async function decideApproval(
   input: DecisionInput,
 ): Promise<ApprovalRecord> {
   const { contract_id } = await findOwned(Approval, p, approvalId, 'Approval');
-  const written = await changeApprovals(contract_id, () => decideOnce(p, approvalId, decision, input));
+  const written = await changeApprovals(contract_id, () => decideOnce(s, p, approvalId, decision, input));
   await nudgeApprovalWorkflow(s, written.id);
   return written;
 }

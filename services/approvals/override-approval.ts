@@ -64,6 +64,7 @@ export async function overrideApproval(s: Engines, p: Principal, contract: Contr
     return { written, open, version };
   });
   await emitApprovalEvent(
+    s,
     written,
     'approval.completed',
     actorOf(p),

@@ -69,6 +69,7 @@ export async function startApproval(s: Engines, p: Principal, contract: Contract
     { discard: () => Approval.deleteOne({ _id: requested._id }), notKept: 'no approval was requested' },
   );
   await emitApprovalEvent(
+    s,
     requested,
     'approval.requested',
     actorOf(p),

@@ -63,9 +63,9 @@ async function upsertTask(scan: ComplianceScanDoc, contract: ContractDoc, f: Fin
   return task;
 }
 
-async function alert(task: ComplianceTaskDoc): Promise<void> {
+async function alert(s: Engines, task: ComplianceTaskDoc): Promise<void> {
   const dueDate = dayOf(task.due_date);
-  await recordEvent({
+  await recordEvent(s, {
     organizationId: task.organization_id.toHexString(),
     type: 'compliance.alert',
     data: {
@@ -133,7 +133,7 @@ export async function scanContracts(
     await withContractLock(s, run, contract.id, async () => {
       for (const f of findings) {
         const task = await upsertTask(scan, contract, f);
-        if (task.scan_id?.equals(scan._id) && !task.alerted_at) await alert(task);
+        if (task.scan_id?.equals(scan._id) && !task.alerted_at) await alert(s, task);
       }
     });
     run.heartbeat(contract.id);

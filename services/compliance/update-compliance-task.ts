@@ -1,10 +1,12 @@
 /** Working a compliance task: its status, priority and due date. */
 import { trusted } from 'mongoose';
 import { z } from 'zod';
+import type { Engines } from '../../platform/engines';
 import { badRequest } from '../../platform/errors';
 import { complianceErrors } from './errors';
 import { ComplianceTask, OPEN_STATUSES, type ComplianceTaskDoc } from '../../models/compliance-task';
 import { taskPriority, taskStatus } from './list-compliance-tasks';
+import { makeContractsSearchable } from '../search/reflect-contracts';
 
 export const updateTaskBody = z.object({
   status: taskStatus.optional(),
@@ -13,7 +15,11 @@ export const updateTaskBody = z.object({
 });
 
 /** Resolving stamps `resolved_at`, reopening clears it. */
-export async function updateComplianceTask(task: ComplianceTaskDoc, body: z.infer<typeof updateTaskBody>): Promise<ComplianceTaskDoc> {
+export async function updateComplianceTask(
+  s: Engines,
+  task: ComplianceTaskDoc,
+  body: z.infer<typeof updateTaskBody>,
+): Promise<ComplianceTaskDoc> {
   if (body.status && body.status !== task.status) {
     // Reopening must not make a second open task for the same contract and rule.
     if (
@@ -36,6 +42,9 @@ export async function updateComplianceTask(task: ComplianceTaskDoc, body: z.infe
     if (Number.isNaN(due.getTime())) throw badRequest('due_date: must be a date (YYYY-MM-DD)');
     task.due_date = due;
   }
+  const reopenedOrResolved = task.isModified('status');
   await task.save();
+  // Open tasks are counted in the contract's search document.
+  if (reopenedOrResolved) await makeContractsSearchable(s, task.organization_id.toHexString(), [task.contract_id.toHexString()]);
   return task;
 }

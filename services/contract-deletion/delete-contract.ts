@@ -24,12 +24,16 @@ import { Signature } from '../../models/signature';
 import { ComplianceTask, OPEN_STATUSES } from '../../models/compliance-task';
 import { IntegrationLink } from '../../models/integration-link';
 import { removeContract } from '../search/contract-index';
+import { makeContractsSearchable, reflectContracts } from '../search/reflect-contracts';
 import { emitContractEvent } from '../contracts/contract-events';
 
 /** The deletion's workflow step: the store part again (idempotent), then the contract's chunks out of the index. */
 export async function finishContractDeletion(s: Engines, deletion: ContractDeletion): Promise<void> {
   await closeContract(s, deletion);
-  await removeContract(s, deletion.organizationId, deletion.contractId);
+  await Promise.all([
+    removeContract(s, deletion.organizationId, deletion.contractId),
+    reflectContracts(s, deletion.organizationId, [deletion.contractId]),
+  ]);
 }
 
 /** Removes the contract and closes what refers to it, in the store. Safe to run again. */
@@ -51,8 +55,9 @@ export async function closeContract(s: Engines, { organizationId, contractId, by
 export async function deleteContract(s: Engines, p: Principal, contract: ContractDoc): Promise<void> {
   // The event first: should this process stop before the records are closed, the relay
   // finishes the deletion from the event (contractDeletionConsumer below); never the reverse.
-  await emitContractEvent(p, 'contract.deleted', contract, `Contract "${contract.title}" deleted`);
+  await emitContractEvent(s, p, 'contract.deleted', contract, `Contract "${contract.title}" deleted`);
   await closeContract(s, { organizationId: p.organizationId, contractId: contract.id, by: p.name });
+  await makeContractsSearchable(s, p.organizationId, [contract.id]);
 }
 
 /** Finishes every recorded deletion: `contract-deletion-<eventId>` closes the records and removes the chunks. */

@@ -4,17 +4,20 @@
  * retry sets the same time and finds the contract active already.
  */
 import type { Types } from 'mongoose';
+import type { EventRecorder } from '../../platform/outbox/record-event';
 import { Contract } from '../../models/contract';
 import { recordContractEvent } from './contract-events';
 
-export async function activateSignedContract(organizationId: Types.ObjectId, contractId: Types.ObjectId, signedAt: Date): Promise<void> {
+/** The `contract.updated` it recorded, or null when the contract was active already (or is gone). */
+export async function activateSignedContract(s: EventRecorder, organizationId: Types.ObjectId, contractId: Types.ObjectId, signedAt: Date) {
   const contractFilter = { _id: contractId, organization_id: organizationId };
   await Contract.updateOne(contractFilter, { $set: { signed_at: signedAt } });
   const activated = await Contract.updateOne({ ...contractFilter, status: 'draft' }, { $set: { status: 'active' } });
-  if (activated.modifiedCount !== 1) return;
+  if (activated.modifiedCount !== 1) return null;
   const contract = await Contract.findOne(contractFilter);
-  if (!contract) return;
-  await recordContractEvent(
+  if (!contract) return null;
+  return recordContractEvent(
+    s,
     String(organizationId),
     { type: 'system', id: null, name: 'signature completion' },
     'contract.updated',

@@ -27,6 +27,7 @@ export async function analyzeText(
   return { ...byModel, analysis: { ...byModel.analysis, risk_level: riskLevel(byModel.risk_score) } };
 }
 import { authorOf, recordContractVersion } from './contract-versions';
+import { makeSearchable } from '../search/reflect-contracts';
 
 export const draftBody = z.object({
   prompt: z.string().max(4000, 'must be at most 4000 characters').optional(),
@@ -53,9 +54,10 @@ export async function draftContractText(
   contract.party_name = partyName;
   await contract.save();
   await recordContractVersion(contract, authorOf(p), { note: 'Drafted with AI' });
-  await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" drafted with AI`, {
+  const event = await emitContractEvent(s, p, 'contract.updated', contract, `Contract "${contract.title}" drafted with AI`, {
     changed_fields: ['content', 'party_name'],
   });
+  await makeSearchable(s, event);
   return contract;
 }
 
@@ -64,9 +66,14 @@ export async function analyzeContract(s: Engines, p: Principal, contract: Contra
   const result = await analyzeText(s, { type: contract.type, title: contract.title, content: contract.content });
   contract.set({ risk_score: result.risk_score, analysis: result.analysis, analyzed_at: new Date() });
   await contract.save();
-  await emitContractEvent(p, 'contract.analyzed', contract, `Contract "${contract.title}" analyzed: risk ${result.risk_score}/100`, {
-    risk_score: result.risk_score,
-    risk_level: result.analysis.risk_level,
-  });
+  const event = await emitContractEvent(
+    s,
+    p,
+    'contract.analyzed',
+    contract,
+    `Contract "${contract.title}" analyzed: risk ${result.risk_score}/100`,
+    { risk_score: result.risk_score, risk_level: result.analysis.risk_level },
+  );
+  await makeSearchable(s, event);
   return result;
 }

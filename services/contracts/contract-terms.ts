@@ -21,6 +21,7 @@ import { refuseChangeWhileSigning } from './pending-signature';
 import { supersedeApprovalsOfOtherFacts } from './supersede-approvals';
 import { canonicalJson } from '../../platform/security/canonical-json';
 import { emptyTerms, KEY_TERMS, type KeyTerm, type KeyTermName, type KeyTerms, type NullReasons } from './key-terms.shared';
+import { makeContractsSearchable } from '../search/reflect-contracts';
 import { fillFromSignature, type AwaitingSignature } from './term-dates';
 
 const DAY_MS = 86_400_000;
@@ -138,29 +139,31 @@ function merge(stored: Partial<KeyTerms> | undefined, fresh: KeyTerms, unread: r
   return out;
 }
 
-/** Writes terms and the deadline they give; returns the record. */
+interface SaveExtra {
+  extracted_at?: Date;
+  source?: string;
+  unread_keys?: KeyTermName[];
+  text_truncated?: boolean;
+  extracted_terms?: KeyTerms;
+  version_sha256?: string | null;
+  reasons?: NullReasons;
+}
+
+/** The fields a terms record is set to: the terms, the deadline they give, and the reasons that still hold. */
+function fieldsOf(contract: ContractDoc, terms: KeyTerms, { reasons, ...fields }: SaveExtra) {
+  // A member's correction keeps the reasons of the last extraction that still hold.
+  return { terms, opt_out_deadline: optOutDeadline(terms, contract), ...fields, null_reasons: reasonsFor(terms, reasons ?? {}, contract) };
+}
+
+/** Writes terms and the deadline they give, searchable before it returns; returns the record. */
 async function save(
+  s: Engines,
   organizationId: Types.ObjectId,
   contract: ContractDoc,
   terms: KeyTerms,
-  extra: {
-    extracted_at?: Date;
-    source?: string;
-    unread_keys?: KeyTermName[];
-    text_truncated?: boolean;
-    extracted_terms?: KeyTerms;
-    version_sha256?: string | null;
-    reasons?: NullReasons;
-  },
+  extra: SaveExtra,
 ): Promise<ContractTermsDoc> {
-  const { reasons, ...fields } = extra;
-  // A member's correction keeps the reasons of the last extraction that still hold.
-  const set = {
-    terms,
-    opt_out_deadline: optOutDeadline(terms, contract),
-    ...fields,
-    null_reasons: reasonsFor(terms, reasons ?? {}, contract),
-  };
+  const set = fieldsOf(contract, terms, extra);
   const write = () =>
     ContractTerms.findOneAndUpdate(
       { organization_id: organizationId, contract_id: contract._id },
@@ -179,13 +182,12 @@ async function save(
   await recordVersionTerms(contract, terms);
   // Terms are facts approvals cover: requests judged on other terms stop counting.
   await supersedeApprovalsOfOtherFacts(contract);
+  await makeContractsSearchable(s, organizationId.toHexString(), [contract.id]);
   return doc;
 }
 
-/** Extracts the contract's key terms again (the provider's way) and stores them, keeping confirmed ones. */
-export async function extractContractTerms(s: Engines, organizationId: string, contractId: string): Promise<TermsView | null> {
-  const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
-  if (!contract) return null;
+/** What an extraction found for a contract, merged with its stored terms, before it is written. */
+async function extractTerms(s: Engines, contract: ContractDoc): Promise<{ terms: KeyTerms; extra: SaveExtra }> {
   // The version is read before its text: an edit meanwhile leaves the terms marked as of the older one.
   const version = await currentVersion(contract);
   const { pages, source } = await textOfRecord(s, contract);
@@ -195,20 +197,91 @@ export async function extractContractTerms(s: Engines, organizationId: string, c
   const terms = merge(stored?.terms as Partial<KeyTerms> | undefined, signed.terms, fresh.unread);
   const read = { ...signed.terms };
   for (const k of fresh.unread) read[k] = (stored?.extracted_terms as Partial<KeyTerms> | null | undefined)?.[k] ?? null;
-  const doc = await save(contract.organization_id, contract, terms, {
-    extracted_at: new Date(),
-    source,
-    unread_keys: fresh.unread,
-    text_truncated: fresh.truncated,
-    extracted_terms: read,
-    version_sha256: version?.sha256 ?? null,
-    reasons: signed.reasons,
+  return {
+    terms,
+    extra: {
+      extracted_at: new Date(),
+      source,
+      unread_keys: fresh.unread,
+      text_truncated: fresh.truncated,
+      extracted_terms: read,
+      version_sha256: version?.sha256 ?? null,
+      reasons: signed.reasons,
+    },
+  };
+}
+
+/** Extracts the contract's key terms again (the provider's way) and stores them, keeping confirmed ones. */
+export async function extractContractTerms(s: Engines, organizationId: string, contractId: string): Promise<TermsView | null> {
+  const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
+  if (!contract) return null;
+  const { terms, extra } = await extractTerms(s, contract);
+  return termsView(contract.id, await save(s, contract.organization_id, contract, terms, extra));
+}
+
+/** Runs `work` on each item, `atOnce` at a time. */
+async function eachAtOnce<T>(items: readonly T[], atOnce: number, work: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  await Promise.all(
+    Array.from({ length: Math.min(atOnce, queue.length) }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+    }),
+  );
+}
+
+/**
+ * The same for many contracts of one organization (an import's batch): each read and its terms
+ * found, as many at a time as there are offload threads (the rules run there, each within its
+ * time budget), then written together: the terms in one bulk write, their
+ * search documents in one, and one shared refresh. Returns the terms of the contracts found.
+ */
+export async function extractTermsOfContracts(
+  s: Engines,
+  organizationId: string,
+  contractIds: readonly string[],
+  onContract: () => void = () => undefined,
+): Promise<Array<{ contract: ContractDoc; terms: KeyTerms }>> {
+  const found: Array<{ contract: ContractDoc; terms: KeyTerms; extra: SaveExtra }> = [];
+  const extracting = s.config.OFFLOAD_THREADS;
+  await eachAtOnce(contractIds, extracting, async (id) => {
+    const contract = await Contract.findOne({ _id: id, organization_id: organizationId });
+    if (contract) found.push({ contract, ...(await extractTerms(s, contract)) });
+    onContract();
   });
-  return termsView(contract.id, doc);
+  if (!found.length) return [];
+  const write = () =>
+    ContractTerms.bulkWrite(
+      found.map(({ contract, terms, extra }) => ({
+        updateOne: {
+          filter: { organization_id: contract.organization_id, contract_id: contract._id },
+          update: { $set: fieldsOf(contract, terms, extra) },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
+    );
+  try {
+    await write();
+  } catch (err) {
+    // A concurrent first extraction inserted one of them: the retry updates its record.
+    if (!isDuplicateKey(err)) throw err;
+    await write();
+  }
+  await eachAtOnce(found, extracting, async (f) => {
+    await recordVersionTerms(f.contract, f.terms);
+    await supersedeApprovalsOfOtherFacts(f.contract);
+  });
+  await makeContractsSearchable(
+    s,
+    organizationId,
+    found.map((f) => f.contract.id),
+  );
+  return found.map(({ contract, terms }) => ({ contract, terms }));
 }
 
 /** A member's corrections: each given term replaces the stored one (confirmed unless said otherwise); null clears it. */
 export async function correctContractTerms(
+  s: Engines,
   contract: ContractDoc,
   changes: Partial<Record<KeyTermName, Partial<KeyTerm> | null>>,
 ): Promise<TermsView> {
@@ -242,7 +315,7 @@ export async function correctContractTerms(
   // A key a member has set or cleared is no longer unread.
   const unread = ((stored?.unread_keys ?? []) as KeyTermName[]).filter((k) => changes[k] === undefined);
   const reasons = (stored?.null_reasons as NullReasons | undefined) ?? {};
-  return termsView(contract.id, await save(contract.organization_id, contract, terms, { unread_keys: unread, reasons }));
+  return termsView(contract.id, await save(s, contract.organization_id, contract, terms, { unread_keys: unread, reasons }));
 }
 
 export async function contractTerms(contract: ContractDoc): Promise<TermsView> {

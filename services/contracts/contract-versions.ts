@@ -51,11 +51,14 @@ async function hashOfRecord(contract: ContractDoc): Promise<string> {
 export async function recordContractVersion(
   contract: ContractDoc,
   author: VersionAuthor,
-  opts: { note?: string | null; restoredFrom?: number; word?: WordOfVersion } = {},
+  opts: { note?: string | null; restoredFrom?: number; word?: WordOfVersion; first?: boolean } = {},
 ): Promise<ContractVersionDoc> {
   const sha256 = await hashOfRecord(contract);
   for (let attempt = 1; ; attempt++) {
-    const last = await ContractVersion.findOne({ contract_id: contract._id }, { number: 1 }).sort({ number: -1 }).lean();
+    // A contract created just now has no version yet, nor an approval request to supersede.
+    const last = opts.first
+      ? null
+      : await ContractVersion.findOne({ contract_id: contract._id }, { number: 1 }).sort({ number: -1 }).lean();
     try {
       const version = await ContractVersion.create({
         organization_id: contract.organization_id,
@@ -71,7 +74,7 @@ export async function recordContractVersion(
         restored_from: opts.restoredFrom ?? null,
         ...(opts.word ? { word_file: opts.word.file, tracked_changes: opts.word.changes, comments: opts.word.comments } : {}),
       });
-      await supersedeOpenApprovals(contract.organization_id, contract._id, version.sha256);
+      if (!opts.first) await supersedeOpenApprovals(contract.organization_id, contract._id, version.sha256);
       return version;
     } catch (err) {
       if (!isDuplicateKey(err) || attempt >= NUMBER_ATTEMPTS) throw err;

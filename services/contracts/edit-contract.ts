@@ -5,6 +5,7 @@
  */
 import { Types } from 'mongoose';
 import { z } from 'zod';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
@@ -17,6 +18,7 @@ import { emitContractEvent } from './contract-events';
 import { refuseChangeWhileSigning } from './pending-signature';
 import { supersedeApprovalsOfOtherFacts } from './supersede-approvals';
 import { authorOf, recordContractVersion, type WordOfVersion } from './contract-versions';
+import { makeSearchable } from '../search/reflect-contracts';
 
 const date = z.iso.date('must be a date YYYY-MM-DD').transform((d) => new Date(`${d}T00:00:00Z`));
 
@@ -71,7 +73,7 @@ async function checkVendor(p: Principal, vendorId: string | null | undefined) {
   if (!(await Vendor.exists(inOrg(p.organizationId, vendorId)!))) throw badRequest('vendor_id: no such vendor');
 }
 
-export async function createContract(p: Principal, body: z.infer<typeof createContractBody>): Promise<ContractDoc> {
+export async function createContract(s: Engines, p: Principal, body: z.infer<typeof createContractBody>): Promise<ContractDoc> {
   checkDates(body);
   await checkVendor(p, body.vendor_id);
   await checkDocument(p, body.document_id);
@@ -81,8 +83,9 @@ export async function createContract(p: Principal, body: z.infer<typeof createCo
     status: 'draft',
     created_by: new Types.ObjectId(p.userId),
   });
-  await recordContractVersion(contract, authorOf(p));
-  await emitContractEvent(p, 'contract.created', contract, `Contract "${contract.title}" created`);
+  await recordContractVersion(contract, authorOf(p), { first: true });
+  const event = await emitContractEvent(s, p, 'contract.created', contract, `Contract "${contract.title}" created`);
+  await makeSearchable(s, event);
   return contract;
 }
 
@@ -91,6 +94,7 @@ export async function createContract(p: Principal, body: z.infer<typeof createCo
  * A change of the text of record makes a new version (a restore and a Word file always do).
  */
 export async function updateContract(
+  s: Engines,
   p: Principal,
   contract: ContractDoc,
   { version_note, ...body }: z.infer<typeof updateContractBody>,
@@ -111,6 +115,9 @@ export async function updateContract(
     await recordContractVersion(contract, authorOf(p), { note: version_note, restoredFrom, word });
   if (changed.some((f) => FACTS.includes(f))) await supersedeApprovalsOfOtherFacts(contract);
   if (changed.length)
-    await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" updated`, { changed_fields: changed });
+    await makeSearchable(
+      s,
+      await emitContractEvent(s, p, 'contract.updated', contract, `Contract "${contract.title}" updated`, { changed_fields: changed }),
+    );
   return contract;
 }

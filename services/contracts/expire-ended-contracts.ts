@@ -2,14 +2,14 @@
  * The daily expiry sweep, a page at a time across all organizations (each event goes to the
  * contract's own organization): active contracts past their end date become expired.
  */
-import { recordEvent } from '../../platform/outbox/record-event';
+import { recordEvent, type EventRecorder } from '../../platform/outbox/record-event';
 import { dayOf } from '../../platform/dates';
 import { Contract, contractEventData } from '../../models/contract';
 import type { SweepPage, SweepResult } from '../../workflows/contract-schedules.shared';
 import { activeContractsEnding, dayStart, nextAfterId } from './sweep-page';
 
 /** One page of active contracts whose end date has passed (the end date itself still counts as in force). */
-export async function expireEndedContracts(page: SweepPage): Promise<SweepResult> {
+export async function expireEndedContracts(s: EventRecorder, page: SweepPage): Promise<SweepResult> {
   const due = await activeContractsEnding({ $lt: dayStart(page.asOf) }, page);
   let done = 0;
   for (const c of due) {
@@ -20,7 +20,7 @@ export async function expireEndedContracts(page: SweepPage): Promise<SweepResult
       { returnDocument: 'after' },
     );
     if (!expired) continue;
-    await recordEvent({
+    await recordEvent(s, {
       organizationId: expired.organization_id.toHexString(),
       type: 'contract.updated',
       data: { ...contractEventData(expired), changed_fields: ['status'] },

@@ -48,6 +48,7 @@ export async function importWordVersion(
   const { accepted, changes, comments } = read.reading;
   if (accepted.length > MAX_CONTENT_CHARS) throw badRequest(`file: its text is longer than ${MAX_CONTENT_CHARS} characters`);
   await updateContract(
+    s,
     p,
     contract,
     { content: accepted, document_id: null, version_note: note ?? `Word file ${file.originalname.slice(0, 200)}` },

@@ -32,7 +32,7 @@ export async function remindRenewals(s: Engines, page: SweepPage): Promise<Sweep
     });
     if (reminded) continue;
     const days = Math.round((c.end_date!.getTime() - today.getTime()) / DAY_MS);
-    await recordEvent({
+    await recordEvent(s, {
       organizationId: c.organization_id.toHexString(),
       type: 'contract.renewal_due',
       data: { ...contractEventData(c), end_date: endDate, days_until_end: days },

@@ -107,7 +107,7 @@ export async function sendRenewalReminder(
   if (!contract || terms?.opt_out_deadline !== deadline) return false;
   if (await Event.exists({ ...sentFilter(organizationId, contractId, deadline), 'data.days_left': days })) return false;
   const endDate = endDateOf(termsView(contract.id, terms).terms, contract);
-  await recordEvent({
+  await recordEvent(s, {
     organizationId,
     type: 'contract.renewal_due',
     data: { ...contractEventData(contract), deadline, days_left: days, end_date: endDate },

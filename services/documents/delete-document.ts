@@ -6,6 +6,7 @@ import { unavailable } from '../../platform/errors';
 import { terminateWorkflow } from '../../platform/temporal/client';
 import { Document, DocumentChunkBatch, type DocumentDoc } from '../../models/document';
 import { deleteSource, isVectorStoreDown } from '../search/vector-store';
+import { makeContractsSearchable } from '../search/reflect-contracts';
 
 export async function deleteDocument(s: Engines, organizationId: string, doc: DocumentDoc): Promise<void> {
   const documentId = doc.id;
@@ -24,4 +25,6 @@ export async function deleteDocument(s: Engines, organizationId: string, doc: Do
     DocumentChunkBatch.deleteMany({ document_id: new Types.ObjectId(documentId) }),
     rm(doc.storage_path, { force: true }),
   ]);
+  // Its pages leave its contract's search document at once.
+  if (doc.contract_id) await makeContractsSearchable(s, organizationId, [doc.contract_id.toHexString()]);
 }

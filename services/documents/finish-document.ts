@@ -8,6 +8,7 @@ import type { PreparedDocument } from '../../workflows/document-ingestion.shared
 import { deleteSource, refreshCollections } from '../search/vector-store';
 import { collectionForCategory } from './index-document-chunks';
 import { dropStagedChunks } from './staged-chunks';
+import { makeContractsSearchable } from '../search/reflect-contracts';
 
 export async function finishDocument(s: Engines, documentId: string, { chunkCount, pageCount }: PreparedDocument): Promise<void> {
   const t0 = performance.now();
@@ -31,4 +32,6 @@ export async function finishDocument(s: Engines, documentId: string, { chunkCoun
       },
     },
   );
+  // Its pages are searched as part of its contract's document.
+  if (doc.contract_id) await makeContractsSearchable(s, doc.organization_id.toHexString(), [doc.contract_id.toHexString()]);
 }

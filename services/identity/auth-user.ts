@@ -2,20 +2,21 @@
  * What authentication needs of a user on every request (organization, role, name, session
  * epoch), answered from Redis so a request costs no store read.
  *
- * Every write to users drops the entry (models/user.ts announces them) by replacing it
- * with a short-lived tombstone. A request that missed the cache fills it only where no
+ * The identity use cases that change what an entry holds (a role change, a member removed,
+ * a session epoch raised by a password or MFA reset) drop it, through `forgetUsers` here, by
+ * replacing it with a short-lived tombstone. A request that missed the cache fills it only where no
  * entry or tombstone exists (SET NX) and only if its own store read was recent, so a read
  * that raced a write can never put the older record back. Entries also expire after
  * ENTRY_TTL_MS, which bounds staleness if Redis refuses a tombstone.
  */
 import { z } from 'zod';
+import type { Types } from 'mongoose';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../platform/config';
 import type { Logger } from '../../platform/logger';
 import { redisKey } from '../../platform/redis';
 import { ROLES } from '../../platform/security/rbac';
 import { User } from '../../models/user';
-import { onWritten } from '../../models/writes';
 
 type Deps = { redis: Redis; config: Pick<Config, 'REDIS_KEY_PREFIX'> };
 
@@ -58,14 +59,15 @@ export async function authUser(s: Deps, userId: string, organizationId: string):
   return found;
 }
 
-/** Keeps this process's writes to users out of the cache; returns the unsubscription. */
-export function forgetWrittenUsers(s: Deps & { logger: Logger }): () => void {
-  return onWritten(User, async (written) => {
-    const ids = written.map((w) => w.id);
-    const tx = s.redis.multi();
-    for (const id of ids) tx.set(entryKey(s, id.toHexString()), TOMBSTONE, 'PX', TOMBSTONE_TTL_MS);
-    await tx.exec().catch((err: unknown) => {
-      s.logger.warn({ err: String(err), users: ids.length }, `auth cache not cleared; entries lapse within ${ENTRY_TTL_MS / 1000} s`);
-    });
+/**
+ * Drops users' entries after a write to them (the one place the cache is cleared): called by
+ * each identity use case that changes a role or a session epoch, or removes a user. A failure
+ * is logged, not thrown (the write has happened); entries lapse within ENTRY_TTL_MS.
+ */
+export async function forgetUsers(s: Deps & { logger: Logger }, userIds: ReadonlyArray<Types.ObjectId | string>): Promise<void> {
+  const tx = s.redis.multi();
+  for (const id of userIds) tx.set(entryKey(s, String(id)), TOMBSTONE, 'PX', TOMBSTONE_TTL_MS);
+  await tx.exec().catch((err: unknown) => {
+    s.logger.warn({ err: String(err), users: userIds.length }, `auth cache not cleared; entries lapse within ${ENTRY_TTL_MS / 1000} s`);
   });
 }

@@ -6,6 +6,7 @@ import { ROLES } from '../../platform/security/rbac';
 import { findOwned } from '../../platform/find-owned';
 import { actorOf, recordEvent } from '../../platform/outbox/record-event';
 import { User, type UserDoc } from '../../models/user';
+import { forgetUsers } from './auth-user';
 import { changeOwnerSafely } from './owner-lock';
 import { assertMayTouchOwner } from './owner-rules';
 
@@ -21,7 +22,8 @@ export async function changeMemberRole(s: Engines, p: Principal, id: unknown, bo
     if (previous === body.role) return member;
     member.role = body.role;
     await member.save();
-    await recordEvent({
+    await forgetUsers(s, [member._id]);
+    await recordEvent(s, {
       organizationId: p.organizationId,
       type: 'team.role_changed',
       data: { id: member.id, email: member.email, full_name: member.full_name, role: body.role, previous_role: previous },

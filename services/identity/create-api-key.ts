@@ -5,7 +5,7 @@ import type { Principal } from '../../platform/security/principal';
 import { ROLES, roleAtLeast } from '../../platform/security/rbac';
 import { sha256Hex } from '../../platform/security/crypto';
 import { forbidden } from '../../platform/errors';
-import { actorOf, recordEvent } from '../../platform/outbox/record-event';
+import { actorOf, recordEvent, type EventRecorder } from '../../platform/outbox/record-event';
 import { orgFilter } from '../../models/base';
 import { ApiKey, type ApiKeyDoc } from '../../models/api-key';
 import { identityErrors } from './errors';
@@ -35,12 +35,18 @@ export async function createApiKey(s: Engines, p: Principal, body: z.infer<typeo
     await ApiKey.deleteOne({ _id: doc._id });
     throw full();
   }
-  await recordApiKeyEvent(p, doc, 'team.api_key_created', `${p.name} created the API key "${doc.name}" (${doc.role})`);
+  await recordApiKeyEvent(s, p, doc, 'team.api_key_created', `${p.name} created the API key "${doc.name}" (${doc.role})`);
   return { doc, key };
 }
 
-export const recordApiKeyEvent = (p: Principal, doc: ApiKeyDoc, type: 'team.api_key_created' | 'team.api_key_revoked', summary: string) =>
-  recordEvent({
+export const recordApiKeyEvent = (
+  s: EventRecorder,
+  p: Principal,
+  doc: ApiKeyDoc,
+  type: 'team.api_key_created' | 'team.api_key_revoked',
+  summary: string,
+) =>
+  recordEvent(s, {
     organizationId: p.organizationId,
     type,
     data: { id: doc.id, name: doc.name, prefix: doc.prefix, role: doc.role, created_by: doc.created_by.toHexString() },

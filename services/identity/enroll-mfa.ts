@@ -5,7 +5,7 @@ import type { Engines } from '../../platform/engines';
 import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
 import { verifyPassword } from '../../platform/security/passwords';
 import { checkTotp, newTotpSecret, otpauthUrl } from '../../platform/security/totp';
-import { recordEvent, type Actor } from '../../platform/outbox/record-event';
+import { recordEvent, type Actor, type EventRecorder } from '../../platform/outbox/record-event';
 import { redisKey } from '../../platform/redis';
 import { AppError, badRequest, retryAfter } from '../../platform/errors';
 import { identityErrors } from './errors';
@@ -28,8 +28,15 @@ export async function startEnrollment(s: Engines, user: UserDoc) {
 }
 
 /** An MFA change of a member, in the activity feed (and to webhook subscribers). */
-export function recordMfaEvent(user: UserDoc, type: EventType, summary: string, actor: Actor, extra: Record<string, unknown> = {}) {
-  return recordEvent({
+export function recordMfaEvent(
+  s: EventRecorder,
+  user: UserDoc,
+  type: EventType,
+  summary: string,
+  actor: Actor,
+  extra: Record<string, unknown> = {},
+) {
+  return recordEvent(s, {
     organizationId: user.organization_id.toHexString(),
     type,
     data: { id: user.id, email: user.email, full_name: user.full_name, ...extra },
@@ -42,7 +49,7 @@ export function recordMfaEvent(user: UserDoc, type: EventType, summary: string, 
 const selfActor = (user: UserDoc): Actor => ({ type: 'user', id: user.id, name: user.full_name });
 
 /** Turns the pending secret into the enrolled one (done by enable, or by the first MFA login); returns new recovery codes. */
-async function completeEnrollment(user: UserDoc, sealed: string, step: number): Promise<string[]> {
+async function completeEnrollment(s: Engines, user: UserDoc, sealed: string, step: number): Promise<string[]> {
   const replaced = !!user.mfa_secret_encrypted;
   await User.updateOne(
     { _id: user._id },
@@ -50,6 +57,7 @@ async function completeEnrollment(user: UserDoc, sealed: string, step: number): 
   );
   const codes = await issueRecoveryCodes(user);
   await recordMfaEvent(
+    s,
     user,
     'team.mfa_enabled',
     replaced ? `${user.full_name} moved MFA to a new authenticator` : `${user.full_name} enabled MFA`,
@@ -70,6 +78,7 @@ export async function passSecondFactor(s: Engines, user: UserDoc, code: string):
   const left = user.mfa_secret_encrypted ? await spendRecoveryCode(user, code) : null;
   if (left !== null) {
     await recordMfaEvent(
+      s,
       user,
       'team.mfa_recovery_code_used',
       `${user.full_name} signed in with a recovery code (${left} left)`,
@@ -95,7 +104,8 @@ async function useTotp(s: Engines, user: UserDoc, code: string, pendingOnly: boo
     if (!fresh || !sealed) return null;
     const step = await checkTotp(decryptSecret(s.config, sealed), code, pendingOnly ? null : (fresh.mfa_last_step ?? null));
     if (step === null) return null;
-    if (pendingOnly || !fresh.mfa_secret_encrypted) return { kind: 'totp', recoveryCodes: await completeEnrollment(fresh, sealed, step) };
+    if (pendingOnly || !fresh.mfa_secret_encrypted)
+      return { kind: 'totp', recoveryCodes: await completeEnrollment(s, fresh, sealed, step) };
     // Only a later step is accepted next time.
     await User.updateOne({ _id: fresh._id }, { $set: { mfa_last_step: step } });
     return { kind: 'totp' };

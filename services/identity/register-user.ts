@@ -66,7 +66,7 @@ async function createUser(
  * Joins with an invitation, used once: under the token's claim (platform/claims.ts), so of
  * many registrations carrying it at once one joins and the others find it accepted (400).
  */
-async function acceptInvite(body: RegisterBody, token: string): Promise<UserDoc> {
+async function acceptInvite(s: Engines, body: RegisterBody, token: string): Promise<UserDoc> {
   const { user, invite } = await exclusively('invitation', sha256Hex(token), async () => {
     const invite = await findInvite(body.email, token);
     // Hashed once the invitation is known unused: a loser of the race costs no scrypt.
@@ -74,7 +74,7 @@ async function acceptInvite(body: RegisterBody, token: string): Promise<UserDoc>
     await Invite.updateOne({ _id: invite._id }, { $set: { status: 'accepted', accepted_at: new Date() } });
     return { user, invite };
   });
-  await recordEvent({
+  await recordEvent(s, {
     organizationId: invite.organization_id.toHexString(),
     type: 'team.member_joined',
     data: { id: user.id, email: user.email, full_name: user.full_name, role: user.role, invite_id: invite.id },
@@ -88,7 +88,7 @@ async function acceptInvite(body: RegisterBody, token: string): Promise<UserDoc>
 export async function registerUser(s: Engines, body: RegisterBody) {
   if (await User.exists({ email: body.email })) throw identityErrors.email_taken('email: already registered');
   let user: UserDoc;
-  if (body.invite_token) user = await acceptInvite(body, body.invite_token);
+  if (body.invite_token) user = await acceptInvite(s, body, body.invite_token);
   else {
     const organization = await Organization.create({ name: body.organization_name ?? `${body.full_name}'s organization` });
     user = await createUser(body, await hashPassword(body.password), organization._id, null);

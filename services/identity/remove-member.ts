@@ -5,6 +5,7 @@ import { findOwned } from '../../platform/find-owned';
 import { ApiKey } from '../../models/api-key';
 import { RefreshToken } from '../../models/refresh-token';
 import { User } from '../../models/user';
+import { forgetUsers } from './auth-user';
 import { dropRecoveryCodes } from './mfa';
 import { changeOwnerSafely } from './owner-lock';
 import { assertMayTouchOwner } from './owner-rules';
@@ -15,6 +16,7 @@ export async function removeMember(s: Engines, p: Principal, id: unknown): Promi
     assertMayTouchOwner(p, target.role);
     // Their access tokens fail at once (authenticate re-reads the user); sessions, keys and recovery codes go too.
     await User.deleteOne({ _id: target._id });
+    await forgetUsers(s, [target._id]);
     await Promise.all([
       RefreshToken.deleteMany({ user_id: target._id }),
       ApiKey.deleteMany({ created_by: target._id }),

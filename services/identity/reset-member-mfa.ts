@@ -1,4 +1,5 @@
 /** An owner resets another member's MFA: secret and recovery codes go, and the member's sessions end. */
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { forbidden } from '../../platform/errors';
 import { identityErrors } from './errors';
@@ -6,10 +7,11 @@ import { findOwned } from '../../platform/find-owned';
 import { actorOf } from '../../platform/outbox/record-event';
 import { User } from '../../models/user';
 import { recordMfaEvent } from './enroll-mfa';
+import { forgetUsers } from './auth-user';
 import { dropRecoveryCodes } from './mfa';
 import { revokeRefreshTokens } from './session';
 
-export async function resetMemberMfa(p: Principal, id: unknown): Promise<void> {
+export async function resetMemberMfa(s: Engines, p: Principal, id: unknown): Promise<void> {
   // A stolen access token must not be able to clear MFA: not an API key, not one's own.
   if (p.kind !== 'user' || p.role !== 'owner') throw forbidden("Only an owner, signed in, may reset a member's MFA");
   const target = await findOwned(User, p, id, 'Member');
@@ -23,6 +25,6 @@ export async function resetMemberMfa(p: Principal, id: unknown): Promise<void> {
       $inc: { session_epoch: 1 },
     },
   );
-  await Promise.all([dropRecoveryCodes(target._id), revokeRefreshTokens({ user_id: target._id })]);
-  await recordMfaEvent(target, 'team.mfa_reset', `${p.name} reset the MFA of ${target.full_name}`, actorOf(p));
+  await Promise.all([forgetUsers(s, [target._id]), dropRecoveryCodes(target._id), revokeRefreshTokens({ user_id: target._id })]);
+  await recordMfaEvent(s, target, 'team.mfa_reset', `${p.name} reset the MFA of ${target.full_name}`, actorOf(p));
 }

@@ -9,6 +9,7 @@ import { exclusively } from '../../platform/claims';
 import { User } from '../../models/user';
 import { mailPasswordReset } from '../mail/accounts';
 import { emailAddress, newPassword } from './credentials';
+import { forgetUsers } from './auth-user';
 import { revokeRefreshTokens } from './session';
 import { opaqueToken } from './tokens';
 
@@ -30,7 +31,7 @@ export async function requestPasswordReset(s: Engines, body: z.infer<typeof rese
  * The token is spent under its claim (platform/claims.ts) before anything else: of many
  * requests carrying it at once, one finds it and clears it, the others find nothing (400).
  */
-export async function resetPassword(body: z.infer<typeof resetBody>) {
+export async function resetPassword(s: Engines, body: z.infer<typeof resetBody>) {
   const hash = sha256Hex(body.token);
   const user = await exclusively('password-reset', hash, async () => {
     const found = await User.findOne({ password_reset_hash: hash, password_reset_expires_at: trusted({ $gt: new Date() }) });
@@ -48,5 +49,5 @@ export async function resetPassword(body: z.infer<typeof resetBody>) {
       $inc: { session_epoch: 1 },
     },
   );
-  await revokeRefreshTokens({ user_id: user._id });
+  await Promise.all([forgetUsers(s, [user._id]), revokeRefreshTokens({ user_id: user._id })]);
 }

@@ -143,7 +143,7 @@ async function provision(s: Engines, settings: SsoSettingsDoc, claims: Claims, e
     joined_at: new Date(),
     email_verified_at: new Date(),
   });
-  await recordEvent({
+  await recordEvent(s, {
     organizationId: settings.organization_id.toHexString(),
     type: 'team.member_joined',
     data: { id: user.id, email: user.email, full_name: user.full_name, role: user.role, via: 'sso' },

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Principal } from '../../platform/security/principal';
 import { notFound } from '../../platform/errors';
-import { actorOf, recordEvent } from '../../platform/outbox/record-event';
+import { actorOf, recordEvent, type EventRecorder } from '../../platform/outbox/record-event';
 import { Organization } from '../../models/organization';
 
 export const organizationBody = z.object({
@@ -16,13 +16,13 @@ export const organizationBody = z.object({
     .optional(),
 });
 
-export async function updateOrganization(p: Principal, body: z.infer<typeof organizationBody>) {
+export async function updateOrganization(s: EventRecorder, p: Principal, body: z.infer<typeof organizationBody>) {
   const before = await Organization.findByIdAndUpdate(p.organizationId, { $set: body }, { returnDocument: 'before' });
   const org = before && (await Organization.findById(p.organizationId));
   if (!before || !org) throw notFound('Organization');
   // Turning the rule off weakens every member's login: the feed must show who did it.
   if (body.mfa_required !== undefined && body.mfa_required !== before.mfa_required)
-    await recordEvent({
+    await recordEvent(s, {
       organizationId: p.organizationId,
       type: 'team.mfa_required_changed',
       data: { id: p.organizationId, mfa_required: body.mfa_required },

@@ -21,6 +21,6 @@ export async function cancelImport(s: Engines, imported: ImportDoc): Promise<voi
     throw unavailable('The workflow engine is unavailable; the import was not cancelled, try again shortly');
   });
   // Of many cancels at once (each saw it running), the one that ends it answers; the others are told it ended.
-  if (!(await finishImport(imported.id, 'cancelled')))
+  if (!(await finishImport(s, imported.id, 'cancelled')))
     throw importErrors.import_not_running('Import is no longer running; it was cancelled or ended meanwhile');
 }

@@ -28,6 +28,7 @@ import { readRows, type Row } from './records';
 import { validateRow, type ImportRow } from './rows';
 import { ImportRefusedError } from './errors';
 import { entryProblem, extractEntry, findEntries, ImportFileError, openZip, type FoundEntry } from './zip-entries';
+import { makeNewContractsSearchable } from '../search/reflect-contracts';
 
 /** A record id of an import row: the import's time, then a hash of the import, the kind and the line. */
 export function rowRecordId(importId: string, kind: 'contract' | 'document' | 'event', line: number): Types.ObjectId {
@@ -297,6 +298,8 @@ export async function writeBatch(s: Engines, imported: ImportDoc, batch: number,
   await insertNew(Document as unknown as Model<never>, documents);
   await insertNew(Contract as unknown as Model<never>, contracts);
   await insertNew(Event as unknown as Model<never>, events);
+  // Searchable once the batch is done (the search consumer passes over import events).
+  await makeNewContractsSearchable(s, contracts);
   if (rejected.size)
     await ImportRowError.bulkWrite(
       [...rejected].map(([line, reason]) => ({

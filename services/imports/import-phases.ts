@@ -11,7 +11,7 @@ import { exclusively } from '../../platform/claims';
 import { recordEvent, type Actor } from '../../platform/outbox/record-event';
 import { Document } from '../../models/document';
 import { Import, ImportFileClaim, IMPORT_PHASES, ImportSlot, type ImportDoc } from '../../models/import';
-import { extractContractTerms, optOutDeadline } from '../contracts/contract-terms';
+import { extractTermsOfContracts, optOutDeadline } from '../contracts/contract-terms';
 import { scheduleRenewalReminders } from '../contracts/renewal-deadlines';
 import { batchRows, hasText, loadImport, rowRecordId } from './import-batch';
 import { validateRow } from './rows';
@@ -49,18 +49,16 @@ export async function extractImportTerms(
   const imported = await loadImport(importId);
   if (imported.status !== 'running') return { extracted: 0, stopped: true };
   const organizationId = imported.organization_id.toHexString();
-  let extracted = 0;
+  const withText: string[] = [];
   for await (const { line, fields } of batchRows(imported, batch)) {
     const checked = fields && validateRow(fields, imported.format === 'csv');
-    if (!checked || !('row' in checked) || !hasText(checked.row)) continue;
-    const contractId = rowRecordId(importId, 'contract', line).toHexString();
-    const view = await extractContractTerms(s, organizationId, contractId);
-    onContract();
-    if (!view) continue;
-    extracted++;
-    if (optOutDeadline(view.terms, { start_date: checked.row.start_date ?? null, end_date: checked.row.end_date ?? null }))
-      await scheduleRenewalReminders(s, organizationId, contractId);
+    if (checked && 'row' in checked && hasText(checked.row)) withText.push(rowRecordId(importId, 'contract', line).toHexString());
   }
+  // The batch's terms, versions and search documents are written together.
+  const found = await extractTermsOfContracts(s, organizationId, withText, onContract);
+  for (const { contract, terms } of found)
+    if (optOutDeadline(terms, contract)) await scheduleRenewalReminders(s, organizationId, contract.id);
+  const extracted = found.length;
   await Import.updateOne({ _id: imported._id, status: 'running' }, { $set: { terms_extracted: before + extracted } });
   return { extracted, stopped: false };
 }
@@ -88,7 +86,12 @@ export async function releaseImport(importId: string): Promise<void> {
  * of a cancel, many cancels and the workflow's own end landing together, exactly one ends it,
  * which a conditional write alone does not ensure on FerretDB 1.24.
  */
-export async function finishImport(importId: string, status: 'completed' | 'failed' | 'cancelled', error?: string): Promise<boolean> {
+export async function finishImport(
+  s: Engines,
+  importId: string,
+  status: 'completed' | 'failed' | 'cancelled',
+  error?: string,
+): Promise<boolean> {
   const ended = await exclusively('import-end', importId, async () => {
     if ((await loadImport(importId)).status !== 'running') return null;
     return Import.findOneAndUpdate(
@@ -100,7 +103,7 @@ export async function finishImport(importId: string, status: 'completed' | 'fail
   const imported = ended ?? (await loadImport(importId));
   if (ended && status !== 'cancelled') {
     const { rows } = ended;
-    await recordEvent({
+    await recordEvent(s, {
       organizationId: ended.organization_id.toHexString(),
       type: status === 'completed' ? 'import.completed' : 'import.failed',
       data: importEventData(ended),

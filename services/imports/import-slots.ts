@@ -45,7 +45,7 @@ async function freeStaleSlots(s: Engines, organizationId: Types.ObjectId): Promi
       // Temporal unreachable: the slot is kept (a refusal now is better than one import too many).
       const running = await workflowRunning(s, imported.workflow_id ?? '').catch(() => true);
       if (running) continue;
-      await finishImport(imported.id, 'failed', 'the import stopped without finishing (its workflow ended)');
+      await finishImport(s, imported.id, 'failed', 'the import stopped without finishing (its workflow ended)');
     }
     // By its own id: a slot another request has meanwhile freed and taken again is not touched.
     const { deletedCount } = await ImportSlot.deleteOne({ _id: slot._id, import_id: slot.import_id });

@@ -6,7 +6,7 @@
  */
 import { trusted } from 'mongoose';
 import type { Engines } from '../../platform/engines';
-import { recordEvent } from '../../platform/outbox/record-event';
+import { recordEvent, type EventRecorder } from '../../platform/outbox/record-event';
 import { classifySmtpError } from '../../platform/mail/transport';
 import { openMailContent } from './queue';
 import { Event } from '../../models/event';
@@ -70,7 +70,10 @@ export async function sendQueuedMail(s: Engines, mailId: string): Promise<'sent'
 }
 
 /** Marks the message failed and puts it in the activity feed, once (a retried call finds the event). */
-export async function failMail({ mailId, reason, gaveUp }: { mailId: string; reason: string | null; gaveUp: boolean }): Promise<void> {
+export async function failMail(
+  s: EventRecorder,
+  { mailId, reason, gaveUp }: { mailId: string; reason: string | null; gaveUp: boolean },
+): Promise<void> {
   const current = await OutgoingMail.findById(mailId);
   if (!current) return;
   const lastError = reason ?? current.last_error ?? 'not sent';
@@ -89,7 +92,7 @@ export async function failMail({ mailId, reason, gaveUp }: { mailId: string; rea
     occurred_at: trusted({ $gte: mail.failed_at }),
   });
   if (reported) return;
-  await recordEvent({
+  await recordEvent(s, {
     organizationId: String(mail.organization_id),
     type: 'mail.failed',
     data: { id: mail.id, kind: mail.kind, to: mail.to, subject: mail.subject, attempts: mail.attempts, error: mail.last_error },

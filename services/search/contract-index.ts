@@ -2,7 +2,8 @@
  * Contracts in the `contracts_kb` collection: one contract's text (headed by its title,
  * type, counterparty and status, so questions about those find it) chunked, embedded
  * and written under deterministic ids. The sync workflow calls these for every contract;
- * contract events (through the relay) for one.
+ * contract events (through the relay) for one. Their repository search documents are
+ * written by the search consumer (reflect-contracts.ts), not here.
  */
 import { trusted, Types } from 'mongoose';
 import type { Engines } from '../../platform/engines';
@@ -14,7 +15,6 @@ import { startWorkflow } from '../../platform/temporal/client';
 import { sharedFlush } from '../../platform/shared-flush';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { contractChangedSignal, contractIndex, contractIndexWorkflowId } from '../../workflows/contract-index.shared';
-import { reflectContracts } from './reflect-contracts';
 
 /** Texts per embedding call. */
 const EMBED_BATCH = 100;
@@ -61,8 +61,6 @@ export async function indexContracts(
     { collections: ['contracts_kb'] },
   );
   await refreshCollections(s, ['contracts_kb']);
-  // Their repository search documents too (the retry of what the API's write reflected).
-  await reflectContracts(s, organizationId, contractIds, false);
   return [...written.values()].reduce((sum, n) => sum + n, 0);
 }
 
@@ -94,24 +92,13 @@ export async function removeContract(s: Engines, organizationId: string, contrac
 /** Deletions are finished by services/contracts/contract-deletion.ts, which also removes the chunks. */
 const TEXT_EVENTS = new Set(['contract.created', 'contract.updated']);
 
-/** Events that change a contract's search document but not its text: the contract named by `data.contract_id` or the resource. */
-const SEARCH_EVENTS = new Set([
-  'contract.analyzed',
-  'contract.renewal_due',
-  'contract.deleted',
-  'signature.requested',
-  'signature.completed',
-  'signature.declined',
-  'signature.expired',
-]);
-
 /** Sends one organization's changed contracts to its `index-contracts-<organizationId>` workflow (starting it if need be). */
-function signalChanged(s: Engines, searchOnly: boolean) {
+function signalChanged(s: Engines) {
   return (organizationId: string, contractIds: string[]) =>
     startWorkflow(s, contractIndex, {
       workflowId: contractIndexWorkflowId(organizationId),
       args: [{ organizationId }],
-      signal: { signal: contractChangedSignal, args: [{ contractIds: [...new Set(contractIds)], ...(searchOnly ? { searchOnly } : {}) }] },
+      signal: { signal: contractChangedSignal, args: [{ contractIds: [...new Set(contractIds)] }] },
       organizationId,
       recordId: organizationId,
     }).then(() => undefined);
@@ -126,10 +113,10 @@ function signalChanged(s: Engines, searchOnly: boolean) {
 const SIGNAL_LINGER_MS = 200;
 
 /** Per process's services (a test may relay through services of its own). */
-const signallers = new WeakMap<Engines, Record<'text' | 'search', (organizationId: string, contractId: string) => Promise<void>>>();
+const signallers = new WeakMap<Engines, (organizationId: string, contractId: string) => Promise<void>>();
 
 /**
- * Keeps `contracts_kb` and the repository search index current: each contract event signals (starting it if need be) its
+ * Keeps `contracts_kb` current: each contract event that changes a text signals (starting it if need be) its
  * organization's `index-contracts-<organizationId>` workflow, which re-reads each contract
  * and re-indexes it (or removes it when it is gone), so events handled out of order, or
  * twice, still end in the stored state. An event is relayed once the signal that carried its
@@ -138,15 +125,9 @@ const signallers = new WeakMap<Engines, Record<'text' | 'search', (organizationI
 export const contractIndexConsumer: EventConsumer = {
   name: 'contract-index',
   async consume(s, event) {
-    const kind = TEXT_EVENTS.has(event.type) ? 'text' : SEARCH_EVENTS.has(event.type) ? 'search' : null;
-    if (!kind) return;
-    const contractId = event.resource_type === 'contract' ? event.resource_id : (event.data as { contract_id?: unknown }).contract_id;
-    if (typeof contractId !== 'string') return;
+    if (!TEXT_EVENTS.has(event.type) || event.resource_type !== 'contract') return;
     let signal = signallers.get(s);
-    if (!signal) {
-      const grouped = (searchOnly: boolean) => sharedFlush(signalChanged(s, searchOnly), { lingerMs: SIGNAL_LINGER_MS });
-      signallers.set(s, (signal = { text: grouped(false), search: grouped(true) }));
-    }
-    await signal[kind](event.organization_id.toHexString(), contractId);
+    if (!signal) signallers.set(s, (signal = sharedFlush(signalChanged(s), { lingerMs: SIGNAL_LINGER_MS })));
+    await signal(event.organization_id.toHexString(), event.resource_id);
   },
 };

@@ -171,7 +171,7 @@ function invalidateTargets(s: SearchEngines) {
 }
 
 /** The indices a write goes to: the alias's, and this generation's while it is being built. */
-async function writeTargets(s: SearchEngines): Promise<string[]> {
+export async function writeTargets(s: SearchEngines): Promise<string[]> {
   let byAlias = targetsCache.get(s.es);
   if (!byAlias) targetsCache.set(s.es, (byAlias = new Map<string, { at: number; indices: Promise<string[]> }>()));
   const key = searchAlias(s);

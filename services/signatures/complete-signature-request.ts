@@ -13,6 +13,7 @@ import { changeWithAudit } from './change-with-audit';
 import { issueCertificate } from './signature-evidence';
 import { getSigningKey } from './signing-key';
 import { activateSignedContract } from '../contracts/activate-signed-contract';
+import { makeContractsSearchable, makeSearchable } from '../search/reflect-contracts';
 
 export async function completeSignatureRequest(s: Engines, signatureId: string): Promise<void> {
   const key = await getSigningKey(s);
@@ -40,5 +41,8 @@ export async function completeSignatureRequest(s: Engines, signatureId: string):
   const sig = done?.sig ?? (await Signature.findOne({ _id: signatureId, status: 'completed' }));
   if (!sig?.completed_at) return;
   await mailSignatureCompleted(s, sig);
-  await activateSignedContract(sig.organization_id, sig.contract_id, sig.completed_at);
+  const event = await activateSignedContract(s, sig.organization_id, sig.contract_id, sig.completed_at);
+  // Searchable as signed (no signature pending, its signing time, active) once this ends: through its event, or itself.
+  if (!event) return makeContractsSearchable(s, String(sig.organization_id), [String(sig.contract_id)]);
+  await makeSearchable(s, event);
 }

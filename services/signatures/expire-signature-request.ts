@@ -3,17 +3,17 @@
  * its audit entry, and `signature.expired` is told. Guarded by the stored status: a request
  * completed, declined or cancelled meanwhile stays as it is, and a retry tells nothing twice.
  */
-import { recordEvent } from '../../platform/outbox/record-event';
+import { recordEvent, type EventRecorder } from '../../platform/outbox/record-event';
 import { changeWithAudit } from './change-with-audit';
 
-export async function expireSignatureRequest(signatureId: string): Promise<void> {
+export async function expireSignatureRequest(s: EventRecorder, signatureId: string): Promise<void> {
   const closed = await changeWithAudit(signatureId, { status: 'pending' }, () => ({
     entry: { type: 'expired', at: new Date().toISOString() },
     set: () => ({ status: 'expired' }),
   }));
   if (!closed) return;
   const { sig } = closed;
-  await recordEvent({
+  await recordEvent(s, {
     organizationId: String(sig.organization_id),
     type: 'signature.expired',
     data: {

@@ -95,8 +95,8 @@ async function openByToken(token: string) {
 
 const signerActor = (signer: Signer): Actor => ({ type: 'signer', id: String(signer._id), name: signer.name });
 
-function emit(sig: SignatureRecord, type: EventType, signer: Signer, summary: string, data: Record<string, unknown>) {
-  return recordEvent({
+function emit(s: Engines, sig: SignatureRecord, type: EventType, signer: Signer, summary: string, data: Record<string, unknown>) {
+  return recordEvent(s, {
     organizationId: String(sig.organization_id),
     type,
     data: { signature_id: sig.id, contract_id: String(sig.contract_id), signer_name: signer.name, signer_email: signer.email, ...data },
@@ -156,7 +156,7 @@ export async function viewAsSigner(s: Engines, token: string, client: SignerClie
     signer.status === 'pending' ? { entry: { type: 'viewed', at: now.toISOString() }, fields: { status: 'viewed', viewed_at: now } } : null,
   );
   if (r.changed) {
-    await emit(r.sig, 'signature.viewed', r.signer, `${r.signer.name} viewed "${r.sig.contract_title}"`, {});
+    await emit(s, r.sig, 'signature.viewed', r.signer, `${r.signer.name} viewed "${r.sig.contract_title}"`, {});
     await tell(s, r.sig, viewedSignal, r.signer);
   }
   return r;
@@ -185,7 +185,9 @@ export async function signAsSigner(s: Engines, token: string, client: SignerClie
     throw notYourTurn
       ? signatureErrors.signer_not_next('It is not your turn yet: an earlier signer has not signed')
       : signatureErrors.signing_link_used('This signing link was already used to sign');
-  await emit(r.sig, 'signature.completed', r.signer, `${r.signer.name} signed "${r.sig.contract_title}"`, { signed_at: now.toISOString() });
+  await emit(s, r.sig, 'signature.completed', r.signer, `${r.signer.name} signed "${r.sig.contract_title}"`, {
+    signed_at: now.toISOString(),
+  });
   await tell(s, r.sig, signedSignal, r.signer);
   return r;
 }
@@ -199,7 +201,7 @@ export async function declineAsSigner(s: Engines, token: string, client: SignerC
     request: { status: 'declined' },
   }));
   if (!r.changed) throw goneReason(r.sig, r.signer) ?? signatureErrors.signature_request_closed('This signing link can no longer be used');
-  await emit(r.sig, 'signature.declined', r.signer, `${r.signer.name} declined "${r.sig.contract_title}"`, { reason });
+  await emit(s, r.sig, 'signature.declined', r.signer, `${r.signer.name} declined "${r.sig.contract_title}"`, { reason });
   await tell(s, r.sig, declinedSignal, r.signer);
   return r;
 }

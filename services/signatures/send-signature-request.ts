@@ -168,7 +168,7 @@ export async function sendSignatureRequest(
   );
   sig.workflow_id = workflowId;
   await sig.save();
-  await recordEvent({
+  await recordEvent(s, {
     organizationId: p.organizationId,
     type: 'signature.requested',
     data: {

@@ -9,6 +9,7 @@ import { unavailable } from '../../platform/errors';
 import { signatureErrors } from './errors';
 import { cancelSignal, retrySealSignal, signatureWorkflowId } from '../../workflows/signature.shared';
 import { signalWorkflow } from '../../platform/temporal/client';
+import { makeContractsSearchable } from '../search/reflect-contracts';
 
 /**
  * Cancels a pending request: the stored change with its audit entry first (so every signing
@@ -36,7 +37,11 @@ export async function cancelSignatureRequest(
 export async function cancelOwnedSignatureRequest(s: Engines, p: Principal, id: unknown): Promise<SignatureRecord> {
   const sig = await findOwned(Signature, p, id, 'Signature request');
   const cancelled = await cancelSignatureRequest(s, sig._id, p.name);
-  if (cancelled) return cancelled;
+  // No event tells of a cancel: its contract is searchable as no longer awaiting signature before the answer.
+  if (cancelled) {
+    await makeContractsSearchable(s, p.organizationId, [cancelled.contract_id.toHexString()]);
+    return cancelled;
+  }
   const now = (await Signature.findById(sig._id, { status: 1 }).lean())?.status ?? sig.status;
   throw signatureErrors.signature_request_not_pending(`The signature request is already ${now}`);
 }

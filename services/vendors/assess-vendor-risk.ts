@@ -31,6 +31,7 @@ export async function assessVendorRisk(s: Engines, p: Principal, vendor: VendorD
   // The risk is a fact approval policies read: requests that covered the old one stop counting.
   await supersedeApprovalsOfVendor(vendor);
   await emitVendorEvent(
+    s,
     p,
     'vendor.risk_assessed',
     vendor,

@@ -12,6 +12,9 @@ import { Contract } from '../../models/contract';
 import { VENDOR_STATUSES, Vendor, type VendorDoc } from '../../models/vendor';
 import { emitVendorEvent } from './vendor-events';
 import { supersedeApprovalsOfVendor } from '../contracts/supersede-approvals';
+import type { Engines } from '../../platform/engines';
+import type { EventRecorder } from '../../platform/outbox/record-event';
+import { makeContractsSearchable } from '../search/reflect-contracts';
 
 const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullable();
 
@@ -37,13 +40,13 @@ const editable = {
 export const createVendorBody = z.object(editable).partial().required({ name: true });
 export const updateVendorBody = z.object(editable).partial();
 
-export async function createVendor(p: Principal, body: z.infer<typeof createVendorBody>): Promise<VendorDoc> {
+export async function createVendor(s: EventRecorder, p: Principal, body: z.infer<typeof createVendorBody>): Promise<VendorDoc> {
   const vendor = await Vendor.create({
     ...body,
     organization_id: new Types.ObjectId(p.organizationId),
     created_by: new Types.ObjectId(p.userId),
   });
-  await emitVendorEvent(p, 'vendor.created', vendor, `Vendor "${vendor.name}" added`);
+  await emitVendorEvent(s, p, 'vendor.created', vendor, `Vendor "${vendor.name}" added`);
   return vendor;
 }
 
@@ -55,8 +58,15 @@ export async function updateVendor(vendor: VendorDoc, body: z.infer<typeof updat
   return vendor;
 }
 
-export async function deleteVendor(p: Principal, vendor: VendorDoc): Promise<void> {
+export async function deleteVendor(s: Engines, p: Principal, vendor: VendorDoc): Promise<void> {
   await vendor.deleteOne();
-  // Contracts outlive their vendor; the dangling link is cleared.
-  await Contract.updateMany({ ...orgFilter(p.organizationId), vendor_id: vendor._id }, { $set: { vendor_id: null } });
+  // Contracts outlive their vendor; the dangling link is cleared, in their search documents too.
+  const linked = { ...orgFilter(p.organizationId), vendor_id: vendor._id };
+  const contracts = await Contract.find(linked, { _id: 1 }).lean();
+  await Contract.updateMany(linked, { $set: { vendor_id: null } });
+  await makeContractsSearchable(
+    s,
+    p.organizationId,
+    contracts.map((c) => c._id.toHexString()),
+  );
 }

@@ -9,6 +9,7 @@ import type { VendorDoc } from '../../models/vendor';
 import { emitContractEvent } from '../contracts/contract-events';
 import { draftText } from '../contracts/contract-ai';
 import { authorOf, recordContractVersion } from '../contracts/contract-versions';
+import { makeSearchable } from '../search/reflect-contracts';
 
 export const ndaBody = z.object({
   party_name: requiredText(300),
@@ -35,9 +36,10 @@ export async function generateNda(s: Engines, p: Principal, vendor: VendorDoc, b
     vendor_id: vendor._id,
     created_by: new Types.ObjectId(p.userId),
   });
-  await recordContractVersion(contract, authorOf(p));
-  await emitContractEvent(p, 'contract.created', contract, `NDA "${title}" generated for vendor "${vendor.name}"`, {
+  await recordContractVersion(contract, authorOf(p), { first: true });
+  const event = await emitContractEvent(s, p, 'contract.created', contract, `NDA "${title}" generated for vendor "${vendor.name}"`, {
     vendor_id: vendor.id,
   });
+  await makeSearchable(s, event);
   return contract;
 }

@@ -1,11 +1,11 @@
 /** A vendor's events, as the outbox records them for the feed, webhooks and consumers. */
 import type { Principal } from '../../platform/security/principal';
-import { actorOf, recordEvent } from '../../platform/outbox/record-event';
+import { actorOf, recordEvent, type EventRecorder } from '../../platform/outbox/record-event';
 import type { EventType } from '../../models/event';
 import { vendorEventData, type VendorDoc } from '../../models/vendor';
 
-export function emitVendorEvent(p: Principal, type: EventType, v: VendorDoc, summary: string) {
-  return recordEvent({
+export function emitVendorEvent(s: EventRecorder, p: Principal, type: EventType, v: VendorDoc, summary: string) {
+  return recordEvent(s, {
     organizationId: p.organizationId,
     type,
     data: vendorEventData(v),

@@ -13,7 +13,7 @@ import { createLogger } from '../../platform/logger';
 import { closeEngines, type Engines, type WriteFollower } from '../../platform/engines';
 import { createApp } from '../../api/app';
 import { createWorkers } from '../../workers/worker';
-import { relayOnRecord, startEngines, startRelayLoop } from '../../services/wiring';
+import { relayOnRecord, wireProcess, type WiredProcess } from '../../services/wiring';
 
 export interface TestEnv {
   config: Config;
@@ -46,17 +46,18 @@ let server: Server | undefined;
 let workers: Worker[] = [];
 let workerRun: Promise<void> | undefined;
 let workerConnection: NativeConnection | undefined;
-let relayLoop: ReturnType<typeof startRelayLoop> | undefined;
+let relayLoop: ReturnType<WiredProcess['startRelayLoop']> | undefined;
 
 export async function startTestEnv(): Promise<TestEnv> {
   const config = loadConfig(testEnvironment());
-  const services = await startEngines(config, createLogger(config, 'test'));
+  const wired = await wireProcess(config, createLogger(config, 'test'));
+  const { services } = wired;
   server = createApp(services).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server!.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
   workerConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   await runWorkers(services);
-  relayLoop = startRelayLoop(services);
+  relayLoop = wired.startRelayLoop();
   env = { config, services, hostUrl: `http://127.0.0.1:${port}`, baseUrl: `http://127.0.0.1:${port}/api/v1` };
   return env;
 }
@@ -108,7 +109,7 @@ export function testEnv(): TestEnv {
 /**
  * Runs `fn` with the /api/v1 base of a second API instance on the run's services, its
  * configuration changed by `overrides` and any service replaced by `replace` (e.g. another AI
- * provider), and with `followers` following its writes (as startEngines starts them in a process).
+ * provider), and with `followers` following its writes (as wireProcess starts them in a process).
  */
 export async function withSecondApi(
   overrides: Partial<Config>,
@@ -119,6 +120,8 @@ export async function withSecondApi(
   const { services } = testEnv();
   const secondServices: Engines = { ...services, ...replace, config: { ...services.config, ...overrides } };
   const stops = await Promise.all(followers.map(async (follow) => follow(secondServices)));
+  // Its recorded events are relayed with its settings, as a second process's would be.
+  relayOnRecord(secondServices);
   const second: Server = createApp(secondServices).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => second.once('listening', () => resolve()));
   try {
@@ -126,8 +129,7 @@ export async function withSecondApi(
   } finally {
     stops.forEach((stop) => stop());
     await new Promise((resolve) => second.close(resolve));
-    // createApp pointed the process's immediate relay at the second API's settings (one app per
-    // process in production); events recorded later must again start workflows where the test worker polls.
+    // Events recorded later must again start workflows where the test worker polls.
     relayOnRecord(services);
   }
 }

@@ -569,6 +569,7 @@ describe('contracts', () => {
       // What DELETE writes before anything else; here the process "stops" right after it.
       const contract = await Contract.findById(contractId).orFail();
       await emitContractEvent(
+        testEnv().services,
         { kind: 'user', id: org.user.id, userId: org.user.id, organizationId: org.organizationId, role: 'owner', name: 'Test Owner' },
         'contract.deleted',
         contract,

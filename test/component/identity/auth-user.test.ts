@@ -3,7 +3,7 @@ import { Types } from 'mongoose';
 import { testEnv } from '../../support/env';
 import { api } from '../../support/http';
 import { addMember, signUp, type TestUser } from '../../support/auth';
-import { authUser } from '../../../services/identity/auth-user';
+import { authUser, forgetUsers } from '../../../services/identity/auth-user';
 import { redisKey } from '../../../platform/redis';
 import { User } from '../../../models/user';
 
@@ -17,31 +17,29 @@ describe('authentication cache', () => {
     expect(JSON.parse((await entry(user.user.id)) ?? 'null')).to.include({ organization_id: user.organizationId });
   };
 
-  it('is cleared by every kind of write to users, so changes count on the next request', async () => {
+  it('is cleared by the identity use cases that change a role or end sessions, so changes count on the next request', async () => {
     const owner = await signUp();
-    const member = await addMember(owner, 'member');
     const s = testEnv().services;
-    const id = member.user.id;
-    const org = member.organizationId;
+    const contract = { title: 'T', type: 'nda', counterparty: 'C' };
+    // A role change: the member, now a viewer, may no longer write.
+    const member = await addMember(owner, 'member');
     await warm(member);
-    await User.updateOne({ _id: id }, { $set: { role: 'viewer' } });
-    expect((await authUser(s, id, org))?.role).to.equal('viewer');
-    // A filter without the id: the ids it matched are read before the write.
-    await warm(member);
-    await User.findOneAndUpdate({ email: member.email }, { $set: { full_name: 'Renamed' } });
-    expect((await authUser(s, id, org))?.full_name).to.equal('Renamed');
-    await warm(member);
-    const doc = await User.findById(id).orFail();
-    doc.role = 'admin';
-    await doc.save();
-    expect((await authUser(s, id, org))?.role).to.equal('admin');
-    await warm(member);
-    expect(
-      (await api('POST', '/contracts', { token: member.token, body: { title: 'T', type: 'nda', counterparty: 'C' } })).status,
-    ).to.equal(201);
-    await User.deleteMany({ email: member.email });
-    expect(await authUser(s, id, org)).to.equal(null);
-    expect((await api('GET', '/contracts', { token: member.token })).status).to.equal(401);
+    const role = await api('PUT', `/team/members/${member.user.id}/role`, { token: owner.token, body: { role: 'viewer' } });
+    expect(role.status).to.equal(200);
+    expect(await entry(member.user.id)).to.equal('-');
+    expect((await authUser(s, member.user.id, member.organizationId))?.role).to.equal('viewer');
+    expect((await api('POST', '/contracts', { token: member.token, body: contract })).status).to.equal(403);
+    // An MFA reset raises the session epoch: the member's access token stops at once.
+    const reset = await addMember(owner, 'member');
+    await warm(reset);
+    expect((await api('POST', `/team/members/${reset.user.id}/mfa/reset`, { token: owner.token })).status).to.equal(204);
+    expect((await api('GET', '/contracts', { token: reset.token })).status).to.equal(401);
+    // A removed member's token stops at once.
+    const removed = await addMember(owner, 'member');
+    await warm(removed);
+    expect((await api('DELETE', `/team/members/${removed.user.id}`, { token: owner.token })).status).to.equal(204);
+    expect(await authUser(s, removed.user.id, removed.organizationId)).to.equal(null);
+    expect((await api('GET', '/contracts', { token: removed.token })).status).to.equal(401);
   });
 
   it('never answers for another organization, and a read that raced a write does not refill', async () => {
@@ -52,6 +50,7 @@ describe('authentication cache', () => {
     // After a write the entry is a tombstone: reads go to the store and leave it in place,
     // so a read that began before the write cannot put the older record back.
     await User.updateOne({ _id: owner.user.id }, { $set: { full_name: 'New name' } });
+    await forgetUsers(s, [owner.user.id]);
     expect((await authUser(s, owner.user.id, owner.organizationId))?.full_name).to.equal('New name');
     expect(await entry(owner.user.id)).to.equal('-');
   });

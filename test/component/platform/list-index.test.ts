@@ -14,7 +14,7 @@ import { followIndexedLists, INDEXED_LISTS } from '../../../services/wiring';
 import { isFerretDb } from '../../../platform/mongo';
 import type { Config } from '../../../platform/config';
 import { storePage, type ListFilter, type ListSpec } from '../../../platform/lists/lists';
-import { Contract, contractList } from '../../../models/contract';
+import { Contract, contractList, type ContractDoc } from '../../../models/contract';
 import { activityList } from '../../../models/event';
 import { Vendor, vendorList } from '../../../models/vendor';
 import { WebhookDelivery, deliveryList } from '../../../models/webhook-delivery';
@@ -22,6 +22,7 @@ import { PendingListWrite } from '../../../models/pending-list-write';
 import { activityFilter } from '../../../services/analytics/activity-feed';
 import { contractListFilter } from '../../../services/contracts/list-contracts';
 import { redisKey } from '../../../platform/redis';
+import { makeNewContractsSearchable } from '../../../services/search/reflect-contracts';
 
 interface Item {
   id: string;
@@ -86,7 +87,7 @@ describe('list index', function () {
     // Built while the organization is empty; every later write is followed.
     expect((await list()).body.total).to.equal(0);
     const statuses = ['draft', 'active', 'completed', 'expired'] as const;
-    await Contract.insertMany(
+    const bulk = await Contract.insertMany(
       Array.from({ length: 24 }, (_, i) => ({
         organization_id: new Types.ObjectId(owner.organizationId),
         title: `Imported ${i}`,
@@ -95,6 +96,8 @@ describe('list index', function () {
         status: statuses[i % 4],
       })),
     );
+    // GET /contracts answers from the search index: a bulk load writes its documents itself, as an import does.
+    await makeNewContractsSearchable(testEnv().services, bulk as unknown as ContractDoc[]);
     // Through the API at once (the rate limit allows 60 requests a minute per user).
     await Promise.all(
       Array.from({ length: 8 }, async (_, i) => {
@@ -140,7 +143,7 @@ describe('list index', function () {
 
   it('orders records with the same creation time by id, as the store does (bulk inserts are followed too)', async () => {
     const at = new Date();
-    await Contract.insertMany(
+    const tied = await Contract.insertMany(
       Array.from({ length: 6 }, (_, i) => ({
         organization_id: new Types.ObjectId(owner.organizationId),
         title: `Same instant ${i}`,
@@ -149,6 +152,7 @@ describe('list index', function () {
         created_at: at,
       })),
     );
+    await makeNewContractsSearchable(testEnv().services, tied);
     const { body } = await list('?page_size=6');
     expect(body.contracts.map((c) => c.title).every((t) => t.startsWith('Same instant'))).to.equal(true);
     await expectSameAsStore(contractList, owner.organizationId, CONTRACT_FILTERS);
@@ -341,7 +345,7 @@ describe('list index: when it runs, where it lives, how long a list it keeps', f
     '/analytics/activity?page=2&page_size=3',
   ];
   let run = 0;
-  /** A second API on the run's engines, as a second process would start: its own key prefix, its list index started by startEngines' follower. */
+  /** A second API on the run's engines, as a second process would start: its own key prefix, its list index started by wireProcess' follower. */
   const withIndexApi = (overrides: Partial<Config>, fn: (base: string, prefix: string) => Promise<void>) => {
     const prefix = `${testEnv().config.REDIS_KEY_PREFIX}-second-${++run}`;
     return withSecondApi({ REDIS_KEY_PREFIX: prefix, ...overrides }, (base) => fn(base, prefix), {}, [followIndexedLists]);

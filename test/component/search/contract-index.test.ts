@@ -5,7 +5,6 @@ import { api } from '../../support/http';
 import { testEnv } from '../../support/env';
 import { signUp, type TestUser } from '../../support/auth';
 import { waitFor } from '../../support/processes';
-import { recordedEvents } from '../../../platform/outbox/record-event';
 import { createTemporalClient } from '../../../platform/temporal/client';
 import { relayEvent, relayOnRecord, relayPending } from '../../../services/wiring';
 import { chunkId, indexName } from '../../../services/search/vector-store';
@@ -72,7 +71,7 @@ describe('contract re-index after contract events', function () {
   it('leaves the events of a failed signal unrelayed, and their contracts are indexed when the relay retries them', async () => {
     const { services, config } = testEnv();
     const user = await signUp();
-    recordedEvents.listen(undefined); // no immediate relay: this test relays the events itself
+    services.events.listen(undefined); // no immediate relay: this test relays the events itself
     let ids: string[];
     try {
       ids = await createContracts(user, ['Retry A', 'Retry B', 'Retry C']);

@@ -3,7 +3,7 @@ import { Types, trusted } from 'mongoose';
 import { testEnv } from '../../support/env';
 import { startReceiver } from '../../support/receiver';
 import { encryptSecret } from '../../../platform/security/crypto';
-import { recordEvent, recordedEvents, type NewEvent } from '../../../platform/outbox/record-event';
+import { recordEvent, type NewEvent } from '../../../platform/outbox/record-event';
 import { relayEvent, relayOnRecord, relayPending } from '../../../services/wiring';
 import { Event } from '../../../models/event';
 import { WebhookDelivery } from '../../../models/webhook-delivery';
@@ -35,7 +35,7 @@ describe('event relay', () => {
       events: ['contract.created'],
       secret_encrypted: encryptSecret(config, 'relay-secret-0123456789'),
     });
-    const recorded = await recordEvent(event('Immediate'));
+    const recorded = await recordEvent(testEnv().services, event('Immediate'));
     const [req] = await receiver.waitFor(1);
     expect(JSON.parse(req!.body)).to.deep.include({ event: 'contract.created', organization_id: orgId });
 
@@ -58,10 +58,10 @@ describe('event relay', () => {
       events: ['contract.created'],
       secret_encrypted: encryptSecret(testEnv().config, 'relay-secret-0123456789'),
     });
-    recordedEvents.listen(undefined); // as if the process died right after the commit
+    testEnv().services.events.listen(undefined); // as if the process died right after the commit
     let recorded;
     try {
-      recorded = await recordEvent(event('Late'));
+      recorded = await recordEvent(testEnv().services, event('Late'));
     } finally {
       relayOnRecord(services);
     }
@@ -75,9 +75,9 @@ describe('event relay', () => {
 
   /** Records events as a process that dies before relaying them would (no immediate relay). */
   async function recordUnrelayed(organizationId: string, titles: string[]) {
-    recordedEvents.listen(undefined);
+    testEnv().services.events.listen(undefined);
     try {
-      return await Promise.all(titles.map((t) => recordEvent(event(t, organizationId))));
+      return await Promise.all(titles.map((t) => recordEvent(testEnv().services, event(t, organizationId))));
     } finally {
       relayOnRecord(testEnv().services);
     }
