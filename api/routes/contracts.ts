@@ -15,6 +15,7 @@ import {
   updateContractBody,
 } from '../../services/contracts/edit-contract';
 import { listContracts, listQuery } from '../../services/contracts/list-contracts';
+import { draftFromTemplate, draftFromTemplateBody } from '../../services/templates/draft-from-template';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import '../operations/contracts';
@@ -31,7 +32,14 @@ export function contractsRouter(s: Services): Router {
   });
 
   router.post('/', authorize('contracts:write'), once, async (req, res) => {
-    res.status(201).json(contractView(await createContract(principalOf(req), createContractBody.parse(req.body))));
+    const body: unknown = req.body;
+    if (body && typeof body === 'object' && 'template_id' in body) {
+      const { contract, approval } = await draftFromTemplate(s, principalOf(req), draftFromTemplateBody.parse(body));
+      const started = approval?.required ? { id: approval.approval.id, status: approval.approval.status } : null;
+      res.status(201).json({ ...contractView(contract), approval: started });
+      return;
+    }
+    res.status(201).json(contractView(await createContract(principalOf(req), createContractBody.parse(body))));
   });
 
   router.get('/:id', authorize('contracts:read'), async (req, res) => {

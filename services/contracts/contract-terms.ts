@@ -278,3 +278,17 @@ export async function upcomingRenewals(organizationId: string, withinDays: numbe
     ];
   });
 }
+
+/**
+ * The key terms a template's variables (and the clause positions chosen) state, known without
+ * extraction: stored confirmed (a later extraction keeps them) and marked `origin: template`.
+ */
+export async function recordTemplateTerms(
+  contract: ContractDoc,
+  stated: Partial<Record<KeyTermName, { value: string; normalized: unknown }>>,
+): Promise<TermsView> {
+  const terms = emptyTerms();
+  for (const [k, t] of Object.entries(stated) as Array<[KeyTermName, { value: string; normalized: unknown }]>)
+    terms[k] = { value: t.value, normalized: t.normalized, quote: t.value, page: 1, confidence: 1, confirmed: true, origin: 'template' };
+  return termsView(contract.id, await save(contract.organization_id, contract, terms, { source: 'template' }));
+}
