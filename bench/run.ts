@@ -19,6 +19,7 @@ export const BENCHMARKS = [
   'key-terms',
   'import',
   'diff',
+  'templates',
 ];
 
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : BENCHMARKS;

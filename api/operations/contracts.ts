@@ -132,3 +132,37 @@ operation({
   summary: 'AI risk analysis; stores risk_score and analysis on the contract',
   responses: { 200: { description: 'The analysis', schema: ContractAnalysis }, 503: 'The AI provider is unavailable' },
 });
+
+const cited = z.object({ page: z.number().int(), paragraph: z.number().int(), text: z.string() });
+operation({
+  path: '/contracts/{id}/deviations',
+  method: 'get',
+  tag,
+  summary: "Where the contract departs from the organization's clause library",
+  description:
+    "Per clause type of the library the contract holds: `standard`, `fallback` (with its `position`) or `non_standard`, the text found cited by page and paragraph, the closest library position and the words that differ; and the types it lacks. Found by the embedding model's similarity (`model`) with the key terms stored for the contract.",
+  responses: {
+    200: {
+      description: 'The deviations',
+      schema: z.object({
+        contract_id: idSchema,
+        model: z.string(),
+        source: z.string(),
+        clauses: z.array(
+          z.object({
+            type: z.string(),
+            title: z.string(),
+            status: z.enum(['standard', 'fallback', 'non_standard']),
+            position: z.number().int().nullable(),
+            similarity: z.number(),
+            found: cited,
+            closest: z.object({ position: z.number().int(), text: z.string() }),
+            differences: z.array(z.object({ op: z.enum(['insert', 'delete']), text: z.string() })),
+            key_term: z.object({ term: z.string(), contract: z.string(), position: z.string() }).nullable(),
+          }),
+        ),
+        missing: z.array(z.object({ type: z.string(), title: z.string() })),
+      }),
+    },
+  },
+});

@@ -16,6 +16,7 @@ import {
 } from '../../services/contracts/edit-contract';
 import { listContracts, listQuery } from '../../services/contracts/list-contracts';
 import { draftFromTemplate, draftFromTemplateBody } from '../../services/templates/draft-from-template';
+import { checkDeviations } from '../../services/deviations/check-deviations';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import '../operations/contracts';
@@ -59,6 +60,11 @@ export function contractsRouter(s: Services): Router {
   router.post('/:id/draft-ai', authorize('contracts:write'), async (req, res) => {
     const body = draftBody.parse(req.body ?? {});
     res.json(contractView(await draftContractText(s, principalOf(req), await owned(req), body)));
+  });
+
+  // Reading the text of record may parse its file again (in a child process), as an analysis does.
+  router.get('/:id/deviations', authorize('contracts:read'), async (req, res) => {
+    res.json(await checkDeviations(s, await owned(req)));
   });
 
   router.post('/:id/analyze', authorize('contracts:write'), async (req, res) => {

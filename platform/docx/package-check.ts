@@ -2,8 +2,8 @@
  * What a DOCX package may not hold, checked before anything renders or converts it (after
  * services/documents/check-expansion.ts has bounded what it inflates to): macros (a
  * macro-enabled package, or a VBA project in any part) and relationships to external targets,
- * which a renderer such as LibreOffice would fetch (a linked image, a remote template, an
- * OLE link): a template must not make the server reach out, nor hand signers a file that does.
+ * other than hyperlinks, which a renderer such as LibreOffice would fetch (a linked image, a
+ * remote template, an OLE link): a template must not make the server reach out, nor hand signers a file that does.
  */
 import PizZip from 'pizzip';
 
@@ -11,7 +11,8 @@ export class HostileDocxError extends Error {}
 
 const MACRO_CONTENT_TYPE = /macroEnabled|vbaProject/i;
 const MACRO_PART = /(^|\/)vbaProject\.bin$|(^|\/)vbaData\.xml$/i;
-const EXTERNAL = /TargetMode\s*=\s*["']External["']/i;
+// An external relationship other than a hyperlink (Word opens no hyperlink by itself).
+const EXTERNAL = /<Relationship\b(?![^>]*relationships\/hyperlink")[^>]*TargetMode\s*=\s*["']External["']/i;
 
 /** The package read by pizzip; throws HostileDocxError naming what it refuses. */
 export function openCheckedDocx(bytes: Buffer): PizZip {

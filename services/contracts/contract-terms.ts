@@ -57,7 +57,7 @@ export const termsView = (contractId: string, doc: ContractTermsDoc | null): Ter
 };
 
 /** The text extraction reads: the attached contract document's pages, or the contract's content as page 1. */
-async function textOfRecord(s: Services, contract: ContractDoc): Promise<{ pages: Page[]; source: string }> {
+export async function textOfRecord(s: Services, contract: ContractDoc): Promise<{ pages: Page[]; source: string }> {
   const doc = await Document.findOne({
     organization_id: contract.organization_id,
     contract_id: contract._id,
