@@ -56,7 +56,13 @@ async function main() {
     batchSize: 16,
   });
   if (!encoder) throw new Error('no local embedding model (scripts/stack.sh provision)');
-  const embed = async (texts: string[]) => (await encoder.encode(texts)).map((v) => Array.from(v));
+  // Variants share all but one paragraph: each text is embedded once.
+  const cache = new Map<string, number[]>();
+  const embed = async (texts: string[]) => {
+    const fresh = [...new Set(texts.filter((t) => !cache.has(t)))];
+    if (fresh.length) (await encoder.encode(fresh)).forEach((v, i) => cache.set(fresh[i]!, Array.from(v)));
+    return texts.map((t) => cache.get(t)!);
+  };
   const cases: Array<{ file: string; type: string; label: Label; verdict: Label }> = [];
   for (const file of readdirSync(CORPUS_DIR).filter((f) => f.endsWith('.docx'))) {
     const xml = new PizZip(readFileSync(path.join(CORPUS_DIR, file))).file('word/document.xml')!.asText();
