@@ -63,7 +63,7 @@ async function main() {
     if (fresh.length) (await encoder.encode(fresh)).forEach((v, i) => cache.set(fresh[i]!, Array.from(v)));
     return texts.map((t) => cache.get(t)!);
   };
-  const cases: Array<{ file: string; type: string; label: Label; verdict: Label }> = [];
+  const cases: Array<{ file: string; type: string; label: Label; verdict: Label; similarity: number }> = [];
   for (const file of readdirSync(CORPUS_DIR).filter((f) => f.endsWith('.docx'))) {
     const xml = new PizZip(readFileSync(path.join(CORPUS_DIR, file))).file('word/document.xml')!.asText();
     const paras = docxParagraphs(xml)
@@ -105,7 +105,7 @@ async function main() {
         });
         const found = report.clauses[0];
         const verdict: Label = !found ? 'missing' : found.status;
-        cases.push({ file, type: c.type, label, verdict });
+        cases.push({ file, type: c.type, label, verdict, similarity: found?.similarity ?? 0 });
       }
     }
   }
@@ -127,6 +127,15 @@ async function main() {
     console.log(`${l}: precision ${(tp / Math.max(said, 1)).toFixed(3)}, recall ${(tp / Math.max(real, 1)).toFixed(3)} (${real} labelled)`);
   }
   console.log(`verdict equals label: ${exact.length}/${cases.length}`);
+  for (const l of labels) {
+    const sims = cases
+      .filter((c) => c.label === l)
+      .map((c) => c.similarity)
+      .sort((a, b) => a - b);
+    console.log(
+      `${l}: similarity of the closest paragraph min ${sims[0]}, median ${sims[Math.floor(sims.length / 2)]}, max ${sims.at(-1)}`,
+    );
+  }
   if (process.argv.includes('--verbose'))
     for (const c of cases.filter((x) => x.label !== x.verdict))
       console.log(`  ${c.file} ${c.type}: labelled ${c.label}, judged ${c.verdict}`);
