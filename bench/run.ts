@@ -20,6 +20,7 @@ export const BENCHMARKS = [
   'import',
   'diff',
   'writes',
+  'templates',
 ];
 
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : BENCHMARKS;

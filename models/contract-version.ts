@@ -1,5 +1,6 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
 import { basePlugin, tenantFields } from './base';
+import { draftedFromSchema, usedClauseSchema } from './contract';
 
 /**
  * One version of a contract's text of record, never changed once written but for the two
@@ -31,6 +32,10 @@ const schema = new Schema(
     tracked_changes: { type: [Schema.Types.Mixed], default: undefined, immutable: true },
     /** The Word file's comments ({id, author, date, text, anchor}). */
     comments: { type: [Schema.Types.Mixed], default: undefined, immutable: true },
+    /** For a version drafted from a template: the template and version, the clause positions used, and the DOCX rendered. */
+    template: { type: draftedFromSchema, default: null, immutable: true },
+    clauses: { type: [usedClauseSchema], default: [], immutable: true },
+    docx_document_id: { type: Schema.Types.ObjectId, default: null, immutable: true },
     /** The key terms found for this version's text (a snapshot of the contract's terms when its extraction completed). */
     terms: { type: Schema.Types.Mixed, default: null },
     terms_extracted_at: { type: Date, default: null },

@@ -11,6 +11,28 @@ export type ContractType = (typeof CONTRACT_TYPES)[number];
 export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
 
+/** The template (and its version) a contract or version was drafted from. */
+export const draftedFromSchema = new Schema(
+  {
+    id: { type: Schema.Types.ObjectId, required: true },
+    version: { type: Number, required: true },
+    name: { type: String, required: true },
+  },
+  { _id: false },
+);
+/** A clause of the library a contract uses: which clause, its version and the position chosen (0: preferred). */
+export const usedClauseSchema = new Schema(
+  {
+    type: { type: String, required: true },
+    clause_id: { type: Schema.Types.ObjectId, required: true },
+    version: { type: Number, required: true },
+    position: { type: Number, required: true },
+    needs_approval: { type: Boolean, default: false },
+    approval_policy_id: { type: Schema.Types.ObjectId, default: null },
+  },
+  { _id: false },
+);
+
 /** A contract of an organization. `type` is free text in storage (imports may carry others); the API admits the five on create. */
 const schema = new Schema(
   {
@@ -45,6 +67,11 @@ const schema = new Schema(
       default: null,
     },
     analyzed_at: { type: Date, default: null },
+    /** The template it was drafted from (services/templates/draft-from-template.ts), and the clause positions it used. */
+    template: { type: draftedFromSchema, default: null },
+    clauses: { type: [usedClauseSchema], default: [] },
+    /** The DOCX the template rendered (a Word document of the organization); `document_id` is its PDF rendering. */
+    docx_document_id: { type: Schema.Types.ObjectId, default: null },
 
     // Declared here too (basePlugin sets the same) so the document type knows created_at/updated_at.
   },

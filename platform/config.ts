@@ -269,6 +269,14 @@ const schema = z
      */
     APPROVAL_LINK_DAYS: positiveInt.max(90).default(7),
 
+    /** LibreOffice's `soffice`, which renders a template's DOCX to the PDF of record (scripts/stack.sh provisions it). */
+    SOFFICE_PATH: z.string().default('soffice'),
+    /** How long one DOCX to PDF conversion may take, and how many one process runs at once (each is a LibreOffice process). */
+    PDF_RENDER_TIMEOUT_MS: positiveInt.default(60_000),
+    PDF_RENDER_CONCURRENCY: positiveInt.max(16).default(2),
+    /** The largest template file (a DOCX, or a text); a template's versions are kept in the store. */
+    TEMPLATE_MAX_BYTES: positiveInt.max(12 * 1024 * 1024).default(5 * 1024 * 1024),
+
     /** The local embedding model's folder (scripts/stack.sh provisions it); without its files the local provider falls back to feature hashing. */
     EMBEDDING_MODEL_DIR: z.string().default('.stack/models/all-MiniLM-L6-v2'),
     /** ONNX Runtime intra-op threads per process for the local embedding model: by default the cores this process may use. */

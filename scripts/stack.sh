@@ -176,6 +176,18 @@ provision_poppler() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq poppler-utils >/dev/null
 }
 
+# Templates render their PDF of record with LibreOffice headless (Debian's writer without a
+# GUI, what Documenso runs through Gotenberg): one `soffice --convert-to pdf` per render
+# (platform/docx/pdf.ts), so there is no listener to start; a process's first conversion
+# creates its LibreOffice profile (the cold start).
+provision_libreoffice() {
+  command -v soffice >/dev/null && return 0
+  log "installing libreoffice-writer-nogui from Debian"
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends libreoffice-writer-nogui >/dev/null
+}
+
 provision_schemathesis() {
   local venv="$STACK/venv-schemathesis"
   if [ -x "$venv/bin/schemathesis" ] && "$venv/bin/schemathesis" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; then return 0; fi
@@ -213,6 +225,7 @@ provision() {
   provision_pyhanko
   provision_chromium
   provision_poppler
+  provision_libreoffice
   provision_schemathesis
   provision_python_docx
 }

@@ -7,6 +7,7 @@ import { CONTRACT_STATUSES } from '../../models/contract';
 import { draftBody } from '../../services/contracts/contract-ai';
 import { createContractBody as createBody, updateContractBody as updateBody } from '../../services/contracts/edit-contract';
 import { listQuery } from '../../services/contracts/list-contracts';
+import { draftFromTemplateBody } from '../../services/templates/draft-from-template';
 import { operation, pageOf, registry, timestamp } from '../http/openapi';
 
 const day = z.iso.date().nullable();
@@ -46,6 +47,26 @@ export const contractSchema = registry.register(
     created_by: idSchema.nullable(),
     analysis: ContractAnalysis.shape.analysis.extend({ risk_level: z.enum(RISK_LEVELS) }).nullable(),
     analyzed_at: timestamp.nullable(),
+    template: z.object({ id: idSchema, version: z.number().int(), name: z.string() }).nullable().optional().meta({
+      description: 'The template (and version) the contract was drafted from',
+    }),
+    clauses: z
+      .array(
+        z.object({
+          type: z.string(),
+          clause_id: idSchema,
+          version: z.number().int(),
+          position: z.number().int(),
+          needs_approval: z.boolean(),
+          approval_policy_id: idSchema.nullable(),
+        }),
+      )
+      .optional()
+      .meta({ description: 'The clause library positions it used (0: preferred, n: the n-th fallback)' }),
+    docx_document_id: idSchema
+      .nullable()
+      .optional()
+      .meta({ description: 'The DOCX its template rendered; `document_id` is its PDF rendering' }),
   }),
 );
 
@@ -63,9 +84,18 @@ operation({
   path: '/contracts',
   method: 'post',
   tag,
-  summary: 'Create a draft contract (honours Idempotency-Key)',
-  body: createBody,
-  responses: { 201: one, 409: 'Idempotency-Key reused with a different body, or still in flight' },
+  summary: 'Create a draft contract, or draft one from a template with `template_id` and `variables` (honours Idempotency-Key)',
+  description:
+    'From a template: every variable is checked (`variables_invalid` names every wrong field), the DOCX rendered and converted to the PDF of record by LibreOffice (`document_id`; the DOCX is `docx_document_id`), `content` is its text, version 1 records the template, its version and the clause positions; key terms the variables state are stored with `origin: template`. Choosing a fallback that needs approval starts the approval its policy names (`approval`).',
+  body: z.union([createBody, draftFromTemplateBody]),
+  responses: {
+    201: {
+      description: 'The contract (from a template: with `approval`, the request started or null)',
+      schema: contractSchema.extend({ approval: z.object({ id: idSchema, status: z.string() }).nullable().optional() }),
+    },
+    409: 'Idempotency-Key reused with a different body, or still in flight; `template_not_published`',
+    503: '`pdf_render_failed`: LibreOffice could not render the PDF of record',
+  },
 });
 operation({ path: '/contracts/{id}', method: 'get', tag, summary: 'Get a contract', responses: { 200: one } });
 operation({
@@ -101,4 +131,38 @@ operation({
   tag,
   summary: 'AI risk analysis; stores risk_score and analysis on the contract',
   responses: { 200: { description: 'The analysis', schema: ContractAnalysis }, 503: 'The AI provider is unavailable' },
+});
+
+const cited = z.object({ page: z.number().int(), paragraph: z.number().int(), text: z.string() });
+operation({
+  path: '/contracts/{id}/deviations',
+  method: 'get',
+  tag,
+  summary: "Where the contract departs from the organization's clause library",
+  description:
+    "Per clause type of the library the contract holds: `standard`, `fallback` (with its `position`) or `non_standard`, the text found cited by page and paragraph, the closest library position and the words that differ; and the types it lacks. Found by the embedding model's similarity (`model`) with the key terms stored for the contract.",
+  responses: {
+    200: {
+      description: 'The deviations',
+      schema: z.object({
+        contract_id: idSchema,
+        model: z.string(),
+        source: z.string(),
+        clauses: z.array(
+          z.object({
+            type: z.string(),
+            title: z.string(),
+            status: z.enum(['standard', 'fallback', 'non_standard']),
+            position: z.number().int().nullable(),
+            similarity: z.number(),
+            found: cited,
+            closest: z.object({ position: z.number().int(), text: z.string() }),
+            differences: z.array(z.object({ op: z.enum(['insert', 'delete']), text: z.string() })),
+            key_term: z.object({ term: z.string(), contract: z.string(), position: z.string() }).nullable(),
+          }),
+        ),
+        missing: z.array(z.object({ type: z.string(), title: z.string() })),
+      }),
+    },
+  },
 });

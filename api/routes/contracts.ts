@@ -10,6 +10,8 @@ import { analyzeContract, draftBody, draftContractText } from '../../services/co
 import { createContract, createContractBody, updateContract, updateContractBody } from '../../services/contracts/edit-contract';
 import { deleteContract } from '../../services/contract-deletion/delete-contract';
 import { listContracts, listQuery } from '../../services/contracts/list-contracts';
+import { draftFromTemplate, draftFromTemplateBody } from '../../services/templates/draft-from-template';
+import { checkDeviations } from '../../services/deviations/check-deviations';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import '../operations/contracts';
@@ -26,7 +28,14 @@ export function contractsRouter(s: Engines): Router {
   });
 
   router.post('/', authorize('contracts:write'), once, async (req, res) => {
-    res.status(201).json(contractView(await createContract(s, principalOf(req), createContractBody.parse(req.body))));
+    const body: unknown = req.body;
+    if (body && typeof body === 'object' && 'template_id' in body) {
+      const { contract, approval } = await draftFromTemplate(s, principalOf(req), draftFromTemplateBody.parse(body));
+      const started = approval?.required ? { id: approval.approval.id, status: approval.approval.status } : null;
+      res.status(201).json({ ...contractView(contract), approval: started });
+      return;
+    }
+    res.status(201).json(contractView(await createContract(s, principalOf(req), createContractBody.parse(body))));
   });
 
   router.get('/:id', authorize('contracts:read'), async (req, res) => {
@@ -46,6 +55,11 @@ export function contractsRouter(s: Engines): Router {
   router.post('/:id/draft-ai', authorize('contracts:write'), async (req, res) => {
     const body = draftBody.parse(req.body ?? {});
     res.json(contractView(await draftContractText(s, principalOf(req), await owned(req), body)));
+  });
+
+  // Reading the text of record may parse its file again (in a child process), as an analysis does.
+  router.get('/:id/deviations', authorize('contracts:read'), async (req, res) => {
+    res.json(await checkDeviations(s, await owned(req)));
   });
 
   router.post('/:id/analyze', authorize('contracts:write'), async (req, res) => {

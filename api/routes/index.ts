@@ -25,6 +25,8 @@ import { mailRouter } from './mail';
 import { importsRouter } from './imports';
 import { searchRouter } from './search';
 import { ssoPublicRouter, ssoSettingsRouter } from './sso';
+import { templatesRouter } from './templates';
+import { clausesRouter } from './clauses';
 
 /** Every resource's router, mounted under /api/v1. */
 export function apiRouter(s: Engines): Router {
@@ -61,5 +63,7 @@ export function apiRouter(s: Engines): Router {
   router.use('/signatures', signaturesRouter(s));
   router.use('/compliance', complianceRouter(s));
   router.use('/imports', importsRouter(s));
+  router.use('/templates', templatesRouter(s));
+  router.use('/clauses', clausesRouter(s));
   return router;
 }

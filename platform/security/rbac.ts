@@ -47,6 +47,8 @@ const ADMIN = [
   'integrations:manage',
   'webhooks:manage',
   'billing:read',
+  // Templates and the clause library are the organization's approved language.
+  'templates:manage',
 ] as const;
 // Rebuilding the organization's search documents is heavy: owners only.
 const OWNER = [...ADMIN, 'billing:manage', 'search:reindex'] as const;

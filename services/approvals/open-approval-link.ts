@@ -19,7 +19,8 @@ import { diffContractVersions, type VersionDiff } from '../contracts/diff-contra
 import { KEY_TERMS, type KeyTermName } from '../contracts/key-terms.shared';
 import { approverOfToken, checkApprovalLink } from './approval-link';
 import { requirementsFor } from './approval-view';
-import { isStandard, type Conditions } from './policy-rules';
+import { libraryStandards } from '../clause-library/clause-library';
+import { CLAUSE_LIBRARY, isStandard, type Conditions } from './policy-rules';
 import { readFacts } from '../contracts/contract-facts';
 
 type Group = ApprovalRecord['groups'][number];
@@ -119,14 +120,17 @@ async function stateOf(link: ApprovalLink): Promise<ApprovalLinkState | null> {
 
 /** The key terms the contract states or the organization sets a standard for, each beside its standards. */
 async function termRows(contract: ContractDoc): Promise<TermRow[]> {
-  const [view, policies] = await Promise.all([
+  const [view, policies, library] = await Promise.all([
     contractTerms(contract),
     ApprovalPolicy.find({ organization_id: contract.organization_id, active: true }, { conditions: 1 }).lean(),
+    libraryStandards(contract.organization_id),
   ]);
   const standards = new Map<KeyTermName, Set<string>>();
-  for (const p of policies)
-    for (const [k, v] of Object.entries((p.conditions as Conditions | null)?.terms_differ_from_standard ?? {}))
+  for (const p of policies) {
+    const given = (p.conditions as Conditions | null)?.terms_differ_from_standard;
+    for (const [k, v] of Object.entries((given === CLAUSE_LIBRARY ? library : given) ?? {}))
       if (typeof v === 'string') standards.set(k as KeyTermName, (standards.get(k as KeyTermName) ?? new Set()).add(v));
+  }
   return KEY_TERMS.flatMap((term) => {
     const t = view.terms[term];
     const std = [...(standards.get(term) ?? [])];

@@ -9,6 +9,9 @@ import { RISK_LEVELS } from '../../models/contract';
 import { KEY_TERMS, type KeyTermName } from '../contracts/key-terms.shared';
 import type { TermFacts } from '../contracts/contract-facts';
 
+/** `terms_differ_from_standard: "clause_library"`: the standard is the clause library's preferred positions. */
+export const CLAUSE_LIBRARY = 'clause_library';
+
 /** Every condition given must hold; none given, the policy applies to every contract. */
 export const conditionsSchema = z.strictObject({
   types: z.array(requiredText(100), 'must be a list of contract types').min(1, 'must name at least one type').optional(),
@@ -16,10 +19,23 @@ export const conditionsSchema = z.strictObject({
   vendor_risk_in: z.array(choice(RISK_LEVELS), 'must be a list of risk levels').min(1, 'must name at least one risk level').optional(),
   liability_cap_absent: z.literal(true, 'must be true (omit it otherwise)').optional(),
   governing_law_not_in: z.array(requiredText(200), 'must be a list of places').min(1, 'must name at least one place').optional(),
-  /** The organization's standard: a term whose value differs from it (or that the contract lacks) needs approval. */
+  /** The policy applies only where a clause fallback that needs approval names it (services/approvals/required-approvals.ts). */
+  only_for_clause_fallbacks: z.literal(true, 'must be true (omit it otherwise)').optional(),
+  /**
+   * The organization's standard: a term whose value differs from it (or that the contract lacks)
+   * needs approval. Either typed in per term, or `"clause_library"`: the term values of the
+   * preferred positions of the organization's clause library (services/clause-library/clause-library.ts).
+   */
   terms_differ_from_standard: z
-    .partialRecord(choice(KEY_TERMS), requiredText(500), 'must map key terms to their standard values')
-    .refine((r) => Object.keys(r).length > 0, 'must name at least one key term')
+    .union(
+      [
+        z.literal(CLAUSE_LIBRARY),
+        z
+          .partialRecord(choice(KEY_TERMS), requiredText(500), 'must map key terms to their standard values')
+          .refine((r) => Object.keys(r).length > 0, 'must name at least one key term'),
+      ],
+      'must map key terms to their standard values, or be "clause_library"',
+    )
     .optional(),
 });
 
@@ -80,6 +96,8 @@ export interface ContractFacts {
   value: number | null;
   vendor_risk: string | null;
   terms: TermFacts;
+  /** The clause library's standard per key term (for `terms_differ_from_standard: "clause_library"`). */
+  standards?: Partial<Record<KeyTermName, string>>;
 }
 
 const plain = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? null)).toLowerCase().replace(/\s+/g, ' ').trim();
@@ -93,6 +111,7 @@ export function isStandard(terms: TermFacts, key: KeyTermName, standard: string)
 /** The reasons the policy applies, one per condition (all hold), or null when one does not. */
 export function matchConditions(c: Conditions, f: ContractFacts): string[] | null {
   const reasons: string[] = [];
+  if (c.only_for_clause_fallbacks) return null;
   if (c.types) {
     if (!c.types.includes(f.type)) return null;
     reasons.push(`type is ${f.type}`);
@@ -116,9 +135,8 @@ export function matchConditions(c: Conditions, f: ContractFacts): string[] | nul
     reasons.push(`governing law ${law ? `${law.value} is` : 'not stated, so'} not in the accepted list`);
   }
   if (c.terms_differ_from_standard) {
-    const differ = (Object.entries(c.terms_differ_from_standard) as Array<[KeyTermName, string]>).filter(
-      ([k, std]) => !isStandard(f.terms, k, std),
-    );
+    const standard = c.terms_differ_from_standard === CLAUSE_LIBRARY ? (f.standards ?? {}) : c.terms_differ_from_standard;
+    const differ = (Object.entries(standard) as Array<[KeyTermName, string]>).filter(([k, std]) => !isStandard(f.terms, k, std));
     if (!differ.length) return null;
     reasons.push(`${differ.map(([k]) => k).join(', ')} differ${differ.length === 1 ? 's' : ''} from the standard`);
   }

@@ -8,7 +8,8 @@ import type { Types } from 'mongoose';
 import { canonicalJson } from '../../platform/security/canonical-json';
 import { ApprovalPolicy } from '../../models/approval-policy';
 import type { ApprovalRecord } from '../../models/approval';
-import { matchConditions, requiredCount, type Approvers, type Conditions, type ContractFacts } from './policy-rules';
+import { libraryStandards } from '../clause-library/clause-library';
+import { CLAUSE_LIBRARY, matchConditions, requiredCount, type Approvers, type Conditions, type ContractFacts } from './policy-rules';
 import type { ApprovalFacts } from '../contracts/contract-facts';
 
 export interface Requirement {
@@ -30,14 +31,26 @@ export interface RequiredStep {
 
 export async function requiredSteps(organizationId: Types.ObjectId, facts: ApprovalFacts): Promise<RequiredStep[]> {
   const policies = await ApprovalPolicy.find({ organization_id: organizationId, active: true }).sort({ step: 1, created_at: 1 }).lean();
-  const held: ContractFacts = { type: facts.type, value: facts.value, vendor_risk: facts.vendor?.risk ?? null, terms: facts.terms };
+  const standards = policies.some((p) => (p.conditions as Conditions | null)?.terms_differ_from_standard === CLAUSE_LIBRARY)
+    ? await libraryStandards(organizationId)
+    : undefined;
+  const held: ContractFacts = {
+    type: facts.type,
+    value: facts.value,
+    vendor_risk: facts.vendor?.risk ?? null,
+    terms: facts.terms,
+    standards,
+  };
   const read: ContractFacts = { ...held, terms: { ...facts.terms, ...facts.text_reads } };
   const steps = new Map<number, Requirement[]>();
   for (const policy of policies) {
     const conditions = (policy.conditions ?? {}) as Conditions;
+    // A clause fallback that needs approval calls for the policy it names, whatever its conditions.
+    const fallbacks = (facts.clause_fallbacks ?? []).filter((f) => f.policy_id === policy._id.toHexString());
     const reasons =
       matchConditions(conditions, held) ??
-      matchConditions(conditions, read)?.map((r) => `${r} (as the text reads; a member's correction says otherwise)`);
+      matchConditions(conditions, read)?.map((r) => `${r} (as the text reads; a member's correction says otherwise)`) ??
+      (fallbacks.length ? fallbacks.map((f) => `the ${f.type} clause uses fallback ${f.position}, which needs approval`) : null);
     if (!reasons) continue;
     const approvers = policy.approvers as Approvers;
     const list = steps.get(policy.step) ?? [];

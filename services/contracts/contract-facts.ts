@@ -26,6 +26,8 @@ export interface ApprovalFacts {
   terms: TermFacts;
   /** For each key a member's correction changed: what the version's text reads. */
   text_reads: Partial<TermFacts>;
+  /** The clause fallbacks the contract uses that need approval, each with the policy that approves it (absent when none). */
+  clause_fallbacks?: Array<{ type: string; position: number; policy_id: string }>;
 }
 
 export interface ContractFactsSource {
@@ -36,6 +38,13 @@ export interface ContractFactsSource {
   currency?: string | null;
   counterparty: string;
   vendor_id?: Types.ObjectId | null;
+  /** The clause positions it uses (a contract drafted from a template). */
+  clauses?: ReadonlyArray<{
+    type: string;
+    position: number;
+    needs_approval?: boolean | null;
+    approval_policy_id?: Types.ObjectId | null;
+  }> | null;
 }
 
 export interface FactsRead {
@@ -71,6 +80,9 @@ export async function readFacts(contract: ContractFactsSource): Promise<FactsRea
   const extracted = stored?.extracted_terms ? termFacts(stored.extracted_terms as Partial<KeyTerms>) : terms;
   const text_reads: Partial<TermFacts> = {};
   for (const k of KEY_TERMS) if (canonicalJson(terms[k]) !== canonicalJson(extracted[k])) text_reads[k] = extracted[k];
+  const fallbacks = (contract.clauses ?? [])
+    .filter((c) => c.needs_approval && c.approval_policy_id)
+    .map((c) => ({ type: c.type, position: c.position, policy_id: c.approval_policy_id!.toHexString() }));
   const facts: ApprovalFacts = {
     type: contract.type,
     value: contract.value ?? null,
@@ -79,6 +91,8 @@ export async function readFacts(contract: ContractFactsSource): Promise<FactsRea
     vendor,
     terms,
     text_reads,
+    // Only when there are any: the facts (and their SHA-256) of every other contract stay as they were.
+    ...(fallbacks.length ? { clause_fallbacks: fallbacks } : {}),
   };
   return { facts, sha256: factsSha256(facts), termsOfVersion: stored?.version_sha256 ?? null };
 }

@@ -58,7 +58,7 @@ export const termsView = (contractId: string, doc: ContractTermsDoc | null): Ter
 };
 
 /** The text extraction reads: the attached contract document's pages, or the contract's content as page 1. */
-async function textOfRecord(s: Engines, contract: ContractDoc): Promise<{ pages: Page[]; source: string }> {
+export async function textOfRecord(s: Engines, contract: ContractDoc): Promise<{ pages: Page[]; source: string }> {
   const doc = await Document.findOne({
     organization_id: contract.organization_id,
     contract_id: contract._id,
@@ -350,4 +350,19 @@ export async function upcomingRenewals(organizationId: string, withinDays: numbe
       },
     ];
   });
+}
+
+/**
+ * The key terms a template's variables (and the clause positions chosen) state, known without
+ * extraction: stored confirmed (a later extraction keeps them) and marked `origin: template`.
+ */
+export async function recordTemplateTerms(
+  s: Engines,
+  contract: ContractDoc,
+  stated: Partial<Record<KeyTermName, { value: string; normalized: unknown }>>,
+): Promise<TermsView> {
+  const terms = emptyTerms();
+  for (const [k, t] of Object.entries(stated) as Array<[KeyTermName, { value: string; normalized: unknown }]>)
+    terms[k] = { value: t.value, normalized: t.normalized, quote: t.value, page: 1, confidence: 1, confirmed: true, origin: 'template' };
+  return termsView(contract.id, await save(s, contract.organization_id, contract, terms, { source: 'template' }));
 }

@@ -28,6 +28,20 @@ export interface VersionAuthor {
   name: string;
 }
 
+/** What a version drafted from a template records (services/templates/draft-from-template.ts). */
+export interface DraftedVersion {
+  template: { id: Types.ObjectId; version: number; name: string };
+  clauses: Array<{
+    type: string;
+    clause_id: Types.ObjectId;
+    version: number;
+    position: number;
+    needs_approval: boolean;
+    approval_policy_id: Types.ObjectId | null;
+  }>;
+  docx_document_id: Types.ObjectId;
+}
+
 export const authorOf = (p: Principal): VersionAuthor => ({ id: p.userId, name: p.name });
 
 /** What a version taken from a Word file keeps of it. */
@@ -51,7 +65,7 @@ async function hashOfRecord(contract: ContractDoc): Promise<string> {
 export async function recordContractVersion(
   contract: ContractDoc,
   author: VersionAuthor,
-  opts: { note?: string | null; restoredFrom?: number; word?: WordOfVersion; first?: boolean } = {},
+  opts: { note?: string | null; restoredFrom?: number; word?: WordOfVersion; drafted?: DraftedVersion; first?: boolean } = {},
 ): Promise<ContractVersionDoc> {
   const sha256 = await hashOfRecord(contract);
   for (let attempt = 1; ; attempt++) {
@@ -73,6 +87,7 @@ export async function recordContractVersion(
         sha256,
         restored_from: opts.restoredFrom ?? null,
         ...(opts.word ? { word_file: opts.word.file, tracked_changes: opts.word.changes, comments: opts.word.comments } : {}),
+        ...opts.drafted,
       });
       if (!opts.first) await supersedeOpenApprovals(contract.organization_id, contract._id, version.sha256);
       return version;
@@ -156,6 +171,14 @@ export function versionView(v: ContractVersionDoc, withContent = false) {
     document_id: v.document_id?.toHexString() ?? null,
     sha256: v.sha256,
     restored_from: v.restored_from ?? null,
+    template: v.template ? { id: v.template.id.toHexString(), version: v.template.version, name: v.template.name } : null,
+    clauses: (v.clauses ?? []).map((c) => ({
+      type: c.type,
+      clause_id: c.clause_id.toHexString(),
+      version: c.version,
+      position: c.position,
+    })),
+    docx_document_id: v.docx_document_id?.toHexString() ?? null,
     text_truncated: textTruncated(v),
     terms: (v.terms as KeyTerms | null) ?? null,
     terms_extracted_at: v.terms_extracted_at ?? null,

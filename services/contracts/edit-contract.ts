@@ -17,7 +17,7 @@ import { Vendor } from '../../models/vendor';
 import { emitContractEvent } from './contract-events';
 import { refuseChangeWhileSigning } from './pending-signature';
 import { supersedeApprovalsOfOtherFacts } from './supersede-approvals';
-import { authorOf, recordContractVersion, type WordOfVersion } from './contract-versions';
+import { authorOf, recordContractVersion, type DraftedVersion, type WordOfVersion } from './contract-versions';
 import { makeSearchable } from '../search/reflect-contracts';
 
 const date = z.iso.date('must be a date YYYY-MM-DD').transform((d) => new Date(`${d}T00:00:00Z`));
@@ -73,17 +73,25 @@ async function checkVendor(p: Principal, vendorId: string | null | undefined) {
   if (!(await Vendor.exists(inOrg(p.organizationId, vendorId)!))) throw badRequest('vendor_id: no such vendor');
 }
 
-export async function createContract(s: Engines, p: Principal, body: z.infer<typeof createContractBody>): Promise<ContractDoc> {
+/** Creates a draft; one drafted from a template comes with its id (its documents name it) and what its version records. */
+export async function createContract(
+  s: Engines,
+  p: Principal,
+  body: z.infer<typeof createContractBody>,
+  drafted?: DraftedVersion & { _id: Types.ObjectId },
+): Promise<ContractDoc> {
   checkDates(body);
   await checkVendor(p, body.vendor_id);
   await checkDocument(p, body.document_id);
   const contract = await Contract.create({
     ...body,
+    ...drafted,
     organization_id: new Types.ObjectId(p.organizationId),
     status: 'draft',
     created_by: new Types.ObjectId(p.userId),
   });
-  await recordContractVersion(contract, authorOf(p), { first: true });
+  const { _id: _ignored, ...recorded } = drafted ?? {};
+  await recordContractVersion(contract, authorOf(p), { first: true, ...(drafted ? { drafted: recorded as DraftedVersion } : {}) });
   const event = await emitContractEvent(s, p, 'contract.created', contract, `Contract "${contract.title}" created`);
   await makeSearchable(s, event);
   return contract;

@@ -82,6 +82,8 @@ export interface KeyTerm<N = unknown> {
   derived_from?: DerivationSource[];
   /** The statements a derived term rests on, each quoted. */
   sources?: TermSource[];
+  /** `template`: stated by a variable of the template the contract was drafted from, not extracted. */
+  origin?: 'template';
 }
 
 /** Why a key (or the opt-out deadline) is null though the text speaks of it ("the term runs until the services are complete"). */
@@ -108,4 +110,8 @@ export const keyTermSchema = <K extends KeyTermName>(key: K) =>
       .array(z.object({ from: z.enum(DERIVATION_SOURCES), quote: z.string(), page: z.number().int().min(1) }))
       .optional()
       .meta({ description: 'For a derived term, each statement it rests on, quoted verbatim with its page' }),
+    origin: z
+      .enum(['template'])
+      .optional()
+      .meta({ description: 'Present when a variable of the template the contract was drafted from states the term' }),
   });

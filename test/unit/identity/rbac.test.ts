@@ -36,6 +36,7 @@ const TABLE: Record<Permission, readonly Role[]> = {
   'integrations:sync': ['owner', 'admin', 'member'],
   'integrations:manage': ['owner', 'admin'],
   'webhooks:manage': ['owner', 'admin'],
+  'templates:manage': ['owner', 'admin'],
 };
 
 describe('RBAC policy table', () => {

@@ -1,0 +1,72 @@
+/**
+ * Templates (services/templates/): upload (a DOCX or text with tags, checked at once), new
+ * versions, publish and archive by admins and owners; members list and read the published
+ * ones, with their variables as a JSON Schema. Drafting from one is POST /contracts with a
+ * `template_id` (api/routes/contracts.ts).
+ */
+import { Router, type Request } from 'express';
+import type { Engines } from '../../platform/engines';
+import { findOwned } from '../../platform/find-owned';
+import { Template } from '../../models/template';
+import { templateDefinition, templateInput, versionDefinition } from '../../services/templates/read-template-file';
+import { addTemplateVersion, archiveTemplate, createTemplate, publishBody, publishTemplate } from '../../services/templates/edit-templates';
+import {
+  listTemplates,
+  listTemplatesQuery,
+  templateListItem,
+  templateView,
+  versionView,
+  visibleTemplate,
+} from '../../services/templates/template-view';
+import { authorize, principalOf } from '../http/middleware/auth';
+import { receiveFiles } from '../http/middleware/receive-file';
+import '../operations/templates';
+
+type Parts = Record<string, Array<{ path: string; size: number }>> | undefined;
+const partsOf = (req: Request) => {
+  const files = req.files as Parts;
+  return files ? { file: files.file?.[0], definition: files.definition?.[0] } : null;
+};
+
+export function templatesRouter(s: Engines): Router {
+  const router = Router();
+  const upload = receiveFiles(s, [
+    { name: 'file', maxBytes: s.config.TEMPLATE_MAX_BYTES },
+    { name: 'definition', maxBytes: 512 * 1024 },
+  ]);
+  const managed = (req: Request) => findOwned(Template, principalOf(req), req.params.id, 'Template');
+
+  router.get('/', authorize('contracts:read'), async (req, res) => {
+    const { status } = listTemplatesQuery.parse(req.query);
+    const items = await listTemplates(principalOf(req), status);
+    res.json({ templates: items.map(templateListItem) });
+  });
+
+  router.post('/', authorize('templates:manage'), upload, async (req, res) => {
+    const { file, def } = await templateInput(s.config, partsOf(req), req.body, templateDefinition);
+    const { template } = await createTemplate(principalOf(req), file, def);
+    res.status(201).json(await templateView(principalOf(req), template));
+  });
+
+  router.get('/:id', authorize('contracts:read'), async (req, res) => {
+    const p = principalOf(req);
+    res.json(await templateView(p, await visibleTemplate(p, req.params.id)));
+  });
+
+  router.post('/:id/versions', authorize('templates:manage'), upload, async (req, res) => {
+    const { file, def } = await templateInput(s.config, partsOf(req), req.body, versionDefinition);
+    const { version } = await addTemplateVersion(principalOf(req), await managed(req), file, def);
+    res.status(201).json(versionView(version));
+  });
+
+  router.post('/:id/publish', authorize('templates:manage'), async (req, res) => {
+    const { version } = publishBody.parse(req.body ?? {});
+    res.json(templateListItem(await publishTemplate(await managed(req), version)));
+  });
+
+  router.post('/:id/archive', authorize('templates:manage'), async (req, res) => {
+    res.json(templateListItem(await archiveTemplate(await managed(req))));
+  });
+
+  return router;
+}
