@@ -19,6 +19,7 @@ import { emitContractEvent } from './contract-events';
 import { refuseChangeWhileSigning } from '../signatures/pending-signature';
 import { supersedeApprovalsOfOtherFacts } from '../approvals/supersede-approvals';
 import { authorOf, recordContractVersion } from './contract-versions';
+import { getContract } from './get-contract';
 
 const date = z.iso.date('must be a date YYYY-MM-DD').transform((d) => new Date(`${d}T00:00:00Z`));
 
@@ -88,11 +89,20 @@ export async function createContract(p: Principal, body: z.infer<typeof createCo
   return contract;
 }
 
+/** A member's update of a contract of the organization (applyContractChanges). */
+export async function updateContract(
+  p: Principal,
+  contractId: unknown,
+  body: z.infer<typeof updateContractBody>,
+): Promise<ContractDoc> {
+  return applyContractChanges(p, await getContract(p, contractId), body);
+}
+
 /**
  * Applies the changes; `contract.updated` names the fields that really changed, and none is sent for none.
- * A change of the text of record makes a new version (a restore always does).
+ * A change of the text of record makes a new version (a restore always does, and passes the version it restores).
  */
-export async function updateContract(
+export async function applyContractChanges(
   p: Principal,
   contract: ContractDoc,
   { version_note, ...body }: z.infer<typeof updateContractBody>,
@@ -116,7 +126,8 @@ export async function updateContract(
   return contract;
 }
 
-export async function deleteContract(s: Services, p: Principal, contract: ContractDoc): Promise<void> {
+export async function deleteContract(s: Services, p: Principal, contractId: unknown): Promise<void> {
+  const contract = await getContract(p, contractId);
   // The event first: should this process stop before the records are closed, the relay
   // finishes the deletion from the event (contract-deletion.ts); never the reverse.
   await emitContractEvent(p, 'contract.deleted', contract, `Contract "${contract.title}" deleted`);

@@ -1,12 +1,14 @@
 /** Restoring an old version: the contract takes its text of record again, as a new version. */
 import type { Principal } from '../../platform/security/principal';
 import type { ContractDoc } from '../../models/contract';
+import { getContract } from './get-contract';
 import { findVersion } from './contract-versions';
-import { updateContract } from './edit-contract';
+import { applyContractChanges } from './edit-contract';
 
-export async function restoreContractVersion(p: Principal, contract: ContractDoc, number: number, note?: string): Promise<ContractDoc> {
+export async function restoreContractVersion(p: Principal, contractId: unknown, number: number, note?: string): Promise<ContractDoc> {
+  const contract = await getContract(p, contractId);
   const v = await findVersion(contract, number);
-  return updateContract(
+  return applyContractChanges(
     p,
     contract,
     { content: v.content ?? '', document_id: v.document_id?.toHexString() ?? null, version_note: note ?? `Restored version ${number}` },
