@@ -90,11 +90,7 @@ export async function createContract(p: Principal, body: z.infer<typeof createCo
 }
 
 /** A member's update of a contract of the organization (applyContractChanges). */
-export async function updateContract(
-  p: Principal,
-  contractId: unknown,
-  body: z.infer<typeof updateContractBody>,
-): Promise<ContractDoc> {
+export async function updateContract(p: Principal, contractId: unknown, body: z.infer<typeof updateContractBody>): Promise<ContractDoc> {
   return applyContractChanges(p, await getContract(p, contractId), body);
 }
 

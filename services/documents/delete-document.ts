@@ -4,10 +4,14 @@ import { Types } from 'mongoose';
 import type { Services } from '../../platform/engines';
 import { unavailable } from '../../platform/errors';
 import { terminateWorkflow } from '../../platform/temporal/client';
-import { Document, DocumentChunkBatch, type DocumentDoc } from '../../models/document';
+import type { Principal } from '../../platform/security/principal';
+import { Document, DocumentChunkBatch } from '../../models/document';
+import { getDocument } from './list-documents';
 import { deleteSource, isVectorStoreDown } from '../search/vector-store';
 
-export async function deleteDocument(s: Services, organizationId: string, doc: DocumentDoc): Promise<void> {
+export async function deleteDocument(s: Services, p: Principal, id: unknown): Promise<void> {
+  const { organizationId } = p;
+  const doc = await getDocument(p, id);
   const documentId = doc.id;
   if (doc.status === 'processing' && doc.workflow_id) {
     // Stop writing vectors before removing them.

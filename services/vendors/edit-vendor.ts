@@ -11,6 +11,7 @@ import { orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { VENDOR_STATUSES, Vendor, type VendorDoc } from '../../models/vendor';
 import { emitVendorEvent } from './vendor-events';
+import { getVendor } from './list-vendors';
 import { supersedeApprovalsOfVendor } from '../approvals/supersede-approvals';
 
 const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullable();
@@ -47,7 +48,8 @@ export async function createVendor(p: Principal, body: z.infer<typeof createVend
   return vendor;
 }
 
-export async function updateVendor(vendor: VendorDoc, body: z.infer<typeof updateVendorBody>): Promise<VendorDoc> {
+export async function updateVendor(p: Principal, vendorId: unknown, body: z.infer<typeof updateVendorBody>): Promise<VendorDoc> {
+  const vendor = await getVendor(p, vendorId);
   vendor.set(body);
   const renamed = vendor.isModified('name');
   await vendor.save();
@@ -55,7 +57,8 @@ export async function updateVendor(vendor: VendorDoc, body: z.infer<typeof updat
   return vendor;
 }
 
-export async function deleteVendor(p: Principal, vendor: VendorDoc): Promise<void> {
+export async function deleteVendor(p: Principal, vendorId: unknown): Promise<void> {
+  const vendor = await getVendor(p, vendorId);
   await vendor.deleteOne();
   // Contracts outlive their vendor; the dangling link is cleared.
   await Contract.updateMany({ ...orgFilter(p.organizationId), vendor_id: vendor._id }, { $set: { vendor_id: null } });
