@@ -15,7 +15,7 @@ import { contractsRouter } from './contracts';
 import { contractTermsRouter } from './contract-terms';
 import { contractVersionsRouter } from './contract-versions';
 import { approvalPoliciesRouter } from './approval-policies';
-import { approvalsRouter } from './approvals';
+import { approvalsRouter, contractApprovalsRouter } from './approvals';
 import { vendorsRouter } from './vendors';
 import { integrationsRouter } from './integrations';
 import { signaturesPublicRouter, signaturesRouter } from './signatures';
@@ -51,7 +51,8 @@ export function apiRouter(s: Services): Router {
   router.use('/settings/sso', ssoSettingsRouter(s));
   router.use(searchRouter(s));
   router.use('/settings/approval-policies', approvalPoliciesRouter(s));
-  router.use(approvalsRouter(s));
+  router.use('/contracts', contractApprovalsRouter(s));
+  router.use('/approvals', approvalsRouter(s));
   // Before the contracts router: /contracts/renewals is not a contract id.
   router.use('/contracts', contractTermsRouter(s));
   router.use('/contracts', contractVersionsRouter(s));

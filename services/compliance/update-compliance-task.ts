@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { badRequest } from '../../platform/errors';
 import { complianceErrors } from './errors';
 import { ComplianceTask, OPEN_STATUSES, type ComplianceTaskDoc } from '../../models/compliance-task';
-import { taskPriority, taskStatus } from './list-compliance-tasks';
+import type { Principal } from '../../platform/security/principal';
+import { getComplianceTask, taskPriority, taskStatus } from './list-compliance-tasks';
 
 export const updateTaskBody = z.object({
   status: taskStatus.optional(),
@@ -13,7 +14,12 @@ export const updateTaskBody = z.object({
 });
 
 /** Resolving stamps `resolved_at`, reopening clears it. */
-export async function updateComplianceTask(task: ComplianceTaskDoc, body: z.infer<typeof updateTaskBody>): Promise<ComplianceTaskDoc> {
+export async function updateComplianceTask(
+  p: Principal,
+  taskId: unknown,
+  body: z.infer<typeof updateTaskBody>,
+): Promise<ComplianceTaskDoc> {
+  const task = await getComplianceTask(p, taskId);
   if (body.status && body.status !== task.status) {
     // Reopening must not make a second open task for the same contract and rule.
     if (
