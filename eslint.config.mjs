@@ -14,6 +14,18 @@ const WORKFLOW_CODE = { from: './workflows/**', except: ['**/*.shared.ts'] };
 const STORE_METHODS =
   '/^(find|findOne|findById|create|updateOne|updateMany|deleteOne|deleteMany|countDocuments|aggregate|insertMany|replaceOne|exists|bulkWrite|findOneAndUpdate|findByIdAndUpdate|findOneAndDelete|findByIdAndDelete|distinct)$/';
 const NOT_MODELS = '/^(ApplicationFailure|Object|Promise|Array)$/';
+const STORE_CALL = {
+  selector: `CallExpression[callee.object.name=/^[A-Z]/][callee.object.name!=${NOT_MODELS}][callee.property.name=${STORE_METHODS}]`,
+  message: 'routes and activities call a use case in services/, not the store (a model method belongs in services/<feature>/)',
+};
+// A workflow id is spelled once, by its function in workflows/*.shared.ts (issue 40): a template
+// literal given as `workflowId`/`workflow_id` (a property, a variable or an assignment) spells it again.
+const WORKFLOW_ID = '/^workflow(Id|_id)$/';
+const WORKFLOW_ID_LITERALS = [
+  `Property[key.name=${WORKFLOW_ID}] > TemplateLiteral.value`,
+  `VariableDeclarator[id.name=${WORKFLOW_ID}] > TemplateLiteral.init`,
+  `AssignmentExpression[left.property.name=${WORKFLOW_ID}] > TemplateLiteral.right`,
+].map((selector) => ({ selector, message: 'a workflow id comes from its function in workflows/*.shared.ts, not a template literal' }));
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.stack/**', 'eslint.config.mjs'] },
@@ -103,17 +115,15 @@ export default tseslint.config(
     },
   },
   {
+    files: ['api/**/*.ts', 'services/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts', 'workers/**/*.ts', 'platform/**/*.ts'],
+    ignores: ['**/*.shared.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...WORKFLOW_ID_LITERALS] },
+  },
+  {
     // Routes and activities adapt a use case; the store is reached only from services/ (issue 32).
+    // (This rule's list replaces the one above for these files, so it repeats the workflow-id selectors.)
     files: ['api/**/*.ts', 'activities/**/*.ts'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: `CallExpression[callee.object.name=/^[A-Z]/][callee.object.name!=${NOT_MODELS}][callee.property.name=${STORE_METHODS}]`,
-          message: 'routes and activities call a use case in services/, not the store (a model method belongs in services/<feature>/)',
-        },
-      ],
-    },
+    rules: { 'no-restricted-syntax': ['error', STORE_CALL, ...WORKFLOW_ID_LITERALS] },
   },
   {
     // platform/ knows no feature (issue 32): of models/ it reads only the base helpers, the write

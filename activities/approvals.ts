@@ -1,9 +1,9 @@
 /** The approval workflow's activities (workflows/approval.ts): each a use case of services/approvals/approval-reminders.ts. */
-import type { Services } from '../platform/engines';
+import type { Engines } from '../platform/engines';
 import { escalateApproval, notifyApprovers, planApproval, sendApprovalReminder } from '../services/approvals/approval-reminders';
 import type { ApprovalWorkflowInput } from '../workflows/approval.shared';
 
-export function createApprovalActivities(s: Services) {
+export function createApprovalActivities(s: Engines) {
   return {
     planApproval: (input: ApprovalWorkflowInput) => planApproval(input),
     notifyApprovers: (input: ApprovalWorkflowInput & { step: number }) => notifyApprovers(s, input),

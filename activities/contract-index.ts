@@ -5,11 +5,11 @@
  * re-index the contracts of a batch.
  */
 import { Context } from '@temporalio/activity';
-import type { Services } from '../platform/engines';
+import type { Engines } from '../platform/engines';
 import { indexContracts, listContractIds } from '../services/search/contract-index';
 import { deleteIndexedBefore } from '../services/search/vector-store';
 
-export function createChatActivities(s: Services) {
+export function createContractIndexActivities(s: Engines) {
   return {
     async listContractIds({
       organizationId,
@@ -33,4 +33,4 @@ export function createChatActivities(s: Services) {
   };
 }
 
-export type ChatActivities = ReturnType<typeof createChatActivities>;
+export type ContractIndexActivities = ReturnType<typeof createContractIndexActivities>;

@@ -6,9 +6,9 @@
  * without duplicates. The long steps heartbeat with their progress.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Services } from '../platform/engines';
+import type { Engines } from '../platform/engines';
 import { whileBeating } from '../platform/temporal/heartbeat';
-import { ExtractionLimitError, UnreadableDocumentError } from '../services/documents/extraction';
+import { ExtractionLimitError, UnreadableDocumentError } from '../services/documents/document-files';
 import { MissingFileError, stageDocumentChunks } from '../services/documents/stage-document-chunks';
 import { indexDocumentChunks } from '../services/documents/index-document-chunks';
 import { finishDocument } from '../services/documents/finish-document';
@@ -24,7 +24,7 @@ function extractionFailure(err: unknown): unknown {
   return err;
 }
 
-export function createDocumentActivities(s: Services) {
+export function createDocumentActivities(s: Engines) {
   return {
     /** Extracts, chunks and stages the file; null when the document was deleted meanwhile. */
     async extractDocument({ documentId }: { documentId: string }): Promise<PreparedDocument | null> {

@@ -1,13 +1,13 @@
 /** The steps of the import workflow (`import-<id>`), each a use case of services/imports/. */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Services } from '../platform/engines';
+import type { Engines } from '../platform/engines';
 import { whileBeating } from '../platform/temporal/heartbeat';
 import { IMPORT_PHASES } from '../models/import';
 import { ImportRefusedError } from '../services/imports/errors';
 import { importBatch, type BatchInput } from '../services/imports/import-batch';
 import { extractImportTerms, finishImport, importFileProgress, startImportPhase } from '../services/imports/import-phases';
 
-export function createImportActivities(s: Services) {
+export function createImportActivities(s: Engines) {
   return {
     /** One batch of rows; heartbeats so a dead worker's batch is retried within seconds. A refused batch fails the import at once, with its reason. */
     importBatch: (input: BatchInput) =>

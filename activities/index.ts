@@ -1,7 +1,7 @@
-import type { Services } from '../platform/engines';
+import type { Engines } from '../platform/engines';
 import { createWebhookActivities } from './webhooks';
 import { createDocumentActivities } from './documents';
-import { createChatActivities } from './contract-index';
+import { createContractIndexActivities } from './contract-index';
 import { createSignatureActivities } from './signatures';
 import { createIntegrationActivities } from './integrations';
 import { createIntegrationSyncActivities } from './integration-sync';
@@ -15,11 +15,11 @@ import { createSearchIndexActivities } from './search-index';
 import { createApprovalActivities } from './approvals';
 
 /** Every activity the worker registers, bound to the process's engines. */
-export function createActivities(s: Services) {
+export function createActivities(s: Engines) {
   return {
     ...createWebhookActivities(s),
     ...createDocumentActivities(s),
-    ...createChatActivities(s),
+    ...createContractIndexActivities(s),
     ...createSignatureActivities(s),
     ...createIntegrationActivities(s),
     ...createIntegrationSyncActivities(s),

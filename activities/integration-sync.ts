@@ -3,13 +3,11 @@
  * vendor refusals become the failures ./vendor-failure.ts describes, and a disconnected
  * integration ends the run.
  */
-import type { Services } from '../platform/engines';
-import { planSync, recordSync, upsertBatch, type IntegrationRef, type SyncProgress } from '../services/integrations/sync-contracts';
+import type { Engines } from '../platform/engines';
+import { planSync, recordSync, upsertBatch, type IntegrationRef } from '../services/integrations/sync-contracts';
 import { failingAsVendor } from './vendor-failure';
 
-export type { SyncProgress };
-
-export function createIntegrationSyncActivities(s: Services) {
+export function createIntegrationSyncActivities(s: Engines) {
   return {
     integrationSyncPlan: failingAsVendor(planSync),
     upsertIntegrationBatch: failingAsVendor((input: IntegrationRef & { contractIds: string[] }) => upsertBatch(s, input)),

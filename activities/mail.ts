@@ -3,10 +3,10 @@
  * non-retryable `SmtpPermanent`, anything else an `SmtpTransient` for Temporal's backoff.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Services } from '../platform/engines';
+import type { Engines } from '../platform/engines';
 import { failMail, MailRefused, sendQueuedMail } from '../services/mail/send-mail';
 
-export function createMailActivities(s: Services) {
+export function createMailActivities(s: Engines) {
   return {
     async deliverMail({ mailId }: { mailId: string }): Promise<'sent' | 'skipped'> {
       try {

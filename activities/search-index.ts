@@ -1,6 +1,6 @@
 /** Activities of the repository search index: the reindex's parts, and the event workflow's reflections. */
 import { Context } from '@temporalio/activity';
-import type { Services } from '../platform/engines';
+import type { Engines } from '../platform/engines';
 import {
   finishSearchRebuild,
   prepareSearchRebuild,
@@ -14,7 +14,7 @@ import { endOrganizationReindex, holdOrganizationReindex } from '../services/sea
 /** The running workflow's id: an organization's reindex holds its claim under it. */
 const workflowIdOf = () => Context.current().info.workflowExecution?.workflowId ?? '';
 
-export function createSearchIndexActivities(s: Services) {
+export function createSearchIndexActivities(s: Engines) {
   return {
     prepareSearchRebuild: () => prepareSearchRebuild(s),
     finishSearchRebuild: () => finishSearchRebuild(s).then(() => undefined),

@@ -3,15 +3,16 @@
  * Each step is guarded by the request's stored status, so a retried activity repeats
  * nothing (a completed request is never completed twice).
  */
-import { Context } from '@temporalio/activity';
-import type { Services } from '../platform/engines';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Engines } from '../platform/engines';
 import { readSignatureState, remindSigners } from '../services/signatures/remind-signers';
 import { expireSignatureRequest } from '../services/signatures/expire-signature-request';
 import { completeSignatureRequest } from '../services/signatures/complete-signature-request';
 import type { StoredSignatureState } from '../workflows/signature.shared';
-import { recordSealingError, renderSignedPdf, sealSignedPdf } from '../services/signatures/signed-pdf-store';
+import { recordSealingError, renderSignedPdf, sealSignedPdf, SignedPdfTooLargeError } from '../services/signatures/signed-pdf-store';
+import { PdfOfRecordChangedError } from '../services/signatures/pdf-of-record';
 
-export function createSignatureActivities(s: Services) {
+export function createSignatureActivities(s: Engines) {
   return {
     /** Reminds whoever still has to sign (services/signatures/remind-signers.ts); the stored state lets the workflow catch up. */
     async sendSignatureReminders({ signatureId }: { signatureId: string }): Promise<StoredSignatureState | null> {
@@ -36,7 +37,14 @@ export function createSignatureActivities(s: Services) {
 
     /** The signed document and its evidence pages as PDF, stored unsealed (services/signatures/signed-pdf-store.ts). */
     async renderSignedPdf({ signatureId }: { signatureId: string }): Promise<string> {
-      return renderSignedPdf(signatureId);
+      try {
+        return await renderSignedPdf(signatureId);
+      } catch (err) {
+        // The same request fails the same way on every try: no retries.
+        if (err instanceof PdfOfRecordChangedError) throw ApplicationFailure.nonRetryable(err.message, 'PdfOfRecordChanged');
+        if (err instanceof SignedPdfTooLargeError) throw ApplicationFailure.nonRetryable(err.message, 'SignedPdfTooLarge');
+        throw err;
+      }
     },
 
     async sealSignedPdf({ signatureId }: { signatureId: string }): Promise<void> {

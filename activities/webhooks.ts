@@ -1,10 +1,9 @@
 /** Webhook delivery attempts, adapted to Temporal (services/webhooks/attempt-delivery.ts). */
-import type { Services } from '../platform/engines';
-import { webhookAttempts, type AttemptInput } from '../services/webhooks/attempt-delivery';
+import type { Engines } from '../platform/engines';
+import { webhookAttempts } from '../services/webhooks/attempt-delivery';
+import type { AttemptInput } from '../workflows/webhook-delivery.shared';
 
-export type { AttemptInput };
-
-export function createWebhookActivities(s: Services) {
+export function createWebhookActivities(s: Engines) {
   const attempts = webhookAttempts(s);
   return {
     attemptWebhookDelivery: (input: AttemptInput) => attempts.attempt(input),

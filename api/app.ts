@@ -8,7 +8,7 @@ import helmet from 'helmet';
 import cors from 'cors';
 import { randomUUID } from 'node:crypto';
 import { pinoHttp } from 'pino-http';
-import type { Services } from '../platform/engines';
+import type { Engines } from '../platform/engines';
 import { redactRequest, redactResponse } from '../platform/logger';
 import { ERROR_CODE_HEADER, errorCodeOf, errorHandler, notFoundRoute } from './http/errors';
 import { healthRouter } from './routes/health';
@@ -22,7 +22,7 @@ import { allowedMethods } from './http/middleware/methods';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export function createApp(s: Services): express.Express {
+export function createApp(s: Engines): express.Express {
   // Events recorded by this process are relayed to their consumers at once.
   relayOnRecord(s);
   // Writes this process makes are searchable before it answers (services/search/reflect-contracts.ts).

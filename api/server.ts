@@ -4,7 +4,7 @@
 import { createApp } from './app';
 import { getConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { closeServices } from '../platform/engines';
+import { closeEngines } from '../platform/engines';
 import { startEngines } from '../services/wiring';
 
 async function main() {
@@ -21,7 +21,7 @@ async function main() {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     server.close(() => {
-      void closeServices(services).then(() => process.exit(0));
+      void closeEngines(services).then(() => process.exit(0));
     });
     server.closeIdleConnections();
     setTimeout(() => process.exit(1), 15000).unref();

@@ -19,7 +19,7 @@ import { startReceiver } from '../test/support/receiver';
 import { Contract } from '../models/contract';
 import { startWorkflow } from '../platform/temporal/client';
 import { syncContracts } from '../workflows/contract-index.shared';
-import { contractTerms } from '../workflows/renewal-deadline.shared';
+import { contractTerms } from '../workflows/contract-terms.shared';
 import { writeResult, type BenchRow } from './report';
 import {
   closeBench,

@@ -6,9 +6,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chunkBatches } from '../services/documents/chunking';
-import { extractText, MIME } from '../services/documents/extraction';
-import { sentences } from '../services/contracts/clause-rules';
+import { chunkBatches } from '../services/search/chunking';
+import { MIME } from '../services/documents/document-files';
+import { extractText } from '../services/documents/extraction';
+import { sentences } from '../services/clauses/clause-rules';
 import { filledFile, loadSet } from '../eval/corpus';
 
 export interface CorpusChunk {

@@ -20,8 +20,9 @@
 import { mkdtempSync, openAsBlob, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chunkBatches } from '../services/documents/chunking';
-import { extractText, MIME, type SupportedMime } from '../services/documents/extraction';
+import { chunkBatches } from '../services/search/chunking';
+import { MIME, type SupportedMime } from '../services/documents/document-files';
+import { extractText } from '../services/documents/extraction';
 import { temporal } from '@temporalio/proto';
 import { startApiProcess, startWorkerProcess } from '../test/support/processes';
 import { writeResult, type BenchRow } from './report';

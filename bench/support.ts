@@ -15,7 +15,7 @@ import { temporal } from '@temporalio/proto';
 import { isGrpcServiceError } from '@temporalio/client';
 import { loadConfig, type Config } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { closeServices, type Services } from '../platform/engines';
+import { closeEngines, type Engines } from '../platform/engines';
 // After the app, as in api/server.ts: services' schemas must be made after zod is extended for OpenAPI.
 import { createApp } from '../api/app';
 import { startEngines } from '../services/wiring';
@@ -48,7 +48,7 @@ export function benchEnvironment(name: string): Record<string, string | undefine
 export interface Bench {
   config: Config;
   env: Record<string, string | undefined>;
-  services: Services;
+  services: Engines;
 }
 
 /** Connects this process to the engines under the run's names. */
@@ -92,7 +92,7 @@ export async function closeBench({ config, services: s }: Bench): Promise<void> 
   const names = indices.map((i) => i.index).filter((n): n is string => !!n?.startsWith(prefix));
   if (names.length) await s.es.indices.delete({ index: names.join(','), ignore_unavailable: true }).catch(() => undefined);
   rmSync(config.UPLOAD_DIR, { recursive: true, force: true });
-  await closeServices(s);
+  await closeEngines(s);
 }
 
 /**

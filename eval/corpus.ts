@@ -20,6 +20,8 @@ export const UNSEEN_DIR = process.env.EVAL_UNSEEN_DIR ?? path.resolve(__dirname,
 /** Agreements written for the evaluation from public templates' structure (eval/written/README.md): a tuning part and a held-out part. */
 export const WRITTEN_TUNING_DIR = path.resolve(__dirname, 'written/tuning');
 export const WRITTEN_HELDOUT_DIR = path.resolve(__dirname, 'written/heldout');
+/** A second held-out part, written and labelled on 2026-11-28 before the rules were revised again (eval/written/README.md). */
+export const WRITTEN_HELDOUT2_DIR = path.resolve(__dirname, 'written/heldout2');
 
 const termValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
 
@@ -66,6 +68,8 @@ export interface EvaluationSet {
   writtenTuning: CorpusDocument[];
   /** Agreements written and labelled before those rules, never run while tuning them: the held-out part. */
   writtenHeldOut: CorpusDocument[];
+  /** The second held-out part: written and committed before the second revision of the rules, run once after it. */
+  writtenHeldOut2: CorpusDocument[];
 }
 
 export async function loadSet(): Promise<EvaluationSet> {
@@ -77,6 +81,7 @@ export async function loadSet(): Promise<EvaluationSet> {
     unseenDocuments: await documentsIn('unseen.json'),
     writtenTuning: await documentsIn('written-tuning.json'),
     writtenHeldOut: await documentsIn('written-heldout.json'),
+    writtenHeldOut2: await documentsIn('written-heldout2.json'),
   };
 }
 

@@ -19,14 +19,13 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startTestEnv, stopTestEnv, testEnv } from '../test/support/env';
 import { signUp, type TestUser } from '../test/support/auth';
 import { api } from '../test/support/http';
-import { settled } from '../test/support/documents';
 import { retrieve, type Passage } from '../services/search/retrieval';
 import {
   comparable,
-  filledFile,
   HELDOUT_DIR,
   loadSet,
   UNSEEN_DIR,
+  WRITTEN_HELDOUT2_DIR,
   WRITTEN_HELDOUT_DIR,
   WRITTEN_TUNING_DIR,
   type CorpusDocument,
@@ -35,26 +34,10 @@ import {
 import { perTermTable, scoreTerms, type ExtractedTerms } from './key-terms';
 import { checkAnswer } from './answers';
 import { cacheEmbeddings } from './embedding-cache';
+import { ingest } from './ingest';
 
 /** Questions retrieved and answered side by side (the machine is small and shared). */
 const CONCURRENCY = 2;
-
-async function uploadDocument(user: TestUser, doc: CorpusDocument, contractId: string, dir?: string): Promise<string> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(await filledFile(doc, dir))]), doc.file);
-  form.append('category', 'contract');
-  form.append('contract_id', contractId);
-  const res = await fetch(`${testEnv().baseUrl}/documents/upload`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${user.token}` },
-    body: form,
-  });
-  const body = (await res.json()) as { id?: string; detail?: string };
-  if (res.status !== 201 || !body.id) throw new Error(`upload ${doc.file}: ${res.status} ${body.detail ?? ''}`);
-  const ready = await settled(user.token, body.id);
-  if (ready.status !== 'ready') throw new Error(`ingestion of ${doc.file}: ${ready.status} ${ready.error ?? ''}`);
-  return body.id;
-}
 
 interface QuestionResult {
   question: Question;
@@ -86,18 +69,6 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
     }),
   );
   return out;
-}
-
-/** Creates a contract per document, ingests each (one at a time: the worker embeds them anyway, and the machine is shared). */
-async function ingest(user: TestUser, documents: readonly CorpusDocument[], dir?: string): Promise<Map<CorpusDocument, string>> {
-  const contracts = new Map<CorpusDocument, string>();
-  for (const doc of documents) {
-    const created = await api<{ id: string }>('POST', '/contracts', { token: user.token, body: doc.contract });
-    if (created.status !== 201) throw new Error(`contract for ${doc.file}: ${created.status} ${created.text}`);
-    contracts.set(doc, created.body.id);
-  }
-  for (const doc of documents) await uploadDocument(user, doc, contracts.get(doc)!, dir);
-  return contracts;
 }
 
 type Extracted = Array<{ doc: CorpusDocument; terms: ExtractedTerms | null }>;
@@ -181,6 +152,7 @@ async function main(): Promise<void> {
   const unseenTerms = await otherPublishersTerms(set.unseenDocuments, UNSEEN_DIR, 'Evaluation unseen');
   const writtenTuning = await otherPublishersTerms(set.writtenTuning, WRITTEN_TUNING_DIR, 'Evaluation written tuning');
   const writtenHeldOut = await otherPublishersTerms(set.writtenHeldOut, WRITTEN_HELDOUT_DIR, 'Evaluation written held-out');
+  const writtenHeldOut2 = await otherPublishersTerms(set.writtenHeldOut2, WRITTEN_HELDOUT2_DIR, 'Evaluation written held-out 2');
   const tuningPart = scoreTerms([...corpusExtracted, ...heldOutTerms.extracted, ...unseenTerms.extracted, ...writtenTuning.extracted]);
 
   const n = results.length;
@@ -196,6 +168,8 @@ async function main(): Promise<void> {
     printMisses([], writtenTuning.terms);
     console.log('  written held-out:');
     printMisses([], writtenHeldOut.terms);
+    console.log('  written held-out 2:');
+    printMisses([], writtenHeldOut2.terms);
   }
   console.log(
     `\nEvaluation set: ${n} questions (${ofKind(results, 'paraphrase').length} paraphrased), ${documents.length} documents, ${terms.expected} expected key terms; embedding model ${testEnv().services.ai.models.embedding}`,
@@ -228,6 +202,12 @@ async function main(): Promise<void> {
       `HELD-OUT PART: eval/written/heldout (${agreements(set.writtenHeldOut.length)}, written and labelled before the rules of 2026-11-28, never run while tuning them):`,
     );
     console.log(perTermTable('held-out part', writtenHeldOut.terms));
+  }
+  if (writtenHeldOut2.terms) {
+    console.log(
+      `SECOND HELD-OUT PART: eval/written/heldout2 (${agreements(set.writtenHeldOut2.length)}, written and labelled before the rules' revision of 2026-11-28 afternoon, never run while tuning them):`,
+    );
+    console.log(perTermTable('second held-out part', writtenHeldOut2.terms));
   }
 }
 

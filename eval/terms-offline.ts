@@ -2,16 +2,26 @@
  * `node --import tsx eval/terms-offline.ts <set> [--verbose]`: the key-term rules alone on one
  * labelled set, without the engines (text extracted as ingestion does, rules run in this
  * process, quotes checked verbatim): the quick loop for working on the rules. `<set>` is
- * corpus, heldout, unseen, written-tuning or written-heldout; `npm run eval` reports all of
- * them through the API. Never run it on written-heldout while changing the rules.
+ * corpus, heldout, unseen, written-tuning, written-heldout or written-heldout2; `npm run eval` reports all of
+ * them through the API. Never run it on a held-out part while changing the rules.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { detectFileType, extractPages } from '../services/documents/extraction';
+import { detectFileType } from '../services/documents/document-files';
+import { extractPages } from '../services/documents/extraction';
 import { keepVerbatim, readKeyTermsByRules } from '../services/contracts/extract-key-terms';
 import { loadConfig } from '../platform/config';
-import { CORPUS_DIR, filledFile, HELDOUT_DIR, loadSet, UNSEEN_DIR, WRITTEN_HELDOUT_DIR, WRITTEN_TUNING_DIR } from './corpus';
+import {
+  CORPUS_DIR,
+  filledFile,
+  HELDOUT_DIR,
+  loadSet,
+  UNSEEN_DIR,
+  WRITTEN_HELDOUT2_DIR,
+  WRITTEN_HELDOUT_DIR,
+  WRITTEN_TUNING_DIR,
+} from './corpus';
 import { perTermTable, scoreTerms, type ExtractedTerms } from './key-terms';
 
 async function main(): Promise<void> {
@@ -23,6 +33,7 @@ async function main(): Promise<void> {
     unseen: [set.unseenDocuments, UNSEEN_DIR],
     'written-tuning': [set.writtenTuning, WRITTEN_TUNING_DIR],
     'written-heldout': [set.writtenHeldOut, WRITTEN_HELDOUT_DIR],
+    'written-heldout2': [set.writtenHeldOut2, WRITTEN_HELDOUT2_DIR],
   } as const;
   const chosen = sets[name as keyof typeof sets];
   if (!chosen) throw new Error(`unknown set ${name}`);

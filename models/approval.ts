@@ -68,7 +68,7 @@ const schema = new Schema(
     /** Who wrote the version under review: like the requester, not an approver unless the policy allows it. */
     version_author_id: { type: Schema.Types.ObjectId, default: null },
     /**
-     * Every fact the policies read when the request started (services/approvals/contract-facts.ts),
+     * Every fact the policies read when the request started (services/contracts/contract-facts.ts),
      * and their SHA-256: the request covers these facts and no others.
      */
     facts: { type: Schema.Types.Mixed, default: null },

@@ -1,5 +1,4 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
-import { RISK_LEVELS } from '../platform/ai/risk';
 import { basePlugin, tenantFields } from './base';
 import { announceWrites } from './writes';
 import { dayOf } from '../platform/dates';
@@ -8,6 +7,9 @@ import { defineList } from '../platform/lists/lists';
 export const CONTRACT_STATUSES = ['draft', 'active', 'completed', 'expired'] as const;
 export const CONTRACT_TYPES = ['nda', 'service_agreement', 'employment', 'consulting', 'lease'] as const;
 export type ContractType = (typeof CONTRACT_TYPES)[number];
+/** A contract's analysed risk and a vendor's assessed one (services/contracts/risk-level.ts maps scores to them). */
+export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
+export type RiskLevel = (typeof RISK_LEVELS)[number];
 
 /** A contract of an organization. `type` is free text in storage (imports may carry others); the API admits the five on create. */
 const schema = new Schema(

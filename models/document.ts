@@ -78,7 +78,7 @@ export const documentList = defineList({
  * what workers before that staged: an ingestion in flight across the upgrade reads them.
  */
 /**
- * A retrieval chunk of a document's text (services/documents/chunking.ts makes them), as
+ * A retrieval chunk of a document's text (services/search/chunking.ts makes them), as
  * staged here and indexed: its chunk id is `<documentId>:<index>`, its citation names `page`,
  * and `section` is the heading it falls under.
  */

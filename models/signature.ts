@@ -49,7 +49,7 @@ const auditSchema = new Schema(
     ip: String,
     user_agent: String,
     detail: String,
-    /** On an approval's entry: canonical JSON of the facts it covered (services/approvals/contract-facts.ts). */
+    /** On an approval's entry: canonical JSON of the facts it covered (services/contracts/contract-facts.ts). */
     facts: String,
     prev_hash: String,
     hash: String,

@@ -1,5 +1,5 @@
 import { Schema, model, type HydratedDocument, type InferSchemaType } from 'mongoose';
-import { RISK_LEVELS } from '../platform/ai/risk';
+import { RISK_LEVELS } from './contract';
 import { basePlugin, tenantFields } from './base';
 import { announceWrites } from './writes';
 import { defineList } from '../platform/lists/lists';

@@ -16,6 +16,30 @@ const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v
 
 const positiveInt = z.coerce.number().int().positive();
 
+/** Milliseconds per unit of a duration as `ms` (and Temporal) write them: `90s`, `3 days`, `1.5 h`. */
+const DURATION_UNITS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+  y: 31_557_600_000,
+};
+const DURATION =
+  /^(\d+(?:\.\d+)?)\s*(ms|msecs?|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|weeks?|y|yrs?|years?)?$/i;
+/** A positive duration, in milliseconds. */
+const duration = z.string().transform((v, ctx) => {
+  const [, amount, unit = 'ms'] = DURATION.exec(v.trim()) ?? [];
+  const lower = unit.toLowerCase();
+  const ms = Number(amount) * (DURATION_UNITS[/^m(s|sec|illi)/.test(lower) ? 'ms' : lower[0]!] ?? NaN);
+  if (!(ms > 0)) {
+    ctx.addIssue({ code: 'custom', message: 'must be a duration such as "3 days", "12h" or "90s"' });
+    return z.NEVER;
+  }
+  return Math.round(ms);
+});
+
 /** Express's names for address ranges (proxy-addr). */
 const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 const isProxyEntry = (entry: string) => {
@@ -223,7 +247,8 @@ const schema = z
     VERSION_TEXT_MAX_CHARS: positiveInt.max(4_000_000).default(1_000_000),
     KEY_TERMS_MAX_LINE_CHARS: positiveInt.min(200).default(5_000),
     KEY_TERMS_BUDGET_MS: positiveInt.default(1_500),
-    SIGNATURE_REMINDER_INTERVAL: z.string().default('3 days'),
+    /** Parsed to milliseconds. */
+    SIGNATURE_REMINDER_INTERVAL: duration.prefault('3 days'),
     /**
      * Days after a request is completed during which its signers' links (the signing link and
      * the completion mail's copy link) download the sealed PDF, which names every signer's email

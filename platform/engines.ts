@@ -18,7 +18,7 @@ import type { AiPort } from './ai/port';
 import { createMailTransport, type MailTransport } from './mail/transport';
 import { createOffloadPool, type OffloadPool } from './offload';
 
-export interface Services {
+export interface Engines {
   config: Config;
   logger: Logger;
   redis: Redis;
@@ -37,12 +37,12 @@ export interface Services {
  * the list index); started with the engines, it returns its unsubscription. The features
  * choose them (services/wiring.ts `startEngines`): this module knows none.
  */
-export type WriteFollower = (s: Services) => (() => void) | Promise<() => void>;
+export type WriteFollower = (s: Engines) => (() => void) | Promise<() => void>;
 
-export async function createServices(config: Config, logger: Logger, followers: readonly WriteFollower[]): Promise<Services> {
+export async function openEngines(config: Config, logger: Logger, followers: readonly WriteFollower[]): Promise<Engines> {
   await connectMongo(config, logger);
   const { client, connection } = createTemporalClient(config);
-  const s: Services = {
+  const s: Engines = {
     config,
     logger,
     redis: createRedis(config, logger),
@@ -58,10 +58,10 @@ export async function createServices(config: Config, logger: Logger, followers: 
   return s;
 }
 
-/** What each process's services listen to, undone when they close. */
-const subscriptions = new WeakMap<Services, () => void>();
+/** What each process's engines listen to, undone when they close. */
+const subscriptions = new WeakMap<Engines, () => void>();
 
-export async function closeServices(s: Services): Promise<void> {
+export async function closeEngines(s: Engines): Promise<void> {
   subscriptions.get(s)?.();
   s.redis.disconnect();
   s.mailer.close();

@@ -22,8 +22,6 @@ const GENERIC_CODES = {
   not_found: { status: 404, meaning: "No such record in the caller's organization" },
   no_route: { status: 404, meaning: 'No such path' },
   method_not_allowed: { status: 405, meaning: 'The path does not take this method' },
-  conflict: { status: 409, meaning: "The record's state does not allow this now" },
-  gone: { status: 410, meaning: 'The record or link no longer exists' },
   payload_too_large: { status: 413, meaning: 'The body or file is over a limit' },
   unsupported_media_type: { status: 415, meaning: "The body's type or encoding is not accepted" },
   rate_limited: { status: 429, meaning: 'Too many requests; wait `Retry-After` seconds' },
@@ -44,7 +42,16 @@ const catalog = new Map<string, ErrorCodeSpec>(Object.entries(GENERIC_CODES));
 /** Every code and what it means, once the features' modules are loaded. */
 export const errorCatalog = (): ReadonlyMap<string, ErrorCodeSpec> => catalog;
 
-type DomainErrors<T> = { readonly [K in keyof T]: (detail: string, headers?: Record<string, string>) => AppError };
+declare const registered: unique symbol;
+/** A code a feature registered with `defineErrors` (only it makes one). */
+export type DomainCode = string & { readonly [registered]: true };
+
+/** A feature's error maker: `signatureErrors.signer_not_next(detail)`, and its code for `isAppError`. */
+export type DomainError<K extends string = string> = ((detail: string, headers?: Record<string, string>) => AppError) & {
+  readonly code: K;
+};
+
+type DomainErrors<T> = { readonly [K in keyof T & string]: DomainError<K> };
 
 /**
  * A feature's own codes, domain first (`signer_not_next`, `contract_has_pending_signature`),
@@ -52,54 +59,52 @@ type DomainErrors<T> = { readonly [K in keyof T]: (detail: string, headers?: Rec
  * `throw signatureErrors.signer_not_next('Another signer signs first')`.
  */
 export function defineErrors<const T extends Record<string, ErrorCodeSpec>>(codes: T): DomainErrors<T> {
-  const made: Record<string, (detail: string, headers?: Record<string, string>) => AppError> = {};
+  const made: Record<string, DomainError> = {};
   for (const [code, spec] of Object.entries(codes)) {
     const known = catalog.get(code);
     if (known && (known.status !== spec.status || known.meaning !== spec.meaning)) throw new Error(`error code ${code} is defined twice`);
     catalog.set(code, spec);
-    made[code] = (detail, headers = {}) => new AppError(spec.status, detail, headers, code);
+    const registeredCode = code as DomainCode;
+    made[code] = Object.assign((detail: string, headers?: Record<string, string>) => new AppError(registeredCode, detail, headers), {
+      code,
+    });
   }
   return made as DomainErrors<T>;
 }
 
-/** The code of an error made from its status alone. */
-const GENERIC: Record<number, ErrorCode> = {
-  400: 'invalid_request',
-  401: 'unauthenticated',
-  403: 'forbidden',
-  404: 'not_found',
-  405: 'method_not_allowed',
-  409: 'conflict',
-  410: 'gone',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-  429: 'rate_limited',
-  500: 'internal_error',
-  503: 'unavailable',
-  507: 'insufficient_storage',
-};
-
+/** A refusal with its code; the catalog gives the status, so a code always answers with the same one. */
 export class AppError extends Error {
   readonly code: string;
+  readonly status: number;
 
   constructor(
-    readonly status: number,
+    code: ErrorCode | DomainCode,
     readonly detail: string,
     readonly headers: Record<string, string> = {},
-    code?: string,
   ) {
     super(detail);
-    this.code = code ?? GENERIC[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request');
+    this.code = code;
+    this.status = catalog.get(code)?.status ?? 500;
   }
+}
+
+/**
+ * Whether `err` is a refusal, and of that code: a generic code by name, a feature's by its maker
+ * (`isAppError(err, searchErrors.search_unavailable)`), so a misspelt code does not compile.
+ */
+export function isAppError(err: unknown, code?: ErrorCode | DomainError): err is AppError {
+  return err instanceof AppError && (code === undefined || err.code === (typeof code === 'string' ? code : code.code));
 }
 
 /** The `Retry-After` header of a refusal that lifts in `ms` (whole seconds, at least 1). */
 export const retryAfter = (ms: number) => ({ 'Retry-After': String(Math.max(1, Math.ceil(ms / 1000))) });
 
-export const badRequest = (detail: string, code: ErrorCode = 'invalid_request') => new AppError(400, detail, {}, code);
-export const unauthorized = (detail = 'Missing or invalid credentials') => new AppError(401, detail, { 'WWW-Authenticate': 'Bearer' });
-export const forbidden = (detail = 'Your role does not allow this action') => new AppError(403, detail);
-export const notFound = (what: string) => new AppError(404, `${what} not found`);
-export const conflict = (detail: string) => new AppError(409, detail);
-export const gone = (detail: string) => new AppError(410, detail);
-export const unavailable = (detail: string) => new AppError(503, detail);
+/** The generic codes that answer 400. */
+type BadRequestCode = { [K in ErrorCode]: (typeof GENERIC_CODES)[K]['status'] extends 400 ? K : never }[ErrorCode];
+
+export const badRequest = (detail: string, code: BadRequestCode = 'invalid_request') => new AppError(code, detail);
+export const unauthorized = (detail = 'Missing or invalid credentials') =>
+  new AppError('unauthenticated', detail, { 'WWW-Authenticate': 'Bearer' });
+export const forbidden = (detail = 'Your role does not allow this action') => new AppError('forbidden', detail);
+export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
+export const unavailable = (detail: string) => new AppError('unavailable', detail);

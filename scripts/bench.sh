@@ -6,9 +6,6 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-# shellcheck source=scripts/stack-session.sh
-source scripts/stack-session.sh
-# The API and worker processes run from compiled JavaScript, as `npm start` runs them.
-npm run --silent build
-export RUN_COMPILED=1
+# shellcheck source=scripts/bench-session.sh
+source scripts/bench-session.sh
 node --import tsx bench/run.ts "$@"

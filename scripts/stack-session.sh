@@ -1,4 +1,4 @@
-# Sourced by the scripts that need the engines for one run (test.sh, bench.sh): provisions
+# Sourced by the scripts that need the engines for one run (test.sh, eval.sh, bench-session.sh): provisions
 # what is missing, starts the engines that are not reachable, exports their addresses, and
 # at exit stops the engines this run started (KEEP_STACK=1 keeps them). Engines that were
 # already up are left alone.

@@ -5,7 +5,7 @@
  */
 import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logger';
-import { createServices, type Services } from '../platform/engines';
+import { openEngines, type Engines } from '../platform/engines';
 import { createRelay } from '../platform/outbox/relay';
 import { recordedEvents } from '../platform/outbox/record-event';
 import { followListWrites } from '../platform/lists/list-index';
@@ -18,11 +18,11 @@ import { taskList } from '../models/compliance-task';
 import { deliveryList } from '../models/webhook-delivery';
 import { activityList } from '../models/event';
 import { forgetWrittenUsers } from './identity/auth-user';
-import { contractDeletionConsumer } from './contracts/contract-deletion';
+import { contractDeletionConsumer } from './contract-deletion/delete-contract';
 import { contractIndexConsumer } from './search/contract-index';
 import { integrationNotificationConsumer } from './integrations/notifications';
 import { integrationSyncConsumer } from './integrations/sync';
-import { mailConsumer } from './mail/consumer';
+import { signatureMailConsumer } from './signatures/signature-mail';
 import { startPendingMail } from './mail/queue';
 import { webhookConsumer } from './webhooks/deliver-events';
 import { contractTermsConsumer } from './contracts/renewal-deadlines';
@@ -34,7 +34,7 @@ export const EVENT_CONSUMERS = [
   contractDeletionConsumer,
   integrationNotificationConsumer,
   integrationSyncConsumer,
-  mailConsumer,
+  signatureMailConsumer,
   contractTermsConsumer,
 ];
 
@@ -53,9 +53,9 @@ export const INDEXED_LISTS: readonly ListSpec[] = [
 ];
 
 /** Starts a process's list index, when LIST_INDEX wants one, on the indexed lists. */
-export const followIndexedLists = (s: Services) => followListWrites(s, INDEXED_LISTS);
+export const followIndexedLists = (s: Engines) => followListWrites(s, INDEXED_LISTS);
 
 /** Connects a process to the engines, its auth cache and list index following its writes: the one way to start them. */
-export function startEngines(config: Config, logger: Logger): Promise<Services> {
-  return createServices(config, logger, [forgetWrittenUsers, followIndexedLists]);
+export function startEngines(config: Config, logger: Logger): Promise<Engines> {
+  return openEngines(config, logger, [forgetWrittenUsers, followIndexedLists]);
 }

@@ -6,10 +6,10 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
-import type { Services } from '../platform/engines';
+import type { Engines } from '../platform/engines';
 import { getConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { closeServices } from '../platform/engines';
+import { closeEngines } from '../platform/engines';
 import { createActivities } from '../activities';
 import { relayOnRecord, startEngines, startRelayLoop } from '../services/wiring';
 import { ensureSchedules } from '../services/contracts/schedules';
@@ -24,7 +24,7 @@ import { replanRenewalRuns } from '../services/contracts/renewal-deadlines';
 import { followSearchWrites } from '../services/search/reflect-contracts';
 
 /** What a class's worker may run at once: interactive work the SDK's defaults, bulk work a few slots. */
-function limits(s: Services, workClass: WorkClass): Partial<WorkerOptions> {
+function limits(s: Engines, workClass: WorkClass): Partial<WorkerOptions> {
   if (workClass === 'interactive') return {};
   const { WORKER_BULK_ACTIVITY_SLOTS: activities, WORKER_BULK_WORKFLOW_TASK_SLOTS: workflowTasks } = s.config;
   return {
@@ -39,7 +39,7 @@ function limits(s: Services, workClass: WorkClass): Partial<WorkerOptions> {
  * both classes have one queue (TEMPORAL_BULK_TASK_QUEUE = TEMPORAL_TASK_QUEUE), one worker
  * with the interactive limits serves it.
  */
-export async function createWorkers(s: Services, connection: NativeConnection): Promise<Worker[]> {
+export async function createWorkers(s: Engines, connection: NativeConnection): Promise<Worker[]> {
   const queues = new Map<string, WorkClass>();
   for (const workClass of s.config.WORKER_QUEUES) {
     const queue = taskQueueOf(s.config, workClass);
@@ -118,7 +118,7 @@ async function main() {
   await Promise.all(workers.map((w) => w.run()));
   await relay.stop();
   await connection.close();
-  await closeServices(services);
+  await closeEngines(services);
 }
 
 if (require.main === module) {

@@ -21,4 +21,4 @@ export interface ApprovalPlan {
 /** A decision, an override or an edit changed the request: read it again. */
 export const approvalChangedSignal = defineSignal('approvalChanged');
 
-export const approvalRequest = workflowRef<[ApprovalWorkflowInput]>('approvalWorkflow', 'approval');
+export const approval = workflowRef<[ApprovalWorkflowInput]>('approvalWorkflow', 'approval');

@@ -4,6 +4,8 @@ import { workflowRef } from '../platform/temporal/workflow-ref';
 
 /** `POST /chat/sync-contracts`: every contract of an organization. */
 export const syncContracts = workflowRef<[{ organizationId: string }]>('syncContractsWorkflow', 'sync-contracts', 'bulk');
+/** One per request: `run` tells the requests apart. */
+export const syncContractsWorkflowId = (organizationId: string, run: string) => `sync-contracts-${organizationId}-${run}`;
 
 export interface ContractIndexInput {
   organizationId: string;

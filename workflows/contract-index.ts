@@ -4,13 +4,13 @@
  * (contracts gone since). Large organizations continue as new with their cursor.
  */
 import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { ChatActivities } from '../activities/contract-index';
+import type { ContractIndexActivities } from '../activities/contract-index';
 import type { SearchIndexActivities } from '../activities/search-index';
 import { contractChangedSignal, type ContractIndexInput } from './contract-index.shared';
 
 export const SYNC_PAGE = 50;
 
-const { listContractIds, pruneContractIndex } = proxyActivities<ChatActivities>({
+const { listContractIds, pruneContractIndex } = proxyActivities<ContractIndexActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 10 },
 });
@@ -18,7 +18,7 @@ const { reflectContracts } = proxyActivities<SearchIndexActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 10, initialInterval: '2 seconds', maximumInterval: '1 minute' },
 });
-const { indexContracts } = proxyActivities<ChatActivities>({
+const { indexContracts } = proxyActivities<ContractIndexActivities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '2 minutes',
   retry: { maximumAttempts: 10, initialInterval: '2 seconds', maximumInterval: '1 minute' },

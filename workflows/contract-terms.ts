@@ -1,7 +1,7 @@
 /** Extracts a contract's key terms again (after its document became ready or its content changed) and moves its renewal reminders. */
 import { proxyActivities } from '@temporalio/workflow';
 import type { ContractTermsActivities } from '../activities/contract-terms';
-import type { RefreshTermsInput } from './renewal-deadline.shared';
+import type { RefreshTermsInput } from './contract-terms.shared';
 
 const { refreshContractTerms } = proxyActivities<ContractTermsActivities>({
   startToCloseTimeout: '5 minutes',

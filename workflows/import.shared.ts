@@ -1,7 +1,7 @@
 /** What starters of the import workflow share with it. */
 import { workflowRef } from '../platform/temporal/workflow-ref';
 
-export const importWorkflowId = (importId: string) => `import-${importId}`;
+export const bulkImportWorkflowId = (importId: string) => `import-${importId}`;
 
 /** Carried across continue-as-new: where the workflow was and what it has counted. */
 export interface ImportProgress {
@@ -27,4 +27,4 @@ export interface ImportInput {
   progress?: ImportProgress;
 }
 
-export const bulkImport = workflowRef<[ImportInput]>('importWorkflow', 'import', 'bulk');
+export const bulkImport = workflowRef<[ImportInput]>('bulkImportWorkflow', 'import', 'bulk');

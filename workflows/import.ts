@@ -44,10 +44,10 @@ const START: ImportProgress = {
   termsExtracted: 0,
 };
 
-export async function importWorkflow({ importId, progress }: ImportInput): Promise<ImportProgress> {
+export async function bulkImportWorkflow({ importId, progress }: ImportInput): Promise<ImportProgress> {
   const p: ImportProgress = { ...START, ...progress };
   const carryOn = async () => {
-    if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof importWorkflow>({ importId, progress: p });
+    if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof bulkImportWorkflow>({ importId, progress: p });
   };
   try {
     for (let more = true; more;) {

@@ -13,5 +13,6 @@ export { mailDeliveryWorkflow } from './mail-delivery';
 export { contractDeletionWorkflow } from './contract-deletion';
 export { renewalDeadlineWorkflow } from './renewal-deadline';
 export { contractTermsWorkflow } from './contract-terms';
-export { importWorkflow } from './import';
+// `importWorkflow` is the 0.6 type name, kept so that imports running across an upgrade finish.
+export { bulkImportWorkflow, bulkImportWorkflow as importWorkflow } from './import';
 export { approvalWorkflow } from './approval';

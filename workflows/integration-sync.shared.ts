@@ -8,5 +8,16 @@ export interface IntegrationSyncStart {
   contractIds?: string[];
 }
 
+/** A run's counts so far (its `progress` query) and at its end (its result). */
+export interface SyncProgress {
+  total: number;
+  synced: number;
+  failed: number;
+  batches: number;
+  last_error: string | null;
+}
+
 export const integrationSync = workflowRef<[IntegrationSyncStart]>('integrationSyncWorkflow', 'integration-sync', 'bulk');
 export const integrationSyncWorkflowId = (eventId: string, integrationId: string) => `integration-sync-${eventId}-${integrationId}`;
+/** A requested full sync (`crm-sync-…`, `storage-sync-…`): one per request, each findable by the integration. */
+export const fullSyncWorkflowId = (kind: string, integrationId: string, startedAt: number) => `${kind}-sync-${integrationId}-${startedAt}`;

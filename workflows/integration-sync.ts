@@ -14,14 +14,15 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { IntegrationSyncActivities, SyncProgress } from '../activities/integration-sync';
-import type { ChatActivities } from '../activities/contract-index';
+import type { IntegrationSyncActivities } from '../activities/integration-sync';
+import type { ContractIndexActivities } from '../activities/contract-index';
+import type { SyncProgress } from './integration-sync.shared';
 
 const { integrationSyncPlan, recordIntegrationSync } = proxyActivities<IntegrationSyncActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 10 },
 });
-const { listContractIds } = proxyActivities<ChatActivities>({
+const { listContractIds } = proxyActivities<ContractIndexActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 10 },
 });

@@ -39,9 +39,4 @@ export function upcomingReminders(plan: RenewalPlan, now: number): Array<[number
     .sort((a, b) => a[1] - b[1]);
 }
 
-/** Contract terms to extract again: from a document that became ready, or a contract that changed. */
-export type RefreshTermsInput = { documentId: string } | { organizationId: string; contractId: string };
-
 export const renewalDeadline = workflowRef<[RenewalDeadlineInput]>(RENEWAL_DEADLINE_WORKFLOW, 'renewal-deadline', 'bulk');
-/** Extracts a contract's key terms again (from its document of record, or the contract). */
-export const contractTerms = workflowRef<[RefreshTermsInput]>('contractTermsWorkflow', 'contract-terms', 'bulk');

@@ -13,3 +13,5 @@ export const searchReindex = workflowRef<[SearchReindexInput]>('searchReindexWor
 
 /** The one rebuild of a mapping generation (per deployment: the alias names the deployment). */
 export const generationReindexId = (alias: string, generation: number) => `search-reindex-${alias}-v${generation}`;
+/** An owner's rebuild of one organization's documents; `run` tells the requests apart. */
+export const organizationReindexId = (organizationId: string, run: string) => `search-reindex-${organizationId}-${run}`;

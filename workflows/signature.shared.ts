@@ -43,4 +43,4 @@ export const statusQuery = defineQuery<SignatureStatus>('status');
 /** The id of a request's workflow: the one way to address it. */
 export const signatureWorkflowId = (signatureId: string) => `signature-${signatureId}`;
 
-export const signatureRequest = workflowRef<[SignatureWorkflowInput]>('signatureWorkflow', 'signature');
+export const signature = workflowRef<[SignatureWorkflowInput]>('signatureWorkflow', 'signature');

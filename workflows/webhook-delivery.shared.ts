@@ -7,6 +7,16 @@ export interface DeliveryRef {
   subscriptionId: string;
 }
 
+/** One attempt of one delivery (the workflow's activity input). */
+export interface AttemptInput {
+  deliveryId: string;
+  /** Absent in runs of the previous release's workflow: then read from the delivery. */
+  subscriptionId?: string;
+  attempt: number;
+  /** Delay before the next attempt if this one fails; null on the last attempt. */
+  retryInMs: number | null;
+}
+
 /** The previous release's `webhookEventWorkflow`: one event's deliveries as arguments. */
 export interface WebhookEventInput {
   deliveries: DeliveryRef[];

@@ -15,8 +15,8 @@
  * before it posts (activities/webhooks.ts), so no attempt is ever posted twice.
  */
 import { ActivityFailure, condition, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
-import type { AttemptInput, WebhookActivities } from '../activities/webhooks';
-import { deliveriesAssignedSignal, type DeliveryRef, type WebhookEventInput } from './webhook-delivery.shared';
+import type { WebhookActivities } from '../activities/webhooks';
+import { deliveriesAssignedSignal, type AttemptInput, type DeliveryRef, type WebhookEventInput } from './webhook-delivery.shared';
 
 /** Wait before attempt 2 and attempt 3, counted from the failure of the previous one. */
 export const WEBHOOK_RETRY_DELAYS_MS = [30_000, 300_000] as const;

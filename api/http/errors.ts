@@ -7,7 +7,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import mongoose from 'mongoose';
 import { redactUrl, type Logger } from '../../platform/logger';
-import { AppError, badRequest } from '../../platform/errors';
+import { AppError, badRequest, isAppError } from '../../platform/errors';
 
 /** The response header that carries the error's code; the request log line carries it as `error_code`. */
 export const ERROR_CODE_HEADER = 'X-Error-Code';
@@ -49,31 +49,29 @@ interface BodyParserError {
 }
 
 export function toAppError(err: unknown): AppError | undefined {
-  if (err instanceof AppError) return err;
+  if (isAppError(err)) return err;
   if (err instanceof ZodError) return badRequest(describeZodError(err), 'validation_failed');
   const type = (err as BodyParserError | null)?.type;
   if (type === 'entity.parse.failed') return badRequest('Request body is not valid JSON', 'malformed_json');
   // The router could not percent-decode a path segment (`/contracts/%E0%A4%A`).
   if (err instanceof URIError) return badRequest('The request path is not valid percent-encoded UTF-8', 'malformed_path');
-  if (type === 'entity.too.large') return new AppError(413, 'Request body is too large');
+  if (type === 'entity.too.large') return new AppError('payload_too_large', 'Request body is too large');
   // A form with more fields than its parser allows (the signing page's, 10).
-  if (type === 'parameters.too.many') return new AppError(413, 'The form has too many fields');
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new AppError(415, 'Unsupported request encoding');
-  if (isStoreUnavailable(err)) return new AppError(503, 'The database is unavailable; try again shortly', {}, 'store_unavailable');
+  if (type === 'parameters.too.many') return new AppError('payload_too_large', 'The form has too many fields');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported')
+    return new AppError('unsupported_media_type', 'Unsupported request encoding');
+  if (isStoreUnavailable(err)) return new AppError('store_unavailable', 'The database is unavailable; try again shortly');
   if (isStoreBusy(err))
-    return new AppError(
-      503,
-      'The database is busy; retry shortly (with the same Idempotency-Key for creates)',
-      { 'Retry-After': '1' },
-      'store_busy',
-    );
+    return new AppError('store_busy', 'The database is busy; retry shortly (with the same Idempotency-Key for creates)', {
+      'Retry-After': '1',
+    });
   return undefined;
 }
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const known = toAppError(err);
-    const appErr = known ?? new AppError(500, 'Internal server error');
+    const appErr = known ?? new AppError('internal_error', 'Internal server error');
     if (!known || appErr.status >= 500)
       logger.error({ err, reqId: req.id, path: redactUrl(req.path), error_code: appErr.code }, 'request failed');
     if (res.headersSent) {
@@ -85,5 +83,5 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 }
 
 export const notFoundRoute: RequestHandler = (req, _res, next) => {
-  next(new AppError(404, `No route for ${req.method} ${req.path}`, {}, 'no_route'));
+  next(new AppError('no_route', `No route for ${req.method} ${req.path}`));
 };

@@ -9,7 +9,7 @@ import { EVENT_TYPES, type EventType } from '../../models/event';
 import { CONTRACT_STATUSES } from '../../models/contract';
 import { VENDOR_STATUSES } from '../../models/vendor';
 import { ROLES } from '../../platform/security/rbac';
-import { RISK_LEVELS } from '../../platform/ai/risk';
+import { RISK_LEVELS } from '../../models/contract';
 import { MAIL_KINDS } from '../../models/outgoing-mail';
 import { registry, timestamp } from './openapi';
 import { idSchema } from '../../platform/input';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { idSchema } from '../../platform/input';
 import { ContractAnalysis } from '../../platform/ai/port';
-import { RISK_LEVELS } from '../../platform/ai/risk';
+import { RISK_LEVELS } from '../../models/contract';
 import { CONTRACT_STATUSES } from '../../models/contract';
 import { draftBody } from '../../services/contracts/contract-ai';
 import { createContractBody as createBody, updateContractBody as updateBody } from '../../services/contracts/edit-contract';

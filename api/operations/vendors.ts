@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { idSchema } from '../../platform/input';
 import { VendorAssessment } from '../../platform/ai/port';
-import { RISK_LEVELS } from '../../platform/ai/risk';
+import { RISK_LEVELS } from '../../models/contract';
 import { VENDOR_STATUSES } from '../../models/vendor';
 import { createVendorBody as createBody, updateVendorBody as updateBody } from '../../services/vendors/edit-vendor';
 import { ndaBody } from '../../services/vendors/generate-nda';

@@ -5,7 +5,7 @@
  */
 import { Router } from 'express';
 import type { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { activityFeed, activityQuery } from '../../services/analytics/activity-feed';
 import { dashboardCounts } from '../../services/analytics/dashboard-counts';
 import { forecastQuery, spendForecast, spendQuery, spendReport } from '../../services/analytics/spend-report';
@@ -15,7 +15,7 @@ import { sendPage } from '../http/pages';
 import '../operations/analytics';
 import type { dashboardResponse, forecastResponse, spendResponse } from '../operations/analytics';
 
-export function analyticsRouter(s: Services): Router {
+export function analyticsRouter(s: Engines): Router {
   const router = Router();
   const read = authorize('analytics:read');
 

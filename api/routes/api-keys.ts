@@ -1,6 +1,6 @@
 /** API keys (`/settings/api-keys`): made by owners and admins, shown once, stored as SHA-256. */
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { apiKeyView } from '../../models/api-key';
 import { apiKeyBody, createApiKey } from '../../services/identity/create-api-key';
 import { listApiKeys } from '../../services/identity/list-api-keys';
@@ -8,7 +8,7 @@ import { revokeApiKey } from '../../services/identity/revoke-api-key';
 import { authorize, principalOf } from '../http/middleware/auth';
 import '../operations/api-keys';
 
-export function apiKeysRouter(s: Services): Router {
+export function apiKeysRouter(s: Engines): Router {
   const router = Router();
 
   router.post('/', authorize('settings:manage'), async (req, res) => {

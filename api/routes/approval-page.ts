@@ -8,7 +8,7 @@
  * token is a path segment the request log redacts, and a `Location` too.
  */
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { browserIdOf, issueBrowserId } from '../../platform/security/csrf';
 import { openApprovalLink } from '../../services/approvals/open-approval-link';
 import { approvalFormToken, submitApprovalForm } from '../../services/approvals/submit-approval-form';
@@ -31,7 +31,7 @@ function html(res: Response, status: number, body: string) {
   res.status(status).type('html').send(body);
 }
 
-export function approvalPageRouter(s: Services): Router {
+export function approvalPageRouter(s: Engines): Router {
   const router = Router();
   const limits = rateLimits(s);
   const forms = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 });

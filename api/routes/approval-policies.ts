@@ -1,12 +1,12 @@
 /** The organization's approval policies (`/settings/approval-policies`): every member reads them, admins and owners write them. */
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { policyBody } from '../../services/approvals/policy-rules';
 import { createPolicy, deletePolicy, listPolicies, policyView, replacePolicy } from '../../services/approvals/approval-policies';
 import { authorize, principalOf } from '../http/middleware/auth';
 import '../operations/approvals';
 
-export function approvalPoliciesRouter(_s: Services): Router {
+export function approvalPoliciesRouter(_s: Engines): Router {
   const router = Router();
 
   router.get('/', authorize('contracts:read'), async (req, res) => {

@@ -4,7 +4,7 @@
  * (mounted on /approvals). Use cases in services/approvals/.
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { startApproval } from '../../services/approvals/start-approval';
 import { decideApproval } from '../../services/approvals/decide-approval';
 import { overrideApproval } from '../../services/approvals/override-approval';
@@ -14,7 +14,7 @@ import { authorize, principalOf } from '../http/middleware/auth';
 import { sendPage } from '../http/pages';
 import { decisionBody, overrideBody } from '../operations/approvals';
 
-export function contractApprovalsRouter(s: Services): Router {
+export function contractApprovalsRouter(s: Engines): Router {
   const router = Router();
 
   router.post('/:id/approvals', authorize('contracts:write'), async (req, res) => {
@@ -34,7 +34,7 @@ export function contractApprovalsRouter(s: Services): Router {
   return router;
 }
 
-export function approvalsRouter(s: Services): Router {
+export function approvalsRouter(s: Engines): Router {
   const router = Router();
 
   router.get('/', authorize('contracts:read'), async (req, res) => {

@@ -3,7 +3,7 @@
  * password reset, email verification, MFA self-enrollment with recovery codes (services/identity/).
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { badRequest } from '../../platform/errors';
 import { enableMfa, mfaEnableBody, mfaSetup, mfaSetupBody } from '../../services/identity/enroll-mfa';
 import { logIn, loginBody, mfaVerifyBody, verifyMfaLogin } from '../../services/identity/log-in';
@@ -18,7 +18,7 @@ import type { RateLimits } from '../http/middleware/rate-limit';
 import '../operations/auth';
 
 /** The public auth routes (no bearer credential), each behind its rate limit, which counts before the body is read. */
-export function publicAuthRouter(s: Services, limits: RateLimits): Router {
+export function publicAuthRouter(s: Engines, limits: RateLimits): Router {
   const router = Router();
   const json = jsonBody(s.config);
   router.post('/register', limits.register, json, async (req, res) => {
@@ -49,7 +49,7 @@ export function publicAuthRouter(s: Services, limits: RateLimits): Router {
 }
 
 /** Auth routes for a signed-in user (mounted after `authenticate`). */
-export function authRouter(s: Services, limits: RateLimits): Router {
+export function authRouter(s: Engines, limits: RateLimits): Router {
   const router = Router();
   const setUpMfa = mfaSetup(s);
 

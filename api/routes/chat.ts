@@ -4,7 +4,7 @@
  * per user; the contract re-index; retrieval statistics.
  */
 import { Router, type Response } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { EMBEDDING_DIM } from '../../platform/ai/port';
 import { MAX_CONTEXT_CHARS } from '../../services/search/retrieval';
 import { collectionStats, MIN_RELEVANCE } from '../../services/search/vector-store';
@@ -19,7 +19,7 @@ function sse(res: Response, event: object) {
   res.write(`data: ${JSON.stringify(event)}\n\n`);
 }
 
-export function chatRouter(s: Services): Router {
+export function chatRouter(s: Engines): Router {
   const router = Router();
 
   router.post('/send', authorize('chat:use'), async (req, res) => {

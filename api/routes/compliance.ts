@@ -3,7 +3,7 @@
  * list and update the tasks it raises, and the dashboard of task counts (services/compliance/).
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { scanView } from '../../models/compliance-scan';
 import { taskView } from '../../models/compliance-task';
 import { complianceDashboard } from '../../services/compliance/compliance-dashboard';
@@ -15,7 +15,7 @@ import { idempotent } from '../http/middleware/idempotency';
 import { sendPage } from '../http/pages';
 import '../operations/compliance';
 
-export function complianceRouter(s: Services): Router {
+export function complianceRouter(s: Engines): Router {
   const router = Router();
 
   router.post('/scan', authorize('compliance:scan'), idempotent(s.logger), async (req, res) => {

@@ -4,7 +4,7 @@
  * for a contract id.
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { upcomingRenewals } from '../../services/contracts/contract-terms';
 import {
   extractTermsOfContract,
@@ -15,7 +15,7 @@ import {
 import { authorize, principalOf } from '../http/middleware/auth';
 import { renewalsQuery } from '../operations/contract-terms';
 
-export function contractTermsRouter(s: Services): Router {
+export function contractTermsRouter(s: Engines): Router {
   const router = Router();
 
   router.get('/renewals', authorize('contracts:read'), async (req, res) => {

@@ -3,7 +3,7 @@
  * (JSON, or HTML for `Accept: text/html`). Use cases in services/contracts/.
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { contractView } from '../../models/contract';
 import { versionView } from '../../services/contracts/contract-versions';
 import { compareContractVersions, getContractVersion, listContractVersions } from '../../services/contracts/read-contract-versions';
@@ -12,7 +12,7 @@ import { REDLINE_CSP, renderRedlineHtml } from '../../services/contracts/redline
 import { authorize, principalOf } from '../http/middleware/auth';
 import { diffParams, restoreBody, versionParams } from '../operations/contract-versions';
 
-export function contractVersionsRouter(s: Services): Router {
+export function contractVersionsRouter(s: Engines): Router {
   const router = Router();
 
   router.get('/:id/versions', authorize('contracts:read'), async (req, res) => {

@@ -3,16 +3,11 @@
  * (services/contracts/). Every change writes its event to the outbox.
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { contractView } from '../../models/contract';
 import { analyzeContract, draftBody, draftContractText } from '../../services/contracts/contract-ai';
-import {
-  createContract,
-  createContractBody,
-  deleteContract,
-  updateContract,
-  updateContractBody,
-} from '../../services/contracts/edit-contract';
+import { createContract, createContractBody, updateContract, updateContractBody } from '../../services/contracts/edit-contract';
+import { deleteContract } from '../../services/contract-deletion/delete-contract';
 import { getContract } from '../../services/contracts/get-contract';
 import { listContracts, listQuery } from '../../services/contracts/list-contracts';
 import { authorize, principalOf } from '../http/middleware/auth';
@@ -20,7 +15,7 @@ import { idempotent } from '../http/middleware/idempotency';
 import { sendPage } from '../http/pages';
 import '../operations/contracts';
 
-export function contractsRouter(s: Services): Router {
+export function contractsRouter(s: Engines): Router {
   const router = Router();
   const once = idempotent(s.logger);
 

@@ -4,7 +4,7 @@
  * workflow `ingest-<id>` makes it `ready` (searchable by the chat) or `failed`.
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { badRequest } from '../../platform/errors';
 import { analyzeDocument } from '../../services/documents/analyze-document';
 import { deleteDocument } from '../../services/documents/delete-document';
@@ -16,7 +16,7 @@ import { receiveFile } from '../http/middleware/receive-file';
 import { sendPage } from '../http/pages';
 import '../operations/documents';
 
-export function documentsRouter(s: Services): Router {
+export function documentsRouter(s: Engines): Router {
   const router = Router();
 
   router.post('/upload', authorize('documents:write'), receiveFile(s), idempotent(s.logger), async (req, res) => {

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { pingMongo, withTimeout } from '../../platform/mongo';
 import { pingElasticsearch } from '../../platform/elasticsearch';
 import { pingTemporal } from '../../platform/temporal/client';
@@ -17,7 +17,7 @@ const state = (ok: boolean) => (ok ? 'connected' : 'disconnected');
  * and so does a task queue (interactive or bulk) no worker polls (uploads and events would pile up unprocessed):
  * still 200, so load balancers keep serving the API.
  */
-export function healthRouter(s: Services): Router {
+export function healthRouter(s: Engines): Router {
   const router = Router();
   router.get('/health', async (_req, res) => {
     const pollersOf = (workClass: WorkClass) =>

@@ -4,7 +4,7 @@
  * `import-<id>` does the work.
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { badRequest } from '../../platform/errors';
 import { importView } from '../../models/import';
 import { cancelImport } from '../../services/imports/cancel-import';
@@ -15,7 +15,7 @@ import { receiveFiles } from '../http/middleware/receive-file';
 import { sendPage } from '../http/pages';
 import '../operations/imports';
 
-export function importsRouter(s: Services): Router {
+export function importsRouter(s: Engines): Router {
   const router = Router();
   const parts = [
     { name: 'records', maxBytes: s.config.IMPORT_RECORDS_MAX_BYTES },

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { authenticate } from '../http/middleware/auth';
 import { rateLimits } from '../http/middleware/rate-limit';
 import { jsonBody } from '../http/middleware/body';
@@ -27,7 +27,7 @@ import { searchAdminRouter, searchRouter } from './search';
 import { ssoPublicRouter, ssoSettingsRouter } from './sso';
 
 /** Every resource's router, mounted under /api/v1. */
-export function apiRouter(s: Services): Router {
+export function apiRouter(s: Engines): Router {
   const router = Router();
   const limits = rateLimits(s);
   // Public routes first; everything mounted after `authenticate` needs a bearer credential.

@@ -4,7 +4,7 @@
  * (services/integrations/). Kind-specific behaviour lives in the connectors.
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { connectIntegration } from '../../services/integrations/connect-integration';
 import { disconnectIntegration } from '../../services/integrations/disconnect-integration';
 import { connectorOfParam } from '../../services/integrations/find-integration';
@@ -14,7 +14,7 @@ import { testIntegration } from '../../services/integrations/test-integration';
 import { authorize, principalOf } from '../http/middleware/auth';
 import '../operations/integrations';
 
-export function integrationsRouter(s: Services): Router {
+export function integrationsRouter(s: Engines): Router {
   const router = Router();
   const manage = authorize('integrations:manage');
 

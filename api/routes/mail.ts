@@ -4,7 +4,7 @@
  * link), and a manual retry for one that failed.
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { listMail, mailListQuery } from '../../services/mail/list-mail';
 import { retryMail } from '../../services/mail/queue';
 import { mailView } from '../../models/outgoing-mail';
@@ -12,7 +12,7 @@ import { authorize, principalOf } from '../http/middleware/auth';
 import { sendPage } from '../http/pages';
 import '../operations/mail';
 
-export function mailRouter(s: Services): Router {
+export function mailRouter(s: Engines): Router {
   const router = Router();
   const manage = authorize('settings:manage');
 

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import express, { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { openApiDocument } from '../http/openapi';
 import { notFound } from '../../platform/errors';
 import '../http/openapi-events';
@@ -47,7 +47,7 @@ const PAGE = `<!doctype html>
 // Relative to /api/v1/docs, so the page works behind any prefix.
 const INIT = `window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null });\n`;
 
-export function openApiDocumentRouter(_s: Services): Router {
+export function openApiDocumentRouter(_s: Engines): Router {
   const router = Router();
   // Every route module has registered its operations by the time the first request arrives.
   let document: ReturnType<typeof openApiDocument> | undefined;
@@ -59,7 +59,7 @@ export function openApiDocumentRouter(_s: Services): Router {
   return router;
 }
 
-export function referencePageRouter(_s: Services): Router {
+export function referencePageRouter(_s: Engines): Router {
   const router = Router();
   router.get('/', (_req, res) => {
     res.set('Content-Security-Policy', DOCS_CSP).type('html').send(PAGE);

@@ -1,12 +1,12 @@
 /** The caller's organization settings (`/settings/organization`). */
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { getOrganization } from '../../services/identity/get-organization';
 import { organizationBody, updateOrganization } from '../../services/identity/update-organization';
 import { authorize, principalOf } from '../http/middleware/auth';
 import '../operations/organization';
 
-export function organizationRouter(_s: Services): Router {
+export function organizationRouter(_s: Engines): Router {
   const router = Router();
 
   router.get('/', authorize('team:read'), async (req, res) => {

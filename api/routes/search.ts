@@ -6,14 +6,14 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { exportContractsCsv, searchContracts } from '../../services/search/search-contracts';
 import { searchParams } from '../../services/search/contract-search-query';
 import { reindexOrganization } from '../../services/search/start-search-reindex';
 import { authorize, principalOf } from '../http/middleware/auth';
 import '../operations/search';
 
-export function searchRouter(s: Services): Router {
+export function searchRouter(s: Engines): Router {
   const router = Router();
 
   router.get('/contracts', authorize('contracts:read'), async (req, res) => {
@@ -42,7 +42,7 @@ export function searchRouter(s: Services): Router {
   return router;
 }
 
-export function searchAdminRouter(s: Services): Router {
+export function searchAdminRouter(s: Engines): Router {
   const router = Router();
 
   router.post('/reindex', authorize('search:reindex'), async (req, res) => {

@@ -7,8 +7,7 @@
  */
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { msToNumber } from '@temporalio/common/lib/time';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { sha256Hex } from '../../platform/security/crypto';
 import { signatureView } from '../../models/signature';
 import { cancelOwnedSignatureRequest, retrySealing } from '../../services/signatures/signal-signature-request';
@@ -29,10 +28,10 @@ import { idempotent, type ReplayCodec } from '../http/middleware/idempotency';
 import { sendPage } from '../http/pages';
 import { declineBody, signBody } from '../operations/signatures';
 
-const publicBase = (s: Services, req: Request) => s.config.PUBLIC_BASE_URL.replace(/\/+$/, '') || `${req.protocol}://${req.get('host')}`;
+const publicBase = (s: Engines, req: Request) => s.config.PUBLIC_BASE_URL.replace(/\/+$/, '') || `${req.protocol}://${req.get('host')}`;
 
 /** The signer's page (api/routes/signing-page.ts); the JSON endpoints take the same token under /api/v1/signatures/sign/. */
-const signingUrl = (s: Services, req: Request, token: string) => `${publicBase(s, req)}/sign/${token}`;
+const signingUrl = (s: Engines, req: Request, token: string) => `${publicBase(s, req)}/sign/${token}`;
 
 /** The creation answer as replays store it: each signer without `signing_url`. */
 const createdAnswer = z.looseObject({ id: z.string(), signers: z.array(z.looseObject({ id: z.string() })) });
@@ -42,7 +41,7 @@ const createdAnswer = z.looseObject({ id: z.string(), signers: z.array(z.looseOb
  * derived again, and only where the stored hash confirms them (not after ENCRYPTION_KEY
  * was changed, or for a request that is gone).
  */
-function signingLinksCodec(s: Services): ReplayCodec {
+function signingLinksCodec(s: Engines): ReplayCodec {
   return {
     stored(body) {
       const created = createdAnswer.safeParse(body);
@@ -64,7 +63,7 @@ function signingLinksCodec(s: Services): ReplayCodec {
   };
 }
 
-export function signaturesPublicRouter(s: Services): Router {
+export function signaturesPublicRouter(s: Engines): Router {
   const router = Router();
   const token = (req: Request) => String(req.params.token);
 
@@ -97,10 +96,10 @@ export function signaturesPublicRouter(s: Services): Router {
   return router;
 }
 
-export function signaturesRouter(s: Services): Router {
+export function signaturesRouter(s: Engines): Router {
   const router = Router();
   const once = idempotent(s.logger, signingLinksCodec(s));
-  const reminderIntervalMs = msToNumber(s.config.SIGNATURE_REMINDER_INTERVAL as Parameters<typeof msToNumber>[0]);
+  const reminderIntervalMs = s.config.SIGNATURE_REMINDER_INTERVAL;
 
   router.post('/', authorize('signatures:send'), once, async (req, res) => {
     const { sig, tokens } = await sendSignatureRequest(s, principalOf(req), signatureRequestBody.parse(req.body), reminderIntervalMs);

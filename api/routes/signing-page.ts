@@ -7,7 +7,7 @@
  * redacts, and a `Location` too.
  */
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { browserIdOf, issueBrowserId } from '../../platform/security/csrf';
 import { openSigningLink } from '../../services/signatures/open-signing-link';
 import {
@@ -44,7 +44,7 @@ function html(res: Response, status: number, body: string) {
   res.status(status).type('html').send(body);
 }
 
-export function signingPageRouter(s: Services): Router {
+export function signingPageRouter(s: Engines): Router {
   const router = Router();
   const limits = rateLimits(s);
   const forms = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 });
@@ -118,7 +118,7 @@ export function signingPageRouter(s: Services): Router {
   });
 
   /** A post from this page: back to the page when done, the form again when refused. */
-  const post = (submit: (s: Services, post: SigningFormPost) => Promise<SigningFormOutcome>) => async (req: Request, res: Response) => {
+  const post = (submit: (s: Engines, post: SigningFormPost) => Promise<SigningFormOutcome>) => async (req: Request, res: Response) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const outcome = await submit(s, { token: token(req), browserId: browserIdOf(req), client: signerClient(req), body });
     if (outcome === 'forbidden')

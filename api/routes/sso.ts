@@ -1,7 +1,7 @@
 /** SSO: the organization's settings (`/settings/sso`) and the OpenID Connect sign-in (`/auth/sso`). */
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { getSsoSettings, saveSsoSettings, ssoSettingsBody, ssoSettingsView, testSsoSettings } from '../../services/identity/sso-settings';
 import { confirmSsoLink, finishSso, startSso } from '../../services/identity/sign-in-with-sso';
 import { authorize, principalOf } from '../http/middleware/auth';
@@ -13,7 +13,7 @@ const COOKIE = 'sso_binding';
 const slugOf = (req: Request) => z.string().min(1).max(100).parse(req.params.slug);
 
 /** The browser binding: readable only by this path, sent back on the provider's top-level redirect (Lax). */
-function bindingCookie(s: Services, value: string): string {
+function bindingCookie(s: Engines, value: string): string {
   const secure = s.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
   return `${COOKIE}=${value}; Path=/api/v1/auth/sso; Max-Age=600; HttpOnly; SameSite=Lax${secure}`;
 }
@@ -26,7 +26,7 @@ function cookieOf(req: Request): string | undefined {
   return undefined;
 }
 
-export function ssoPublicRouter(s: Services, limits: RateLimits): Router {
+export function ssoPublicRouter(s: Engines, limits: RateLimits): Router {
   const router = Router();
   router.post('/link/confirm', limits.default, jsonBody(s.config), async (req, res) => {
     res.json(await confirmSsoLink(s, z.object({ token: z.string().min(1).max(200) }).parse(req.body).token));
@@ -45,7 +45,7 @@ export function ssoPublicRouter(s: Services, limits: RateLimits): Router {
   return router;
 }
 
-export function ssoSettingsRouter(s: Services): Router {
+export function ssoSettingsRouter(s: Engines): Router {
   const router = Router();
   const manage = authorize('settings:manage');
   router.get('/', manage, async (req, res) => {

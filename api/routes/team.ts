@@ -3,7 +3,7 @@
  * or takes away `owner`, and an organization always keeps at least one owner.
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { inviteView } from '../../models/invite';
 import { teamMember } from '../../models/user';
 import { changeMemberRole, roleBody } from '../../services/identity/change-member-role';
@@ -14,7 +14,7 @@ import { resetMemberMfa } from '../../services/identity/reset-member-mfa';
 import { authorize, principalOf } from '../http/middleware/auth';
 import '../operations/team';
 
-export function teamRouter(s: Services): Router {
+export function teamRouter(s: Engines): Router {
   const router = Router();
 
   router.get('/members', authorize('team:read'), async (req, res) => {

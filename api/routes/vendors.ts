@@ -4,7 +4,7 @@
  * in services/vendors/.
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { contractView } from '../../models/contract';
 import { assessVendorRisk } from '../../services/vendors/assess-vendor-risk';
 import { createVendor, createVendorBody, deleteVendor, updateVendor, updateVendorBody } from '../../services/vendors/edit-vendor';
@@ -15,7 +15,7 @@ import { idempotent } from '../http/middleware/idempotency';
 import { sendPage } from '../http/pages';
 import '../operations/vendors';
 
-export function vendorsRouter(s: Services): Router {
+export function vendorsRouter(s: Engines): Router {
   const router = Router();
   const once = idempotent(s.logger);
 

@@ -3,7 +3,7 @@
  * returned; URLs follow platform/security/url-policy.ts here and again at every delivery.
  */
 import { Router } from 'express';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { subscribeBody, subscribeWebhook } from '../../services/webhooks/subscribe-webhook';
 import { deliveriesQuery, listDeliveries, listWebhooks } from '../../services/webhooks/list-webhooks';
 import { retryDelivery } from '../../services/webhooks/retry-delivery';
@@ -15,7 +15,7 @@ import { idempotent } from '../http/middleware/idempotency';
 import { sendPage } from '../http/pages';
 import '../operations/webhooks';
 
-export function webhooksRouter(s: Services): Router {
+export function webhooksRouter(s: Engines): Router {
   const router = Router();
   const manage = authorize('webhooks:manage');
   const once = idempotent(s.logger);

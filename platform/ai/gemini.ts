@@ -10,7 +10,6 @@ import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { ContractAnalysis, DocumentAnalysis, EMBEDDING_DIM, VendorAssessment, type AiPort, type ContextPassage } from './port';
 import { normalize } from './embeddings';
-import { riskLevel } from './risk';
 
 type Tier = 'primary' | 'mini' | 'premium';
 
@@ -95,8 +94,7 @@ export function createGeminiAi(config: Config, logger: Logger): AiPort {
         'You review contracts for legal risk. risk_score is 0-100 (higher is riskier). key_risks quote the clause text. missing_clauses name expected clauses that are absent. compliance_flags name regulatory issues (GDPR, CCPA, SOX, HIPAA).',
         `Contract type: ${input.type}\nTitle: ${input.title}\n\n${input.content}`,
       );
-      // One rule maps scores to levels everywhere, whatever the model answered.
-      return { ...out, analysis: { ...out.analysis, risk_level: riskLevel(out.risk_score) } };
+      return out;
     },
 
     async assessVendor(v) {
@@ -107,7 +105,7 @@ export function createGeminiAi(config: Config, logger: Logger): AiPort {
         'You assess third-party vendor risk: financial stability, data handling and contract coverage. risk_score is 0-100 (higher is riskier).',
         `Vendor: ${v.name}\nCategory: ${v.category ?? 'unknown'}\nWebsite: ${v.website ?? 'none'}\nNotes: ${v.notes ?? ''}\nContracts:\n${contracts || 'none'}`,
       );
-      return { ...out, risk_level: riskLevel(out.risk_score) };
+      return out;
     },
 
     async analyzeDocument(input) {

@@ -30,7 +30,7 @@ export function createLocalAi(encoder: SentenceEncoder | null = null): AiPort {
       embedding: encoder?.name ?? HASHING_MODEL,
     },
 
-    // No generative model offline: drafting and analysis stay with the features' rules (services/contracts/clause-rules.ts and its kin).
+    // No generative model offline: drafting and analysis stay with the features' rules (services/clauses/clause-rules.ts and its kin).
     draftContract: () => Promise.resolve(null),
     analyzeContract: () => Promise.resolve(null),
     assessVendor: () => Promise.resolve(null),

@@ -80,7 +80,7 @@ export interface AiPort {
   readonly models: { primary: string; mini: string; premium: string; fallback: string; embedding: string };
   /*
    * Drafting and analysis by a generative model; null where the provider has none (the local
-   * provider): the features' own rules answer then (services/contracts/clause-rules.ts and its kin).
+   * provider): the features' own rules answer then (services/clauses/clause-rules.ts and its kin).
    */
   draftContract(req: DraftRequest): Promise<string | null>;
   analyzeContract(input: { type: string; title: string; content: string }): Promise<ContractAnalysis | null>;

@@ -14,7 +14,7 @@
  * message's workflow at once, and the same loop starts any whose start failed.
  */
 import { trusted, type HydratedDocument } from 'mongoose';
-import type { Services } from '../engines';
+import type { Engines } from '../engines';
 import type { RecordedEvents } from './record-event';
 import { TEMPORAL_DEADLINE_MS } from '../temporal/client';
 import { Event, type EventDoc } from '../../models/event';
@@ -24,7 +24,7 @@ export type EventRecord = HydratedDocument<EventDoc>;
 export interface EventConsumer {
   name: string;
   /** Idempotent: called at least once per event. */
-  consume(s: Services, event: EventRecord): Promise<void>;
+  consume(s: Engines, event: EventRecord): Promise<void>;
 }
 
 // The grace before the loop takes an event over from its immediate relay. An immediate relay
@@ -34,7 +34,7 @@ export interface EventConsumer {
 const TAKE_OVER_AFTER_MS = 2 * TEMPORAL_DEADLINE_MS;
 
 /** A pass the catch-up loop runs beside the events (e.g. queued mail whose workflow did not start). */
-export type CatchUpPass = (s: Services, opts: { olderThanMs: number }) => Promise<unknown>;
+export type CatchUpPass = (s: Engines, opts: { olderThanMs: number }) => Promise<unknown>;
 
 /** Events the catch-up loop relays side by side (a backlog drains at this many at a time). */
 const RELAY_CONCURRENCY = 16;
@@ -51,7 +51,7 @@ export function createRelay(recorded: RecordedEvents, consumers: readonly EventC
    * slowest, not for the sum. Throws when a consumer fails (after all have finished, so each
    * got its chance).
    */
-  async function relayEvent(s: Services, eventOrId: string | EventRecord): Promise<void> {
+  async function relayEvent(s: Engines, eventOrId: string | EventRecord): Promise<void> {
     const event = typeof eventOrId === 'string' ? await Event.findById(eventOrId) : eventOrId;
     if (!event || event.relayed_at) return;
     const failed = (await Promise.allSettled(consumers.map((consumer) => consumer.consume(s, event)))).find((r) => r.status === 'rejected');
@@ -63,7 +63,7 @@ export function createRelay(recorded: RecordedEvents, consumers: readonly EventC
    * Relays rows older than `olderThanMs` that are still unrelayed, up to RELAY_CONCURRENCY at
    * once; after the first failure (e.g. Temporal down) it starts no more and throws.
    */
-  async function relayPending(s: Services, { olderThanMs = 1500, limit = 100 } = {}): Promise<number> {
+  async function relayPending(s: Engines, { olderThanMs = 1500, limit = 100 } = {}): Promise<number> {
     const due = await Event.find({ relayed_at: null, occurred_at: trusted({ $lte: new Date(Date.now() - olderThanMs) }) }, { _id: 1 })
       .sort({ occurred_at: 1 })
       .limit(limit)
@@ -88,7 +88,7 @@ export function createRelay(recorded: RecordedEvents, consumers: readonly EventC
   }
 
   /** Makes this process relay every event it records at once, in the background. */
-  function relayOnRecord(s: Services): void {
+  function relayOnRecord(s: Engines): void {
     recorded.listen((event) => {
       relayEvent(s, event).catch((err: unknown) =>
         s.logger.warn({ err: (err as Error).message, eventId: event.id }, 'immediate relay failed; the relay loop will retry'),
@@ -97,7 +97,7 @@ export function createRelay(recorded: RecordedEvents, consumers: readonly EventC
   }
 
   /** The catch-up loop (run by the worker): every `intervalMs`, relay pending events and run the catch-up passes. */
-  function startRelayLoop(s: Services, { intervalMs = 1000, olderThanMs = TAKE_OVER_AFTER_MS } = {}): { stop(): Promise<void> } {
+  function startRelayLoop(s: Engines, { intervalMs = 1000, olderThanMs = TAKE_OVER_AFTER_MS } = {}): { stop(): Promise<void> } {
     let stopped = false;
     let timer: NodeJS.Timeout | undefined;
     let pass: Promise<void> = Promise.resolve();

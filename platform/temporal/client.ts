@@ -40,7 +40,7 @@ export async function pingTemporal(connection: Connection, timeoutMs: number): P
   }
 }
 
-/** What starting a workflow needs of a process's services (structural, so this module needs no `Services`). */
+/** What starting a workflow needs of a process's services (structural, so this module needs no `Engines`). */
 export interface TemporalDeps {
   temporal: Client;
   temporalConnection: Connection;

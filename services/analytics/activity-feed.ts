@@ -4,7 +4,7 @@
  */
 import { trusted } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { listPage } from '../../platform/lists/list-index';
 import type { ListFilter } from '../../platform/lists/lists';
 import { pageQuery } from '../../platform/lists/pagination';
@@ -26,6 +26,6 @@ export function activityFilter(type: z.infer<typeof activityQuery>['type']): Lis
 }
 
 /** One page of the organization's activities, newest first. */
-export function activityFeed(s: Services, organizationId: string, q: z.infer<typeof activityQuery>) {
+export function activityFeed(s: Engines, organizationId: string, q: z.infer<typeof activityQuery>) {
   return listPage(s, activityList, organizationId, activityFilter(q.type), q);
 }

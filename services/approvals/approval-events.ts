@@ -3,7 +3,7 @@
  * feed), and a nudge to the request's workflow after a change, best effort (the workflow also
  * reads the stored request whenever it wakes).
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { recordEvent, type Actor } from '../../platform/outbox/record-event';
 import { signalWorkflow } from '../../platform/temporal/client';
 import type { EventType } from '../../models/event';
@@ -30,7 +30,7 @@ export function emitApprovalEvent(a: ApprovalRecord, type: EventType, actor: Act
   });
 }
 
-export async function nudgeApprovalWorkflow(s: Services, approvalId: string): Promise<void> {
+export async function nudgeApprovalWorkflow(s: Engines, approvalId: string): Promise<void> {
   await signalWorkflow(s, approvalWorkflowId(approvalId), approvalChangedSignal).catch((err: unknown) =>
     s.logger.warn({ err, approvalId }, 'could not signal the approval workflow; it reads the request when it wakes'),
   );

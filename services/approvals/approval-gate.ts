@@ -4,7 +4,7 @@
  * overridden request of the exact document being sent (its SHA-256) judged on the same facts.
  */
 import { trusted } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import type { ContractDoc } from '../../models/contract';
 import { Approval, type ApprovalRecord } from '../../models/approval';
@@ -13,7 +13,7 @@ import { approvalErrors } from './errors';
 import { describeApprovers } from './policy-rules';
 import { requiredSteps, uncovered } from './required-approvals';
 import { currentFacts } from './current-facts';
-import { readFacts, type ApprovalFacts } from './contract-facts';
+import { readFacts, type ApprovalFacts } from '../contracts/contract-facts';
 
 export interface GateAnswer {
   /** The request that covers the document and its facts; null when no policy applies and none was obtained. */
@@ -22,7 +22,7 @@ export interface GateAnswer {
 }
 
 /** The approval that lets this exact document go out on today's facts, else 409 `approval_required`. */
-export async function approvalForSigning(s: Services, p: Principal, contract: ContractDoc, documentSha256: string): Promise<GateAnswer> {
+export async function approvalForSigning(s: Engines, p: Principal, contract: ContractDoc, documentSha256: string): Promise<GateAnswer> {
   // Without a policy nothing is judged: the send neither waits for an extraction nor does bulk work's share of it.
   if (!(await ApprovalPolicy.exists({ organization_id: contract.organization_id, active: true })))
     return { approval: null, facts: (await readFacts(contract)).facts };

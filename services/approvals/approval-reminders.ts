@@ -6,7 +6,7 @@
  * nothing twice.
  */
 import { Types, trusted } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { ROLES, roleAtLeast, type Role } from '../../platform/security/rbac';
 import { Approval, type ApprovalRecord } from '../../models/approval';
 import { Contract } from '../../models/contract';
@@ -62,7 +62,7 @@ async function approversOf(a: ApprovalRecord, g: Group, escalatedOnly = false) {
 }
 
 /** Mails each approver of the active step `step`; false when that step is no longer active. */
-async function mailStep(s: Services, input: ApprovalWorkflowInput, step: number, kind: 'request' | 'reminder' | 'escalation', key: string) {
+async function mailStep(s: Engines, input: ApprovalWorkflowInput, step: number, kind: 'request' | 'reminder' | 'escalation', key: string) {
   const a = await load(input);
   const g = a?.status === 'pending' ? a.groups.find((x) => x.status === 'active' && x.step === step) : undefined;
   if (!a || !g) return false;
@@ -96,14 +96,14 @@ async function mailStep(s: Services, input: ApprovalWorkflowInput, step: number,
   return true;
 }
 
-export const notifyApprovers = (s: Services, input: ApprovalWorkflowInput & { step: number }) =>
+export const notifyApprovers = (s: Engines, input: ApprovalWorkflowInput & { step: number }) =>
   mailStep(s, input, input.step, 'request', 'request');
 
-export const sendApprovalReminder = (s: Services, input: ApprovalWorkflowInput & { step: number; n: number }) =>
+export const sendApprovalReminder = (s: Engines, input: ApprovalWorkflowInput & { step: number; n: number }) =>
   mailStep(s, input, input.step, 'reminder', `reminder-${input.n}`);
 
 /** Escalates the active step once: the write that sets `escalated_at`, then the event and the mail. */
-export async function escalateApproval(s: Services, input: ApprovalWorkflowInput & { step: number }): Promise<boolean> {
+export async function escalateApproval(s: Engines, input: ApprovalWorkflowInput & { step: number }): Promise<boolean> {
   const found = await load(input);
   if (!found) return false;
   // Under the contract's approval claim, so a decision landing at the same moment comes before or after, never across.

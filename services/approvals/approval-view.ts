@@ -3,7 +3,7 @@ import type { Principal } from '../../platform/security/principal';
 import { roleAtLeast, type Role } from '../../platform/security/rbac';
 import type { ApprovalRecord } from '../../models/approval';
 import { eligible, type Approvers } from './policy-rules';
-import type { ApprovalFacts } from './contract-facts';
+import type { ApprovalFacts } from '../contracts/contract-facts';
 
 type Group = ApprovalRecord['groups'][number];
 

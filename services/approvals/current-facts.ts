@@ -3,26 +3,21 @@
  * When the stored terms were extracted from another version (an edit the worker has not read
  * yet), they are extracted now, with the provider at hand, before anything is judged.
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import type { ContractDoc } from '../../models/contract';
 import type { ContractVersionDoc } from '../../models/contract-version';
-import { authorOf, currentVersion, recordContractVersion } from '../contracts/contract-versions';
+import { authorOf, currentOrFirstVersion } from '../contracts/contract-versions';
 import { extractContractTerms } from '../contracts/contract-terms';
-import { readFacts, type FactsRead } from './contract-facts';
+import { readFacts, type FactsRead } from '../contracts/contract-facts';
 import { approvalErrors } from './errors';
 
-/** The contract's current version; a contract from before versions gets its first one now. */
-export async function versionOf(p: Principal, contract: ContractDoc): Promise<ContractVersionDoc> {
-  return (await currentVersion(contract)) ?? (await recordContractVersion(contract, authorOf(p)));
-}
-
 export async function currentFacts(
-  s: Services,
+  s: Engines,
   p: Principal,
   contract: ContractDoc,
 ): Promise<{ version: ContractVersionDoc; read: FactsRead }> {
-  const version = await versionOf(p, contract);
+  const version = await currentOrFirstVersion(contract, authorOf(p));
   let read = await readFacts(contract);
   if (read.termsOfVersion !== version.sha256) {
     await extractContractTerms(s, p.organizationId, contract.id);

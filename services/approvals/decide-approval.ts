@@ -6,7 +6,7 @@
  * the request's revision, which an edit's supersession also moves. Needs no worker: the
  * workflow only hears about it (mail to the next step, reminders).
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf } from '../../platform/outbox/record-event';
 import { findOwned } from '../../platform/find-owned';
@@ -124,7 +124,7 @@ async function decideOnce(
 }
 
 export async function decideApproval(
-  s: Services,
+  s: Engines,
   p: Principal,
   approvalId: string,
   decision: 'approved' | 'rejected',

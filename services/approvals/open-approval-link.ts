@@ -6,7 +6,7 @@
  * follows the link decides nothing, and only a form post (./submit-approval-form.ts) does.
  */
 import { Types, trusted } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { Approval, type ApprovalRecord } from '../../models/approval';
 import { ApprovalPolicy } from '../../models/approval-policy';
@@ -20,7 +20,7 @@ import { KEY_TERMS, type KeyTermName } from '../contracts/key-terms.shared';
 import { approverOfToken, checkApprovalLink } from './approval-link';
 import { requirementsFor } from './approval-view';
 import { isStandard, type Conditions } from './policy-rules';
-import { readFacts } from './contract-facts';
+import { readFacts } from '../contracts/contract-facts';
 
 type Group = ApprovalRecord['groups'][number];
 
@@ -42,7 +42,7 @@ export const approverPrincipal = (user: UserDoc): Principal => ({
 });
 
 /** The request and approver of a genuine link; 'expired' past its deadline; null for anything else (nothing says which). */
-export async function resolveApprovalLink(s: Services, approvalId: string, token: string): Promise<ApprovalLink | 'expired' | null> {
+export async function resolveApprovalLink(s: Engines, approvalId: string, token: string): Promise<ApprovalLink | 'expired' | null> {
   const userId = approverOfToken(token);
   if (!userId || !Types.ObjectId.isValid(approvalId)) return null;
   // The link names the request; its MAC, checked below, binds the request's own organization and version.
@@ -136,7 +136,7 @@ async function termRows(contract: ContractDoc): Promise<TermRow[]> {
 }
 
 /** The redline against the last approved earlier version, else the previous one; a first version's whole text. */
-async function changesOf(s: Services, a: ApprovalRecord, contract: ContractDoc): Promise<ApprovalReview['changes']> {
+async function changesOf(s: Engines, a: ApprovalRecord, contract: ContractDoc): Promise<ApprovalReview['changes']> {
   const approved = await Approval.findOne(
     {
       organization_id: a.organization_id,
@@ -154,7 +154,7 @@ async function changesOf(s: Services, a: ApprovalRecord, contract: ContractDoc):
   return { base: null, text: await textOfVersion(s, await findVersion(contract, a.version_number)) };
 }
 
-async function review(s: Services, link: ApprovalLink): Promise<ApprovalReview | null> {
+async function review(s: Engines, link: ApprovalLink): Promise<ApprovalReview | null> {
   const { approval: a, user } = link;
   const contract = await Contract.findOne({ _id: a.contract_id, organization_id: a.organization_id });
   if (!contract) return null;
@@ -173,7 +173,7 @@ async function review(s: Services, link: ApprovalLink): Promise<ApprovalReview |
 }
 
 /** The link's page. Reads only: nothing a GET does counts as a decision. */
-export async function openApprovalLink(s: Services, approvalId: string, token: string): Promise<ApprovalLinkPage> {
+export async function openApprovalLink(s: Engines, approvalId: string, token: string): Promise<ApprovalLinkPage> {
   const link = await resolveApprovalLink(s, approvalId, token);
   if (link === 'expired') return { kind: 'expired' };
   if (!link) return { kind: 'unknown' };

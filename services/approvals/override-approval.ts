@@ -5,7 +5,7 @@
  * signature request's audit trail and its sealed PDF's audit page.
  */
 import { Types, trusted } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf } from '../../platform/outbox/record-event';
 import { forbidden } from '../../platform/errors';
@@ -19,7 +19,7 @@ import { describeApprovers } from './policy-rules';
 import { requiredSteps } from './required-approvals';
 import { currentFacts } from './current-facts';
 
-export async function overrideApproval(s: Services, p: Principal, contractId: unknown, reason: string): Promise<ApprovalRecord> {
+export async function overrideApproval(s: Engines, p: Principal, contractId: unknown, reason: string): Promise<ApprovalRecord> {
   const contract = await findOwned(Contract, p, contractId, 'Contract');
   if (p.role !== 'owner' || p.kind !== 'user') throw forbidden('Only an owner may override approvals');
   // Under the contract's approval claim: a decision or escalation landing at the same moment comes before or after it.

@@ -5,9 +5,9 @@
 import { z } from 'zod';
 import { choice, idSchema, requiredText } from '../../platform/input';
 import { ROLES, type Role } from '../../platform/security/rbac';
-import { RISK_LEVELS } from '../../platform/ai/risk';
+import { RISK_LEVELS } from '../../models/contract';
 import { KEY_TERMS, type KeyTermName } from '../contracts/key-terms.shared';
-import type { TermFacts } from './contract-facts';
+import type { TermFacts } from '../contracts/contract-facts';
 
 /** Every condition given must hold; none given, the policy applies to every contract. */
 export const conditionsSchema = z.strictObject({

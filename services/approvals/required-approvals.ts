@@ -9,7 +9,7 @@ import { canonicalJson } from '../../platform/security/canonical-json';
 import { ApprovalPolicy } from '../../models/approval-policy';
 import type { ApprovalRecord } from '../../models/approval';
 import { matchConditions, requiredCount, type Approvers, type Conditions, type ContractFacts } from './policy-rules';
-import type { ApprovalFacts } from './contract-facts';
+import type { ApprovalFacts } from '../contracts/contract-facts';
 
 export interface Requirement {
   policy_id: Types.ObjectId;

@@ -4,14 +4,14 @@
  * step active, and the workflow `approval-<id>` that mails approvers, reminds and escalates.
  */
 import { Types, trusted } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf } from '../../platform/outbox/record-event';
 import { startWorkflowOrDiscard } from '../../platform/temporal/client';
 import { findOwned } from '../../platform/find-owned';
 import { Contract } from '../../models/contract';
 import { Approval, type ApprovalRecord } from '../../models/approval';
-import { approvalRequest, approvalWorkflowId } from '../../workflows/approval.shared';
+import { approval, approvalWorkflowId } from '../../workflows/approval.shared';
 import { describeApprovers } from './policy-rules';
 import { requiredSteps, uncovered } from './required-approvals';
 import { emitApprovalEvent } from './approval-events';
@@ -19,7 +19,7 @@ import { currentFacts } from './current-facts';
 
 export type StartResult = { required: false } | { required: true; created: boolean; approval: ApprovalRecord };
 
-export async function startApproval(s: Services, p: Principal, contractId: unknown): Promise<StartResult> {
+export async function startApproval(s: Engines, p: Principal, contractId: unknown): Promise<StartResult> {
   const contract = await findOwned(Contract, p, contractId, 'Contract');
   const { version, read } = await currentFacts(s, p, contract);
   const steps = await requiredSteps(contract.organization_id, read.facts);
@@ -39,7 +39,7 @@ export async function startApproval(s: Services, p: Principal, contractId: unkno
 
   const now = new Date();
   const id = new Types.ObjectId();
-  const approval = await Approval.create({
+  const requested = await Approval.create({
     _id: id,
     organization_id: contract.organization_id,
     contract_id: contract._id,
@@ -61,17 +61,17 @@ export async function startApproval(s: Services, p: Principal, contractId: unkno
   });
   await startWorkflowOrDiscard(
     s,
-    approvalRequest,
+    approval,
     {
-      workflowId: approvalWorkflowId(approval.id),
-      args: [{ organizationId: p.organizationId, approvalId: approval.id }],
+      workflowId: approvalWorkflowId(requested.id),
+      args: [{ organizationId: p.organizationId, approvalId: requested.id }],
       organizationId: p.organizationId,
-      recordId: approval.id,
+      recordId: requested.id,
     },
-    { discard: () => Approval.deleteOne({ _id: approval._id }), notKept: 'no approval was requested' },
+    { discard: () => Approval.deleteOne({ _id: requested._id }), notKept: 'no approval was requested' },
   );
   await emitApprovalEvent(
-    approval,
+    requested,
     'approval.requested',
     actorOf(p),
     `Approval requested for "${contract.title}" version ${version.number}: ${steps.length} step(s)`,
@@ -82,5 +82,5 @@ export async function startApproval(s: Services, p: Principal, contractId: unkno
       })),
     },
   );
-  return { required: true, created: true, approval };
+  return { required: true, created: true, approval: requested };
 }

@@ -6,9 +6,9 @@
  * (./decide-approval.ts), as the approver, on the version the link is bound to.
  */
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Config } from '../../platform/config';
-import { AppError, unauthorized } from '../../platform/errors';
+import { isAppError, unauthorized } from '../../platform/errors';
 import { sha256Hex } from '../../platform/security/crypto';
 import { csrfToken, csrfValid } from '../../platform/security/csrf';
 import { passSecondFactor } from '../identity/enroll-mfa';
@@ -64,7 +64,7 @@ export type ApprovalFormOutcome =
   | { kind: 'invalid'; typed: { comment: string }; errors: Record<string, string> }
   | { kind: 'refused'; status: number; code: string; detail: string };
 
-export async function submitApprovalForm(s: Services, post: ApprovalFormPost, codeAttempt: CodeAttempt): Promise<ApprovalFormOutcome> {
+export async function submitApprovalForm(s: Engines, post: ApprovalFormPost, codeAttempt: CodeAttempt): Promise<ApprovalFormOutcome> {
   if (!csrfValid(s.config, post.browserId, scopeOf(post.approvalId, post.token), post.body.csrf)) return { kind: 'forbidden' };
   const link = await resolveApprovalLink(s, post.approvalId, post.token);
   if (link === 'expired') return { kind: 'expired' };
@@ -87,7 +87,7 @@ export async function submitApprovalForm(s: Services, post: ApprovalFormPost, co
         if (!(await passSecondFactor(s, user, form.code))) throw unauthorized('Wrong code');
       });
     } catch (err) {
-      if (!(err instanceof AppError) || err.status !== 401) throw err;
+      if (!isAppError(err, 'unauthenticated')) throw err;
       return { kind: 'invalid', typed, errors: { code: 'That code is not right or was already used; enter the current one' } };
     }
   }
@@ -98,7 +98,7 @@ export async function submitApprovalForm(s: Services, post: ApprovalFormPost, co
     });
   } catch (err) {
     // The use case's refusals (not this approver's step, closed, superseded meanwhile, ...) as the page says them.
-    if (err instanceof AppError && err.status < 500) return { kind: 'refused', status: err.status, code: err.code, detail: err.detail };
+    if (isAppError(err) && err.status < 500) return { kind: 'refused', status: err.status, code: err.code, detail: err.detail };
     throw err;
   }
   return { kind: 'done' };

@@ -1,7 +1,7 @@
 /** Reading compliance: a scan by id, and the task list, by status, priority, regulation and contract. */
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { findOwned } from '../../platform/find-owned';
 import { listPage } from '../../platform/lists/list-index';
@@ -37,6 +37,6 @@ export const getComplianceScan = (p: Pick<Principal, 'organizationId'>, id: unkn
 export const getComplianceTask = (p: Pick<Principal, 'organizationId'>, id: unknown) => findOwned(ComplianceTask, p, id, 'Compliance task');
 
 /** A page of the organization's tasks and its exact total. */
-export function listComplianceTasks(s: Services, p: Pick<Principal, 'organizationId'>, q: z.infer<typeof taskListQuery>) {
+export function listComplianceTasks(s: Engines, p: Pick<Principal, 'organizationId'>, q: z.infer<typeof taskListQuery>) {
   return listPage(s, taskList, p.organizationId, taskListFilter(q), q);
 }

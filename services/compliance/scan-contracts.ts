@@ -6,7 +6,7 @@
  * task (`alerted_at`), and progress is written as absolute numbers.
  */
 import { trusted, Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { recordEvent } from '../../platform/outbox/record-event';
 import { redisKey } from '../../platform/redis';
 import { withLock } from '../../platform/lock';
@@ -31,7 +31,7 @@ async function loadScan(scanId: string): Promise<ComplianceScanDoc> {
  * index to keep one open task per contract and rule; a short Redis lock per contract
  * serializes the check-and-insert across them. It expires by itself if a worker dies.
  */
-function withContractLock<T>(s: Services, run: ScanRun, contractId: string, fn: () => Promise<T>): Promise<T> {
+function withContractLock<T>(s: Engines, run: ScanRun, contractId: string, fn: () => Promise<T>): Promise<T> {
   return withLock(s.redis, redisKey(s.config, 'compliance-scan-lock', contractId), { ttlMs: 60_000, sleep: (ms) => run.sleep(ms) }, fn);
 }
 
@@ -108,7 +108,7 @@ export interface ScanBatch {
  * round trips of a small scan.
  */
 export async function scanContracts(
-  s: Services,
+  s: Engines,
   { scanId, afterId, scannedBefore, limit }: ScanBatch,
   run: ScanRun,
 ): Promise<{ afterId: string | null; scanned: number; done: boolean }> {

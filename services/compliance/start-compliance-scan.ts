@@ -4,7 +4,7 @@
  */
 import { trusted, Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { notFound } from '../../platform/errors';
 import { choice, objectId, oneOf } from '../../platform/input';
@@ -35,7 +35,7 @@ export const scanBody = z.object({
 });
 
 /** Named contracts must all be the organization's (404 otherwise); a scan the engine cannot start is not kept (503). */
-export async function startComplianceScan(s: Services, p: Principal, body: z.infer<typeof scanBody>): Promise<ComplianceScanDoc> {
+export async function startComplianceScan(s: Engines, p: Principal, body: z.infer<typeof scanBody>): Promise<ComplianceScanDoc> {
   const contractIds = body.contract_ids && [...new Set(body.contract_ids)].map((id) => new Types.ObjectId(id));
   if (contractIds) {
     const found = await Contract.countDocuments({ ...orgFilter(p.organizationId), _id: trusted({ $in: contractIds }) });

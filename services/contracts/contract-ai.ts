@@ -1,23 +1,30 @@
 /** The AI on a contract: drafting its text, and analyzing its risks (the score is stored on it). */
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';
 import { requiredText } from '../../platform/input';
 import type { ContractAnalysis, DraftRequest } from '../../platform/ai/port';
 import type { ContractDoc } from '../../models/contract';
 import { emitContractEvent } from './contract-events';
-import { analyzeByClauses, draftByLibrary } from './clause-rules';
-import { refuseChangeWhileSigning } from '../signatures/pending-signature';
+import { analyzeByClauses, draftByLibrary } from '../clauses/clause-rules';
+import { riskLevel } from '../clauses/risk-level';
+import { refuseChangeWhileSigning } from './pending-signature';
 
 /** A contract's text drafted by the provider's model, else from the clause library. */
-export async function draftText(s: Services, req: DraftRequest): Promise<string> {
+export async function draftText(s: Engines, req: DraftRequest): Promise<string> {
   return (await s.ai.draftContract(req)) ?? draftByLibrary(req);
 }
 
 /** A contract's risk analysed by the provider's model, else by its clauses. */
-export async function analyzeText(s: Services, input: { type: string; title: string; content: string }): Promise<ContractAnalysis> {
-  return (await s.ai.analyzeContract(input)) ?? analyzeByClauses(input);
+export async function analyzeText(
+  s: Pick<Engines, 'ai'>,
+  input: { type: string; title: string; content: string },
+): Promise<ContractAnalysis> {
+  const byModel = await s.ai.analyzeContract(input);
+  if (!byModel) return analyzeByClauses(input);
+  // One rule maps scores to levels everywhere, whatever the model answered.
+  return { ...byModel, analysis: { ...byModel.analysis, risk_level: riskLevel(byModel.risk_score) } };
 }
 import { authorOf, recordContractVersion } from './contract-versions';
 import { getContract } from './get-contract';
@@ -28,7 +35,7 @@ export const draftBody = z.object({
 });
 
 export async function draftContractText(
-  s: Services,
+  s: Engines,
   p: Principal,
   contractId: unknown,
   body: z.infer<typeof draftBody>,
@@ -54,7 +61,7 @@ export async function draftContractText(
   return contract;
 }
 
-export async function analyzeContract(s: Services, p: Principal, contractId: unknown) {
+export async function analyzeContract(s: Engines, p: Principal, contractId: unknown) {
   const contract = await getContract(p, contractId);
   if (!contract.content.trim()) throw badRequest('content: the contract has no text to analyze; add or draft it first');
   const result = await analyzeText(s, { type: contract.type, title: contract.title, content: contract.content });

@@ -8,17 +8,17 @@
  */
 import { trusted, Types } from 'mongoose';
 import { isDuplicateKey } from '../../platform/mongo';
-import type { Services } from '../../platform/engines';
-import type { Page } from '../documents/chunking';
-import type { SupportedMime } from '../documents/extraction';
+import type { Engines } from '../../platform/engines';
+import type { Page } from '../search/chunking';
+import type { SupportedMime } from '../documents/document-files';
 import { Contract, type ContractDoc } from '../../models/contract';
 import { Document } from '../../models/document';
 import { ContractTerms, type ContractTermsDoc } from '../../models/contract-terms';
 import { extractTextInChild } from '../documents/extract-text-in-child';
 import { findKeyTerms } from './find-key-terms';
 import { currentVersion, recordVersionTerms } from './contract-versions';
-import { refuseChangeWhileSigning } from '../signatures/pending-signature';
-import { supersedeApprovalsOfOtherFacts } from '../approvals/supersede-approvals';
+import { refuseChangeWhileSigning } from './pending-signature';
+import { supersedeApprovalsOfOtherFacts } from './supersede-approvals';
 import { canonicalJson } from '../../platform/security/canonical-json';
 import { emptyTerms, KEY_TERMS, type KeyTerm, type KeyTermName, type KeyTerms, type NullReasons } from './key-terms.shared';
 import { fillFromSignature, type AwaitingSignature } from './term-dates';
@@ -57,7 +57,7 @@ export const termsView = (contractId: string, doc: ContractTermsDoc | null): Ter
 };
 
 /** The text extraction reads: the attached contract document's pages, or the contract's content as page 1. */
-async function textOfRecord(s: Services, contract: ContractDoc): Promise<{ pages: Page[]; source: string }> {
+async function textOfRecord(s: Engines, contract: ContractDoc): Promise<{ pages: Page[]; source: string }> {
   const doc = await Document.findOne({
     organization_id: contract.organization_id,
     contract_id: contract._id,
@@ -183,7 +183,7 @@ async function save(
 }
 
 /** Extracts the contract's key terms again (the provider's way) and stores them, keeping confirmed ones. */
-export async function extractContractTerms(s: Services, organizationId: string, contractId: string): Promise<TermsView | null> {
+export async function extractContractTerms(s: Engines, organizationId: string, contractId: string): Promise<TermsView | null> {
   const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
   if (!contract) return null;
   // The version is read before its text: an edit meanwhile leaves the terms marked as of the older one.

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { isDuplicateKey } from '../../platform/mongo';
 import { notFound } from '../../platform/errors';
@@ -15,8 +15,8 @@ import type { ContractDoc } from '../../models/contract';
 import { ContractVersion, type ContractVersionDoc } from '../../models/contract-version';
 import { Document } from '../../models/document';
 import { extractTextInChild } from '../documents/extract-text-in-child';
-import type { SupportedMime } from '../documents/extraction';
-import { supersedeOpenApprovals } from '../approvals/supersede-approvals';
+import type { SupportedMime } from '../documents/document-files';
+import { supersedeOpenApprovals } from './supersede-approvals';
 import type { KeyTerms } from './key-terms.shared';
 
 /** Concurrent edits race for the next number; the unique index lets one win and the other take the next. */
@@ -73,6 +73,11 @@ export async function recordContractVersion(
 export const currentVersion = (contract: Pick<ContractDoc, '_id'>) =>
   ContractVersion.findOne({ contract_id: contract._id }).sort({ number: -1 });
 
+/** The contract's current version; a contract from before versions gets its first one now. */
+export async function currentOrFirstVersion(contract: ContractDoc, author: VersionAuthor): Promise<ContractVersionDoc> {
+  return (await currentVersion(contract)) ?? (await recordContractVersion(contract, author));
+}
+
 export async function findVersion(contract: Pick<ContractDoc, '_id' | 'organization_id'>, number: number): Promise<ContractVersionDoc> {
   const v = await ContractVersion.findOne({ contract_id: contract._id, organization_id: contract.organization_id, number });
   if (!v) throw notFound('Version');
@@ -91,7 +96,7 @@ export async function listVersions(contract: Pick<ContractDoc, '_id' | 'organiza
  * process, then kept). The kept text stops at VERSION_TEXT_MAX_CHARS: a PDF's text can
  * outgrow the store's document limit, and a write that fails would extract again on every try.
  */
-export async function textOfVersion(s: Services, v: ContractVersionDoc): Promise<string> {
+export async function textOfVersion(s: Engines, v: ContractVersionDoc): Promise<string> {
   if (v.source === 'content') return v.content ?? '';
   if (v.extracted_text !== null && v.extracted_text !== undefined) return v.extracted_text;
   const doc = await Document.findOne({ _id: v.document_id, organization_id: v.organization_id }).lean();

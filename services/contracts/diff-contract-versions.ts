@@ -3,7 +3,7 @@
  * (./redline.ts, run off the event loop), and a line per key term that differs between the
  * versions' terms ("liability cap: 12 months' fees → uncapped").
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { ContractDoc } from '../../models/contract';
 import { findVersion, textOfVersion, textTruncated } from './contract-versions';
 import { KEY_TERMS, type KeyTermName, type KeyTerms } from './key-terms.shared';
@@ -46,7 +46,7 @@ export interface VersionDiff extends Redline {
   clauses: ClauseChange[] | null;
 }
 
-export async function diffContractVersions(s: Services, contract: ContractDoc, a: number, b: number): Promise<VersionDiff> {
+export async function diffContractVersions(s: Engines, contract: ContractDoc, a: number, b: number): Promise<VersionDiff> {
   const [va, vb] = await Promise.all([findVersion(contract, a), findVersion(contract, b)]);
   const texts = await Promise.all([textOfVersion(s, va), textOfVersion(s, vb)]);
   const redline = await runRedline(s, { a: texts[0], b: texts[1] });

@@ -4,7 +4,7 @@
  * re-plans the contract's renewal reminders.
  */
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { notFound } from '../../platform/errors';
 import { contractTerms, correctContractTerms, extractContractTerms, type TermsView } from './contract-terms';
@@ -32,7 +32,7 @@ export const updateTermsBody = z.object({
   }),
 });
 
-export async function extractTermsOfContract(s: Services, p: Principal, contractId: unknown): Promise<TermsView> {
+export async function extractTermsOfContract(s: Engines, p: Principal, contractId: unknown): Promise<TermsView> {
   const contract = await getContract(p, contractId);
   const view = await extractContractTerms(s, p.organizationId, contract.id);
   if (!view) throw notFound('Contract');
@@ -45,7 +45,7 @@ export async function getContractTerms(p: Principal, contractId: unknown): Promi
 }
 
 export async function updateContractTerms(
-  s: Services,
+  s: Engines,
   p: Principal,
   contractId: unknown,
   body: z.infer<typeof updateTermsBody>,

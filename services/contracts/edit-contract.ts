@@ -1,11 +1,10 @@
 /**
  * Writing contracts: create and update from allow-listed bodies (organization, score,
  * author and signing time never come from input), checks that references stay inside
- * the organization, and delete, which closes what refers to the contract.
+ * the organization (deleting one: services/contract-deletion/delete-contract.ts).
  */
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
@@ -14,10 +13,9 @@ import { inOrg } from '../../models/base';
 import { CONTRACT_STATUSES, CONTRACT_TYPES, Contract, type ContractDoc } from '../../models/contract';
 import { Document } from '../../models/document';
 import { Vendor } from '../../models/vendor';
-import { closeContract } from './contract-deletion';
 import { emitContractEvent } from './contract-events';
-import { refuseChangeWhileSigning } from '../signatures/pending-signature';
-import { supersedeApprovalsOfOtherFacts } from '../approvals/supersede-approvals';
+import { refuseChangeWhileSigning } from './pending-signature';
+import { supersedeApprovalsOfOtherFacts } from './supersede-approvals';
 import { authorOf, recordContractVersion } from './contract-versions';
 import { getContract } from './get-contract';
 
@@ -55,7 +53,7 @@ export const updateContractBody = z
 
 /** Fields whose change makes a new version. */
 const VERSIONED = ['content', 'document_id'];
-/** Fields approval policies read (services/approvals/contract-facts.ts): a change supersedes the approvals judged on them. */
+/** Fields approval policies read (contract-facts.ts): a change supersedes the approvals judged on them. */
 const FACTS = ['type', 'value', 'currency', 'counterparty', 'vendor_id'];
 
 export function checkDates(c: { start_date?: Date | null; end_date?: Date | null }) {
@@ -120,12 +118,4 @@ export async function applyContractChanges(
   if (changed.length)
     await emitContractEvent(p, 'contract.updated', contract, `Contract "${contract.title}" updated`, { changed_fields: changed });
   return contract;
-}
-
-export async function deleteContract(s: Services, p: Principal, contractId: unknown): Promise<void> {
-  const contract = await getContract(p, contractId);
-  // The event first: should this process stop before the records are closed, the relay
-  // finishes the deletion from the event (contract-deletion.ts); never the reverse.
-  await emitContractEvent(p, 'contract.deleted', contract, `Contract "${contract.title}" deleted`);
-  await closeContract(s, { organizationId: p.organizationId, contractId: contract.id, by: p.name });
 }

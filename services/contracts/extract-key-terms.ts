@@ -6,7 +6,7 @@
  * contract's terms and are skipped. A term the text does not state is null.
  */
 import { offloadTask } from '../../platform/offload';
-import type { Page } from '../documents/chunking';
+import type { Page } from '../search/chunking';
 import { emptyTerms, type KeyTerm, type KeyTermName, type KeyTerms, type NullReasons, type TermSource } from './key-terms.shared';
 import { addDuration, latestDate, startNamedIn, type AwaitingSignature, type Duration, type StartKind } from './term-dates';
 
@@ -83,6 +83,48 @@ function piecesOf(text: string, maxChars: number): Array<{ text: string; offset:
   return out;
 }
 
+/** A line of prose cut short: it ends on a comma, a hyphen or a word that cannot end a sentence. */
+const CUT_SHORT =
+  /(?:[,(-]|\b(?:a|an|and|or|nor|the|of|to|for|by|in|on|at|with|from|between|under|upon|than|that|which|its|their|this|any|each|either|such|as|be|is|are|shall|will|may|must|not|no|per)|\d)$/i;
+/** A line that starts a new block: a numbered or lettered item, a bullet, a "Label:" row or a heading in capitals. */
+const STARTS_BLOCK = /^(?:\d+(?:\.\d+)*\.?\s|\(?[a-z0-9]{1,4}\)\s|[-*•]\s|[A-Z][\w /&()'-]{0,40}:\s|[A-Z0-9 ,.&'-]+$)/;
+const LABEL_ROW = /^[A-Z][\w /&()'-]{0,40}:\s/;
+/** Below this length a line is a row or a heading, not prose that wraps. */
+const WRAPPED_MIN_CHARS = 40;
+
+/**
+ * The page's text as lines, a paragraph of prose wrapped over several lines (a plain-text file
+ * or a PDF) joined into one: "…by and between Acme, LLC and" + "Beta Corp." is one sentence.
+ * A line is joined to the next when it is long, holds no table cell (tab), ends where no sentence
+ * ends, and the next line continues it (lower case, an opening bracket, or after a line cut
+ * short) rather than starting a block. Newlines inside a joined line become spaces, so offsets
+ * into the page's text still hold, and quotes stay verbatim up to white space.
+ */
+function rawLines(text: string): string[] {
+  const lines = text.split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i]!;
+    while (i + 1 < lines.length) {
+      const last = lines[i]!.trim();
+      const next = lines[i + 1]!.trim();
+      const joins =
+        last.length >= WRAPPED_MIN_CHARS &&
+        next &&
+        !last.includes('\t') &&
+        !next.includes('\t') &&
+        !/[.;:!?"”)]$/.test(last) &&
+        !LABEL_ROW.test(last) &&
+        !STARTS_BLOCK.test(next) &&
+        (/^[a-z(]/.test(next) || CUT_SHORT.test(last) || /^[A-Z][\w&.,'-]*(?:\s+[A-Z][\w&.,'-]*)*\s+(?:[a-z(]|$)/.test(next));
+      if (!joins) break;
+      line += ' ' + lines[++i]!;
+    }
+    out.push(line);
+  }
+  return out;
+}
+
 /** The page's lines, each marked ignored when it is an unselected option or inside a bracketed note. */
 function linesOf(pages: readonly Page[], maxLineChars: number): Line[] {
   const out: Line[] = [];
@@ -91,7 +133,7 @@ function linesOf(pages: readonly Page[], maxLineChars: number): Line[] {
     // Lines come in order of their start: the only note that can hold a line is the last one starting at or before it.
     let note = 0;
     let at = 0;
-    for (const raw of text.split('\n')) {
+    for (const raw of rawLines(text)) {
       const lead = raw.length - raw.trimStart().length;
       const t = raw.trim();
       if (t) {
@@ -118,7 +160,7 @@ function linesOf(pages: readonly Page[], maxLineChars: number): Line[] {
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const DATE =
-  /\b(?:(January|February|March|April|May|June|July|August|September|October|November|December)\s+(\d{1,2}),?\s+(\d{4})|(\d{1,2})\s+(January|February|March|April|May|June|July|August|September|October|November|December),?\s+(\d{4})|(\d{4})-(\d{2})-(\d{2}))\b/;
+  /\b(?:(January|February|March|April|May|June|July|August|September|October|November|December)\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})|(\d{1,2})(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?(January|February|March|April|May|June|July|August|September|October|November|December),?\s+(\d{4})|(\d{4})-(\d{2})-(\d{2}))\b/;
 
 function isoDate(m: RegExpExecArray): string | null {
   const [y, mo, d] = m[1]
@@ -437,8 +479,10 @@ const EFFECTIVE_LABEL =
 const EFFECTIVE_INLINE = [
   /\bEffective Date (?:of|is)\b/i,
   /\beffective as of\b/i,
-  /\b(?:made|entered into)\s+(?:and entered into\s+)?as of\b/i,
+  /\b(?:made|entered into|dated)\s+(?:and entered into\s+)?(?:as of|on)\b/i,
   /\bthis (?:agreement|contract)\b[^.]{0,30}?\bdated\b/i,
+  // "… March 1, 2026 (the "Effective Date")": a date the text names the Effective Date.
+  new RegExp(String.raw`${DATE.source}\s*\(\s*(?:the\s+|hereinafter\s+)?["“]Effective Date["”]`),
 ];
 
 /** A date a party signed on, under its signature: "Date: October 6, 2026". */
@@ -635,11 +679,11 @@ const TERM_LABEL =
 
 /** Where a sentence states how long the agreement runs: "for a period of one year", "continues for two years". */
 const TERM_INLINE =
-  /\b(?:for an? (?:initial )?(?:period|term) of|(?:initial\s+)?term of (?:this|the) (?:agreement|contract) (?:is|shall be|will be)|(?:shall|will)?\s*remain in (?:full )?(?:force|effect)(?: and effect)? for|(?:continues?|continue in effect|lasts?|remains? in effect) for)\s+/i;
+  /\b(?:for an? (?:initial )?(?:period|term) of|(?:initial\s+)?term of (?:this|the) (?:agreement|contract) (?:is|shall be|will be)|(?:shall|will)?\s*remain in (?:full )?(?:force|effect)(?: and effect)? for|(?:continues?|continue in effect|lasts?|runs?|remains? in effect) for(?:\s+an?\s+(?:initial\s+)?(?:period|term)\s+of)?)\s+/i;
 /** The same with the duration first: "for an initial 12-month period", "for a three-year term". */
 const TERM_DURATION_FIRST = new RegExp(String.raw`\bfor\s+(?:an?\s+)?(?:initial\s+)?${DURATION.source}\s+(?:period|term)\b`, 'i');
 /** What the term is about: the agreement or one of its terms, not a programme, a licence or a covenant. */
-const ABOUT_THE_TERM = /\b(?:agreement|term|contract|work order|SOW|statement of work|NDA|lease|addendum)\b/i;
+const ABOUT_THE_TERM = /\b(?:agreement|term|contract|engagement|work order|SOW|statement of work|NDA|lease|addendum)\b/i;
 /** Periods that run after the agreement or beside it: survival, retention, a covenant's restricted period. */
 const OTHER_PERIOD = /\bsurviv\w*|\bretain\w*|\bretention\b|\b(?:following|after)\s+(?:the\s+)?(?:termination|expiration|expiry|end)\b/i;
 
@@ -664,7 +708,7 @@ function termLength(lines: readonly Line[]): KeyTerm | null {
 }
 
 const RENEWS =
-  /\b(?:automatically renew\w*|auto-?renew\w*|renew\w* automatically|(?:will|shall)\s+(?:be\s+)?renew(?:ed)?\s+for\s+(?:an?\s+)?(?:additional|successive|further|subsequent|consecutive)\b|renews\s+for\s+(?:an?\s+)?(?:additional|successive|further|subsequent|consecutive)\b|(?:renews|(?:will|shall)\s+(?:be\s+)?renew(?:ed)?)\b[^.]{0,80}?\bfor\s+(?:another|an?\s+(?:additional|further|new))\s+(?:term|period)\b)/i;
+  /\b(?:automatically (?:renew|extend)\w*|auto-?renew\w*|(?:renew|extend)\w* automatically|(?:will|shall)\s+(?:be\s+)?renew(?:ed)?\s+for\s+(?:an?\s+)?(?:additional|successive|further|subsequent|consecutive)\b|renews\s+for\s+(?:an?\s+)?(?:additional|successive|further|subsequent|consecutive)\b|(?:renews|(?:will|shall)\s+(?:be\s+)?renew(?:ed)?)\b[^.]{0,80}?\bfor\s+(?:another|an?\s+(?:additional|further|new))\s+(?:term|period)\b)/i;
 const NOT_RENEWS = /\b(?:not|never)\s+(?:be\s+)?(?:automatically\s+)?renew|\bdoes not automatically renew|\bwill not automatically renew/i;
 /** Renewal that needs both parties' consent is not automatic. */
 const BY_CONSENT = /\b(?:by|upon|on|with|subject to)\s+(?:the\s+)?mutual\b|\bif\s+(?:both|the)\s+parties\s+(?:so\s+)?agree\b/i;
@@ -686,7 +730,7 @@ function autoRenewal(lines: readonly Line[]): KeyTerm | null {
 const RENEWAL_LENGTH_REACH = 40;
 /** "for" and the words before a renewal's length: "for successive", "for 12-month Renewal Terms", "for another term of". */
 const RENEWAL_FOR =
-  /\brenew\w*\b(?:\s+automatically)?[^.]{0,80}?\bfor\s+(?:an?\s+|another\s+)?(?:(?:additional|successive|further|subsequent|consecutive|new)\s+)?(?:(?:renewal\s+)?(?:terms?|periods?)\s+of\s+)?/i;
+  /\b(?:renew\w*\b(?:\s+automatically)?|automatically\s+extend\w*|extend\w*\s+automatically)[^.]{0,80}?\bfor\s+(?:an?\s+|another\s+)?(?:(?:additional|successive|further|subsequent|consecutive|new)\s+)?(?:(?:renewal\s+)?(?:terms?|periods?)\s+of\s+)?/i;
 
 function renewalTerm(lines: readonly Line[], length: KeyTerm | null): KeyTerm | null {
   const hit = firstMatch(lines, RENEWAL_FOR);
@@ -709,7 +753,7 @@ function renewalTerm(lines: readonly Line[], length: KeyTerm | null): KeyTerm | 
  */
 const PERIOD = String.raw`(?:then[- ])?(?:current\s+)?(?:[A-Z][a-z]+\s+(?:Term|Period)|(?:[Rr]enewal\s+|[Ii]nitial\s+)?[Tt]erm|Order Form)`;
 const NOTICE_DAYS = new RegExp(
-  String.raw`${COUNT}\s*(?:\(\d+\)\s*)?(?:calendar\s+|business\s+)?days['’]?\s+(?:(?:prior\s+)?(?:written\s+)?notice\s+)?(?:before|prior to)\s+(?:the\s+(?:end|expiration|expiry)\s+of\s+the\s+${PERIOD}|the\s+${PERIOD}\s+(?:expires|ends)|the\s+(?:renewal|anniversary|expiration|expiry|end)\s+date\b)`,
+  String.raw`${COUNT}\s*(?:\(\d+\)\s*)?(?:calendar\s+|business\s+)?days['’]?\s+(?:(?:prior\s+)?(?:written\s+)?notice\s+(?:of\s+non-renewal\s+)?)?(?:before|prior to)\s+(?:the\s+(?:end|expiration|expiry)\s+of\s+the\s+${PERIOD}|the\s+${PERIOD}\s+(?:expires|ends)|the\s+(?:renewal|anniversary|expiration|expiry|end)\s+date\b)`,
 );
 /** A cover page's non-renewal notice row: "Notice of Non-Renewal: 60 days before the end of the current term". */
 const NOTICE_LABEL =
@@ -726,7 +770,7 @@ function continued(lines: readonly Line[], line: Line, sentence: string): string
 }
 
 /** The notice is one of non-renewal or of ending the agreement, not of a change or a claim. */
-const ABOUT_ENDING = /\brenew|\bcancel|\bterminat/i;
+const ABOUT_ENDING = /\brenew|\bextend|\bcancel|\bterminat/i;
 
 function noticeDays(lines: readonly Line[]): KeyTerm | null {
   const row = labelled(lines, NOTICE_LABEL, NOTICE_ROW);
@@ -769,7 +813,7 @@ function terminationForConvenience(lines: readonly Line[]): KeyTerm | null {
   return null;
 }
 
-const PLACE_NAME = String.raw`(?:England and Wales|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)`;
+const PLACE_NAME = String.raw`(?:England and Wales|[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2})`;
 const LAW = new RegExp(
   String.raw`\b(?:laws? of|governed by the laws? of)\s+((?:the\s+)?(?:State|Commonwealth|Province|Republic|Kingdom)\s+of\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|${PLACE_NAME})` +
     // "governed by New York law", "construed under English law"
@@ -817,8 +861,8 @@ function governingLaw(lines: readonly Line[]): KeyTerm | null {
   return null;
 }
 
-/** A venue: capitalised words ("San Mateo County"), a district "of" a state, then ", State". */
-const VENUE_PLACE = String.raw`((?:[A-Z][a-z]+\s*)+(?:of\s+(?:[A-Z][a-z]+\s*)+)?(?:,\s*(?:[A-Z][a-z]+\s*)+)?)`;
+/** A venue: capitalised words ("San Mateo County", "England and Wales"), a district "of" a state, then ", State". */
+const VENUE_PLACE = String.raw`((?:[A-Z][a-z]+\s*)+(?:and\s+[A-Z][a-z]+\s*)?(?:of\s+(?:[A-Z][a-z]+\s*)+)?(?:,\s*(?:[A-Z][a-z]+\s*)+)?)`;
 const VENUE = new RegExp(
   // "the courts located in …", "a tribunal of competent jurisdiction located in or near …"
   String.raw`\b(?:courts?|tribunals?|forums?)\b[^.\n]{0,80}?\b(?:located (?:in|within)(?: or near)?|sitting in|seated in|of|in)\s+(?:the\s+)?${VENUE_PLACE}` +
@@ -827,7 +871,20 @@ const VENUE = new RegExp(
   'g',
 );
 
+/** A cover page's venue row: "Venue: Travis County, Texas", "Chosen Courts: the state courts of Cook County". */
+const VENUE_LABEL = /^(?:#+\s*)?(?:Venue|Dispute Venue|Jurisdiction|Courts|Chosen Courts|Forum|Place of Jurisdiction)$/i;
+// Courts of a place, or a place a court sits in ("… County", "City of …", "Austin, Texas"): not any capitalised words, which a cell below the label may be (another label).
+const VENUE_ROW = new RegExp(
+  String.raw`^(?:(?:the\s+)?(?:exclusive\s+)?(?:(?:state|federal|state and federal|competent)\s+)?courts?\s+(?:located\s+)?(?:of|in)\s+(?:the\s+)?${VENUE_PLACE}|(?=[^.]*(?:\b(?:County|City|District|Borough|Parish)\b|,\s*[A-Z]))(?:the\s+)?${VENUE_PLACE})\.?$`,
+);
+
 function disputeVenue(lines: readonly Line[]): KeyTerm | null {
+  const row = labelled(lines, VENUE_LABEL, VENUE_ROW);
+  const written = row && (row.m[1] ?? row.m[2])!;
+  if (row && written && !NOT_A_PLACE.test(written)) {
+    const place = written.trim();
+    return term(row.line, place, place, 0.85, row.quote);
+  }
   for (const line of lines) {
     if (line.ignored) continue;
     for (const m of line.plain.matchAll(VENUE)) {

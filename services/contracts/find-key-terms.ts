@@ -15,8 +15,8 @@
  */
 import { z } from 'zod';
 import { OffloadTimeoutError } from '../../platform/offload';
-import type { Services } from '../../platform/engines';
-import type { Page } from '../documents/chunking';
+import type { Engines } from '../../platform/engines';
+import type { Page } from '../search/chunking';
 import { keepVerbatim, keyTermRulesTask, type RulesAnswer } from './extract-key-terms';
 import { emptyTerms, KEY_TERMS, NORMALIZED, type KeyTermName, type KeyTerms } from './key-terms.shared';
 
@@ -86,7 +86,7 @@ const pagesBlock = (pages: readonly Page[]) =>
  * is spent are unread); a rule still running at twice the budget is stopped, and every key is
  * then unread.
  */
-async function readByRules(s: Services, pages: readonly Page[]): Promise<RulesAnswer> {
+async function readByRules(s: Engines, pages: readonly Page[]): Promise<RulesAnswer> {
   const limits = {
     maxTextChars: s.config.KEY_TERMS_MAX_TEXT_CHARS,
     maxLineChars: s.config.KEY_TERMS_MAX_LINE_CHARS,
@@ -111,7 +111,7 @@ const PLACES: ReadonlySet<KeyTermName> = new Set(['governing_law', 'dispute_venu
  * are checked name by name in quoteStatesValue); a key whose value the quote does not
  * yield is dropped, so the rules' answer for it stands.
  */
-async function rederived(s: Services, terms: KeyTerms): Promise<KeyTerms> {
+async function rederived(s: Engines, terms: KeyTerms): Promise<KeyTerms> {
   const quoted = KEY_TERMS.filter((k) => k !== 'parties' && terms[k]);
   const quotes = [...new Set(quoted.map((k) => terms[k]!.quote))];
   const readings = new Map(
@@ -129,7 +129,7 @@ async function rederived(s: Services, terms: KeyTerms): Promise<KeyTerms> {
 }
 
 /** The key terms, the keys left unread for lack of time, and whether the text was longer than the rules read. */
-export async function findKeyTerms(s: Services, pages: readonly Page[]): Promise<RulesAnswer> {
+export async function findKeyTerms(s: Engines, pages: readonly Page[]): Promise<RulesAnswer> {
   const rules = await readByRules(s, pages);
   let answer: z.infer<typeof ModelTerms> | null;
   try {

@@ -6,7 +6,7 @@
  * person works from does not go down with search.
  */
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { choice } from '../../platform/input';
 import { pageQuery } from '../../platform/lists/pagination';
@@ -15,7 +15,8 @@ import { containsText } from '../../platform/text-search';
 import { CONTRACT_STATUSES, contractList } from '../../models/contract';
 import { contractListPage } from '../search/search-contracts';
 import { MAX_WINDOW } from '../search/contract-search-index';
-import { AppError, badRequest } from '../../platform/errors';
+import { badRequest, isAppError } from '../../platform/errors';
+import { searchErrors } from '../search/errors';
 import { listPage } from '../../platform/lists/list-index';
 
 export const listQuery = pageQuery.extend({
@@ -29,7 +30,7 @@ export const listQuery = pageQuery.extend({
 
 /** A page of the list and its exact total. */
 export async function listContracts(
-  s: Pick<Services, 'es' | 'config' | 'redis' | 'logger'>,
+  s: Pick<Engines, 'es' | 'config' | 'redis' | 'logger'>,
   p: Pick<Principal, 'organizationId'>,
   q: z.infer<typeof listQuery>,
 ) {
@@ -47,7 +48,7 @@ export async function listContracts(
       q,
     );
   } catch (err) {
-    if (!(err instanceof AppError && err.code === 'search_unavailable')) throw err;
+    if (!isAppError(err, searchErrors.search_unavailable)) throw err;
     s.logger.warn({ organizationId }, 'search index unreachable; the store answers the contract list');
     return listPage(s, contractList, organizationId, contractListFilter(q), q);
   }

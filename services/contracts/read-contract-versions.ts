@@ -1,5 +1,5 @@
 /** A member's reads of a contract's versions, by the contract's id (of the caller's organization only). */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { findVersion, listVersions } from './contract-versions';
 import { diffContractVersions } from './diff-contract-versions';
@@ -14,7 +14,7 @@ export async function getContractVersion(p: Principal, contractId: unknown, numb
 }
 
 /** The redline between two versions, with the contract's title for its HTML page. */
-export async function compareContractVersions(s: Services, p: Principal, contractId: unknown, a: number, b: number) {
+export async function compareContractVersions(s: Engines, p: Principal, contractId: unknown, a: number, b: number) {
   const contract = await getContract(p, contractId);
   return { title: contract.title, diff: await diffContractVersions(s, contract, a, b) };
 }

@@ -1,5 +1,5 @@
 /** The redline as a task of the offload pool (platform/offload.ts): CPU-bound, so never on the API's event loop. */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { offloadTask, OffloadTimeoutError } from '../../platform/offload';
 import { unavailable } from '../../platform/errors';
 import type { redlineTexts } from './redline';
@@ -9,7 +9,7 @@ const redlineTask = offloadTask<typeof redlineTexts>(require.resolve('./redline'
 /** Bounded work takes well under this even on a loaded machine; past it the thread is stopped. */
 const REDLINE_BUDGET_MS = 15_000;
 
-export async function runRedline(s: Services, input: { a: string; b: string }) {
+export async function runRedline(s: Engines, input: { a: string; b: string }) {
   try {
     return await s.offload.run(redlineTask, input, { timeoutMs: REDLINE_BUDGET_MS });
   } catch (err) {

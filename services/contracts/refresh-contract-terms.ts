@@ -3,14 +3,14 @@
  * contract or for a contract document that became ready. A document not of category
  * `contract`, or attached to none, and a contract deleted meanwhile change nothing.
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { Contract } from '../../models/contract';
 import { Document } from '../../models/document';
-import type { RefreshTermsInput } from '../../workflows/renewal-deadline.shared';
+import type { RefreshTermsInput } from '../../workflows/contract-terms.shared';
 import { extractContractTerms } from './contract-terms';
 import { scheduleRenewalReminders } from './renewal-deadlines';
 
-export async function refreshContractTerms(s: Services, input: RefreshTermsInput): Promise<boolean> {
+export async function refreshContractTerms(s: Engines, input: RefreshTermsInput): Promise<boolean> {
   let target: { organizationId: string; contractId: string } | null = null;
   if ('documentId' in input) {
     const doc = await Document.findById(input.documentId);

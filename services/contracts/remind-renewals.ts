@@ -3,7 +3,7 @@
  * to the contract's own organization): `contract.renewal_due` once per contract and end
  * date when the end is near.
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { recordEvent } from '../../platform/outbox/record-event';
 import { dayOf } from '../../platform/dates';
 import { contractEventData } from '../../models/contract';
@@ -16,7 +16,7 @@ import { activeContractsEnding, DAY_MS, dayStart, nextAfterId } from './sweep-pa
  * RENEWAL_REMINDER_DAYS ahead). A window rather than one exact day, so a run missed
  * while the worker was down is made up by the next one.
  */
-export async function remindRenewals(s: Services, page: SweepPage): Promise<SweepResult> {
+export async function remindRenewals(s: Engines, page: SweepPage): Promise<SweepResult> {
   const today = dayStart(page.asOf);
   const until = new Date(today.getTime() + s.config.RENEWAL_REMINDER_DAYS * DAY_MS);
   const ending = await activeContractsEnding({ $gte: today, $lte: until }, page);

@@ -7,7 +7,7 @@
  * change.
  */
 import { Types, trusted } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { recordEvent } from '../../platform/outbox/record-event';
 import { signalAllRunning, signalWorkflow, startWorkflow } from '../../platform/temporal/client';
 import type { EventConsumer } from '../../platform/outbox/relay';
@@ -18,8 +18,8 @@ import { ContractTerms } from '../../models/contract-terms';
 import { Event } from '../../models/event';
 import { Organization } from '../../models/organization';
 import { User } from '../../models/user';
+import { contractTerms, contractTermsWorkflowId } from '../../workflows/contract-terms.shared';
 import {
-  contractTerms,
   renewalDeadline,
   renewalWorkflowId,
   rescheduleSignal,
@@ -38,7 +38,7 @@ const CLOSED = new Set(['expired', 'completed']);
  * workflow or tells the running one to plan again; without, only tells a running one, which
  * then ends. Most contracts have no renewal deadline and so no workflow waiting for ever.
  */
-export async function scheduleRenewalReminders(s: Services, organizationId: string, contractId: string): Promise<void> {
+export async function scheduleRenewalReminders(s: Engines, organizationId: string, contractId: string): Promise<void> {
   const plan = await planRenewalReminders({ organizationId, contractId });
   const workflowId = renewalWorkflowId(contractId);
   if (!plan || !upcomingReminders(plan, Date.now()).length) {
@@ -59,7 +59,7 @@ export async function scheduleRenewalReminders(s: Services, organizationId: stri
  * (a contract without a deadline had one too). One batch signal, at most once per deployment's
  * queues, makes every running one plan again: those with nothing left end, the others carry on.
  */
-export async function replanRenewalRuns(s: Services): Promise<boolean> {
+export async function replanRenewalRuns(s: Engines): Promise<boolean> {
   return signalAllRunning(s, renewalDeadline, rescheduleSignal, {
     jobId: `renewal-replan-0.6.0-${s.config.TEMPORAL_TASK_QUEUE}`,
     reason: 'renewal runs started before 0.6.0 plan again, and end when nothing is left to remind of',
@@ -97,7 +97,7 @@ export async function planRenewalReminders({ organizationId, contractId }: Renew
  * this deadline and day (a retried activity) or when the deadline has moved since it was planned.
  */
 export async function sendRenewalReminder(
-  s: Services,
+  s: Engines,
   { organizationId, contractId, deadline, days }: RenewalDeadlineInput & { deadline: string; days: number },
 ): Promise<boolean> {
   const [contract, terms] = await Promise.all([
@@ -157,7 +157,7 @@ export const contractTermsConsumer: EventConsumer = {
       return;
     const organizationId = event.organization_id.toHexString();
     await startWorkflow(s, contractTerms, {
-      workflowId: `terms-${event.id}`,
+      workflowId: contractTermsWorkflowId(event.id),
       args: [{ organizationId, contractId: event.resource_id }],
       organizationId,
       recordId: event.resource_id,

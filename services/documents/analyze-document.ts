@@ -1,18 +1,18 @@
 /** AI analysis of an uploaded document, its file read again by a child process within the extraction limits. */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { badRequest } from '../../platform/errors';
 import { documentErrors } from './errors';
 import type { Principal } from '../../platform/security/principal';
 import { getDocument } from './list-documents';
-import { fullText, type Page } from './chunking';
+import { fullText, type Page } from '../search/chunking';
 import { analyzeDocumentByRules } from './document-analysis-rules';
 import { extractTextInChild } from './extract-text-in-child';
-import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from './extraction';
+import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from './document-files';
 
 /** Text an analysis reads (as much as the Gemini adapter sends the model). */
 const ANALYSIS_CHARS = 100_000;
 
-export async function analyzeDocument(s: Services, p: Principal, documentId: unknown) {
+export async function analyzeDocument(s: Engines, p: Principal, documentId: unknown) {
   const doc = await getDocument(p, documentId);
   const pages: Page[] = [];
   let kept = 0;

@@ -16,10 +16,9 @@
 import { readFile } from 'node:fs/promises';
 import { inflateSync, constants as zlib } from 'node:zlib';
 import yauzl from 'yauzl';
-import { ExtractionLimitError, MIME, UnreadableDocumentError, type SupportedMime } from './extraction';
+import { ExtractionLimitError, MAX_INFLATE_RATIO, MIME, UnreadableDocumentError, type SupportedMime } from './document-files';
 
 export const MAX_ZIP_ENTRIES = 1000;
-export const MAX_INFLATE_RATIO = 100;
 /** Entries up to this size are not held to the ratio (tiny parts compress oddly). */
 const RATIO_GRACE_BYTES = 100 * 1024;
 

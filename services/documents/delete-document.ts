@@ -1,7 +1,7 @@
 /** Deleting a document: its ingestion stopped, its vectors, record, chunk batches and file removed. */
 import { rm } from 'node:fs/promises';
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { unavailable } from '../../platform/errors';
 import { terminateWorkflow } from '../../platform/temporal/client';
 import type { Principal } from '../../platform/security/principal';
@@ -9,7 +9,7 @@ import { Document, DocumentChunkBatch } from '../../models/document';
 import { getDocument } from './list-documents';
 import { deleteSource, isVectorStoreDown } from '../search/vector-store';
 
-export async function deleteDocument(s: Services, p: Principal, id: unknown): Promise<void> {
+export async function deleteDocument(s: Engines, p: Principal, id: unknown): Promise<void> {
   const { organizationId } = p;
   const doc = await getDocument(p, id);
   const documentId = doc.id;

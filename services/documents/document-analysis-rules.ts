@@ -1,8 +1,8 @@
 /** A document's analysis without a generative model (the local AI provider answers null): its first sentences, clauses and frequent words. */
 import type { DocumentAnalysis } from '../../platform/ai/port';
 import { words } from '../../platform/ai/embeddings';
-import { CATEGORY_BY_ID } from '../contracts/clauses';
-import { analyzeByClauses, findClauses, sentences } from '../contracts/clause-rules';
+import { CATEGORY_BY_ID } from '../clauses/clauses';
+import { analyzeByClauses, findClauses, sentences } from '../clauses/clause-rules';
 
 const DOCUMENT_TYPES: ReadonlyArray<[string, RegExp]> = [
   ['nda', /\bnon-?disclosure\b|\bconfidential information\b/i],

@@ -10,8 +10,8 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import type { Config } from '../../platform/config';
-import type { TextPiece } from './chunking';
-import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from './extraction';
+import type { TextPiece } from '../search/chunking';
+import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } from './document-files';
 
 export interface ExtractionJob {
   path: string;

@@ -5,7 +5,8 @@
  * the parent has taken. It knows no secret and opens no connection.
  */
 import { checkExpansion } from './check-expansion';
-import { ExtractionLimitError, extractText, UnreadableDocumentError } from './extraction';
+import { ExtractionLimitError, UnreadableDocumentError } from './document-files';
+import { extractText } from './extraction';
 import type { ChildMessage, ExtractionJob, ParentMessage } from './extract-text-in-child';
 
 const send = (message: ChildMessage) => new Promise<void>((resolve) => process.send!(message, () => resolve()));

@@ -1,5 +1,5 @@
 /**
- * What an uploaded file is (by its bytes, never its name) and its text, page by page.
+ * An uploaded file's text, page by page (what the file is: document-files.ts).
  * PDF through pdfjs-dist (Mozilla's renderer, legacy build for Node), DOCX through
  * mammoth (headings become Markdown `#` lines, so chunking keeps them as sections; pages
  * split at explicit page breaks), TXT as UTF-8 with form feeds as page breaks. Text comes
@@ -8,48 +8,9 @@
  */
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { fileTypeFromFile } from 'file-type';
 import mammoth from 'mammoth';
-import type { Page, TextPiece } from './chunking';
-
-export const MIME = {
-  pdf: 'application/pdf',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  txt: 'text/plain',
-} as const;
-export type SupportedMime = (typeof MIME)[keyof typeof MIME];
-
-/** The file cannot be turned into text (corrupt, encrypted, scanned without text). */
-export class UnreadableDocumentError extends Error {}
-
-/** The file is over a limit on what reading it may cost; the message says which, for a person. */
-export class ExtractionLimitError extends Error {}
-
-/** Valid UTF-8 with no NUL byte: what a text file is; checked by streaming, not loading. */
-async function isPlainText(path: string): Promise<boolean> {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  try {
-    for await (const piece of createReadStream(path) as AsyncIterable<Buffer>) {
-      if (piece.includes(0)) return false;
-      decoder.decode(piece, { stream: true });
-    }
-    decoder.decode();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The supported type the file's content shows, or null (a renamed binary is null). */
-export async function detectFileType(path: string): Promise<SupportedMime | null> {
-  const detected = await fileTypeFromFile(path);
-  if (detected) {
-    if (detected.mime === MIME.pdf) return MIME.pdf;
-    if (detected.mime === MIME.docx) return MIME.docx;
-    return null;
-  }
-  return (await isPlainText(path)) ? MIME.txt : null;
-}
+import type { Page, TextPiece } from '../search/chunking';
+import { ExtractionLimitError, MIME, UnreadableDocumentError, type SupportedMime } from './document-files';
 
 interface PdfTextItem {
   str: string;

@@ -2,14 +2,14 @@
  * The last ingestion step: the document becomes ready (and searchable), its staged chunks
  * dropped, with the vectors an earlier, longer version left behind.
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { Document } from '../../models/document';
 import type { PreparedDocument } from '../../workflows/document-ingestion.shared';
 import { deleteSource, refreshCollections } from '../search/vector-store';
 import { collectionForCategory } from './index-document-chunks';
 import { dropStagedChunks } from './staged-chunks';
 
-export async function finishDocument(s: Services, documentId: string, { chunkCount, pageCount }: PreparedDocument): Promise<void> {
+export async function finishDocument(s: Engines, documentId: string, { chunkCount, pageCount }: PreparedDocument): Promise<void> {
   const t0 = performance.now();
   await dropStagedChunks(documentId);
   const doc = await Document.findById(documentId);

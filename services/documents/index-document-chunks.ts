@@ -2,7 +2,7 @@
  * The indexing step of an ingestion: a span of staged batches embedded and written to the
  * document's collection, under deterministic chunk ids, so a retried span writes nothing twice.
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { Document, type DocumentCategory } from '../../models/document';
 import { INGEST_BATCH } from '../../workflows/document-ingestion.shared';
 import { chunkRecords, deleteSource, embedChunks, indexChunks, type Collection } from '../search/vector-store';
@@ -69,7 +69,7 @@ export interface ChunkSpan {
  * flight, never by the file. `progress.batch` is the batch at work, for the caller to show.
  */
 export async function indexDocumentChunks(
-  s: Services,
+  s: Engines,
   { documentId, from, batches }: ChunkSpan,
   progress: { batch: number },
 ): Promise<number> {

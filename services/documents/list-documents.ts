@@ -1,6 +1,6 @@
 /** Reading documents: one by id, and the list, by category, status and contract. */
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { findOwned } from '../../platform/find-owned';
 import { objectId } from '../../platform/input';
@@ -19,7 +19,7 @@ export const getDocument = (p: Pick<Principal, 'organizationId'>, id: unknown): 
   findOwned(Document, p, id, 'Document');
 
 /** A page of the organization's documents and its exact total. */
-export function listDocuments(s: Services, p: Pick<Principal, 'organizationId'>, q: z.infer<typeof listQuery>) {
+export function listDocuments(s: Engines, p: Pick<Principal, 'organizationId'>, q: z.infer<typeof listQuery>) {
   const equal = Object.fromEntries((['category', 'status', 'contract_id'] as const).filter((f) => q[f]).map((f) => [f, q[f]]));
   return listPage(s, documentList, p.organizationId, { equal }, q);
 }

@@ -3,11 +3,11 @@
  * as a stream, and the chunks are staged a batch at a time as they are made, so memory is
  * bounded by a batch, not by the file.
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { Document } from '../../models/document';
 import { INGEST_BATCH, type PreparedDocument } from '../../workflows/document-ingestion.shared';
-import { chunkBatches, Chunker } from './chunking';
-import type { SupportedMime } from './extraction';
+import { chunkBatches, Chunker } from '../search/chunking';
+import type { SupportedMime } from './document-files';
 import { extractTextInChild } from './extract-text-in-child';
 import { recordChunkTotal } from './ingestion-progress';
 import { stageChunkBatch } from './staged-chunks';
@@ -20,7 +20,7 @@ export class MissingFileError extends Error {}
  * is kept up to date (page, of, staged) for the caller to show.
  */
 export async function stageDocumentChunks(
-  s: Services,
+  s: Engines,
   documentId: string,
   progress: Record<string, number>,
 ): Promise<PreparedDocument | null> {

@@ -3,7 +3,7 @@
  * ingestion workflow `ingest-<id>` makes it `ready` (searchable by the chat) or `failed`.
  */
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest, notFound } from '../../platform/errors';
 import { newWorkflowRecord, startWorkflowOrDiscard } from '../../platform/temporal/client';
@@ -11,7 +11,7 @@ import { ID_PATTERN, inOrg } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { Document, DOCUMENT_CATEGORIES, type DocumentDoc } from '../../models/document';
 import { documentIngestion, ingestionWorkflowId } from '../../workflows/document-ingestion.shared';
-import { detectFileType } from './extraction';
+import { detectFileType, sanitizeFilename, type ReceivedFile } from './document-files';
 
 // An unknown or malformed contract id in an upload is 404 (the contract is not found), as in a path.
 export const uploadBody = z.object({
@@ -22,31 +22,7 @@ export const uploadBody = z.object({
     .meta({ pattern: ID_PATTERN.source, description: 'A contract of the organization; any other value answers 404' })
     .optional(),
 });
-/** The client's name reduced to a plain file name: no directories, control or reserved characters. */
-export function sanitizeFilename(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? '';
-  const clean = base
-    .normalize('NFC')
-    .replace(/[\p{Cc}\p{Cf}<>:"|?*]/gu, '')
-    .replace(/^[.\s]+/, '')
-    .trim()
-    .slice(0, 200);
-  return clean || 'upload';
-}
-
-/** The file as the multipart middleware stored it. */
-export interface ReceivedFile {
-  path: string;
-  size: number;
-  originalname: string;
-}
-
-export async function uploadDocument(
-  s: Services,
-  p: Principal,
-  file: ReceivedFile,
-  body: z.infer<typeof uploadBody>,
-): Promise<DocumentDoc> {
+export async function uploadDocument(s: Engines, p: Principal, file: ReceivedFile, body: z.infer<typeof uploadBody>): Promise<DocumentDoc> {
   const { category, contract_id } = body;
   const owner = contract_id === undefined ? null : inOrg(p.organizationId, contract_id);
   if (contract_id !== undefined && !(owner && (await Contract.exists(owner)))) throw notFound('Contract');

@@ -2,7 +2,7 @@
  * Who calls with an API key: the key's own identity, at most its creator's role as it is now
  * (a removed creator's keys stop), read on every request so a revoked key stops at once.
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { roleAtLeast, type Role } from '../../platform/security/rbac';
 import { sha256Hex } from '../../platform/security/crypto';
@@ -12,7 +12,7 @@ import { ApiKey } from '../../models/api-key';
 const lower = (a: Role, b: Role): Role => (roleAtLeast(a, b) ? b : a);
 
 /** The caller a key stands for, marking the key used; null for an unknown key or a removed creator. */
-export async function authenticateApiKey(s: Services, key: string): Promise<Principal | null> {
+export async function authenticateApiKey(s: Engines, key: string): Promise<Principal | null> {
   const found = await ApiKey.findOneAndUpdate(
     { key_hash: sha256Hex(key) },
     { $set: { last_used_at: new Date() } },

@@ -1,6 +1,6 @@
 /** Changing a member's role: only an owner grants or takes away `owner`, and the last owner stays owner. */
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { ROLES } from '../../platform/security/rbac';
 import { findOwned } from '../../platform/find-owned';
@@ -12,7 +12,7 @@ import { assertMayTouchOwner } from './owner-rules';
 export const roleBody = z.object({ role: z.enum(ROLES) });
 
 /** Takes effect at once: authentication re-reads the member's role. */
-export async function changeMemberRole(s: Services, p: Principal, id: unknown, body: z.infer<typeof roleBody>): Promise<UserDoc> {
+export async function changeMemberRole(s: Engines, p: Principal, id: unknown, body: z.infer<typeof roleBody>): Promise<UserDoc> {
   const target = await findOwned(User, p, id, 'Member');
   assertMayTouchOwner(p, target.role, body.role);
   const apply = async (member: UserDoc) => {

@@ -1,6 +1,6 @@
 /** Minting an API key: at most the creator's role, at most API_KEYS_PER_ORG per organization, shown once. */
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { ROLES, roleAtLeast } from '../../platform/security/rbac';
 import { sha256Hex } from '../../platform/security/crypto';
@@ -13,7 +13,7 @@ import { newApiKey } from './tokens';
 
 export const apiKeyBody = z.object({ name: z.string().trim().min(1).max(100), role: z.enum(ROLES).default('member') });
 
-export async function createApiKey(s: Services, p: Principal, body: z.infer<typeof apiKeyBody>): Promise<{ doc: ApiKeyDoc; key: string }> {
+export async function createApiKey(s: Engines, p: Principal, body: z.infer<typeof apiKeyBody>): Promise<{ doc: ApiKeyDoc; key: string }> {
   if (!roleAtLeast(p.role, body.role)) throw forbidden(`role: a key cannot have a higher role than yours (${p.role})`);
   const limit = s.config.API_KEYS_PER_ORG;
   const full = () =>

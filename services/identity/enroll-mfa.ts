@@ -1,7 +1,7 @@
 /** MFA enrollment and second factors: TOTP secrets, recovery codes, and the proofs that replace a secret. */
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
 import { verifyPassword } from '../../platform/security/passwords';
 import { checkTotp, newTotpSecret, otpauthUrl } from '../../platform/security/totp';
@@ -20,7 +20,7 @@ export const mfaSetupBody = z.object({ code: mfaCode.optional(), password: z.str
 export const mfaEnableBody = z.object({ code: z.string().max(16) });
 
 /** A new TOTP secret awaiting its first code (kept sealed until then). */
-export async function startEnrollment(s: Services, user: UserDoc) {
+export async function startEnrollment(s: Engines, user: UserDoc) {
   const secret = newTotpSecret();
   user.mfa_pending_secret_encrypted = encryptSecret(s.config, secret);
   await user.save();
@@ -66,7 +66,7 @@ type SecondFactor = { kind: 'totp'; recoveryCodes?: string[] } | { kind: 'recove
  * TOTP code of the enrolled secret, or else of the pending one (which it then enrolls,
  * answering the new recovery codes).
  */
-export async function passSecondFactor(s: Services, user: UserDoc, code: string): Promise<SecondFactor | null> {
+export async function passSecondFactor(s: Engines, user: UserDoc, code: string): Promise<SecondFactor | null> {
   const left = user.mfa_secret_encrypted ? await spendRecoveryCode(user, code) : null;
   if (left !== null) {
     await recordMfaEvent(
@@ -88,7 +88,7 @@ export async function passSecondFactor(s: Services, user: UserDoc, code: string)
  * it on FerretDB 1.24, which applies it as a read and a separate write. `pendingOnly` (enable)
  * checks the pending secret alone, so two enables at once enroll it once.
  */
-async function useTotp(s: Services, user: UserDoc, code: string, pendingOnly: boolean): Promise<SecondFactor | null> {
+async function useTotp(s: Engines, user: UserDoc, code: string, pendingOnly: boolean): Promise<SecondFactor | null> {
   return exclusively('user-totp', user.id, async () => {
     const fresh = await User.findById(user._id);
     const sealed = pendingOnly ? fresh?.mfa_pending_secret_encrypted : (fresh?.mfa_secret_encrypted ?? fresh?.mfa_pending_secret_encrypted);
@@ -109,7 +109,7 @@ const PROOF_FAILURES = { points: 5, duration: 900 };
  * MFA setup for a signed-in user: a new secret awaiting its first code. Replacing an
  * enrolled secret first takes a current code (TOTP or recovery) or the password.
  */
-export function mfaSetup(s: Services) {
+export function mfaSetup(s: Engines) {
   const limiterOptions = { ...PROOF_FAILURES, keyPrefix: redisKey(s.config, 'rl', 'mfa-proof') };
   const proofFailures = new RateLimiterRedis({
     ...limiterOptions,
@@ -121,7 +121,7 @@ export function mfaSetup(s: Services) {
     const key = user.id;
     const spent = await proofFailures.get(key);
     if (spent && spent.consumedPoints >= PROOF_FAILURES.points) {
-      throw new AppError(429, 'Too many wrong codes or passwords; try again later', {
+      throw new AppError('rate_limited', 'Too many wrong codes or passwords; try again later', {
         ...retryAfter(spent.msBeforeNext),
       });
     }
@@ -143,7 +143,7 @@ export function mfaSetup(s: Services) {
 }
 
 /** Enables MFA with the first code of the pending secret; answers new recovery codes. */
-export async function enableMfa(s: Services, user: UserDoc, body: z.infer<typeof mfaEnableBody>) {
+export async function enableMfa(s: Engines, user: UserDoc, body: z.infer<typeof mfaEnableBody>) {
   if (!user.mfa_pending_secret_encrypted) throw badRequest('code: call POST /auth/mfa/setup first');
   const passed = await useTotp(s, user, body.code, true);
   if (!passed || passed.kind !== 'totp' || !passed.recoveryCodes) throw badRequest('code: invalid');

@@ -1,6 +1,6 @@
 /** Inviting someone by email: a single-use token, mailed to them and shown once to the inviter. */
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { sha256Hex } from '../../platform/security/crypto';
 import { ROLES } from '../../platform/security/rbac';
@@ -23,7 +23,7 @@ export const inviteBody = z.object({
 
 /** Only an owner invites an owner; a new invitation to the same address replaces the previous one (its token stops working). */
 export async function inviteMember(
-  s: Services,
+  s: Engines,
   p: Principal,
   body: z.infer<typeof inviteBody>,
 ): Promise<{ invite: InviteDoc; token: string }> {

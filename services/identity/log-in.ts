@@ -1,6 +1,6 @@
 /** Signing in: the password (or an invitation) first, then the second factor the user or organization asks for. */
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { hashPassword, needsRehash, verifyPassword, DECOY_HASH_PROMISE } from '../../platform/security/passwords';
 import { unauthorized } from '../../platform/errors';
 import { Organization } from '../../models/organization';
@@ -16,7 +16,7 @@ export const loginBody = z.object({ email: emailAddress, password: z.string().mi
 export const mfaVerifyBody = z.object({ mfa_token: sessionToken, code: mfaCode });
 
 /** After the password (or an invitation): a session, or the MFA challenge the user or their organization asks for. */
-export async function signIn(s: Services, user: UserDoc) {
+export async function signIn(s: Engines, user: UserDoc) {
   const org = await Organization.findById(user.organization_id);
   if (org?.mfa_required || user.mfa_enabled) {
     const mfa = signToken(s.config, 'mfa', {
@@ -30,7 +30,7 @@ export async function signIn(s: Services, user: UserDoc) {
   return { ...(await issueSession(s, user)), user: publicUser(user) };
 }
 
-export async function logIn(s: Services, body: z.infer<typeof loginBody>) {
+export async function logIn(s: Engines, body: z.infer<typeof loginBody>) {
   const user = await User.findOne({ email: body.email });
   // Always run scrypt, so an unknown email takes as long as a wrong password.
   const ok = await verifyPassword(body.password, user?.password_hash ?? (await DECOY_HASH_PROMISE));
@@ -49,7 +49,7 @@ export async function logIn(s: Services, body: z.infer<typeof loginBody>) {
 }
 
 /** Completes an MFA login with a TOTP or recovery code; the mfa_token is spent whatever the code. */
-export async function verifyMfaLogin(s: Services, body: z.infer<typeof mfaVerifyBody>) {
+export async function verifyMfaLogin(s: Engines, body: z.infer<typeof mfaVerifyBody>) {
   const claims = verifyToken(s.config, 'mfa', body.mfa_token);
   if (!claims) throw unauthorized('Invalid or expired mfa_token');
   // Single use: spent by this attempt whatever the code, so guesses need a new password login each.

@@ -1,7 +1,7 @@
 /** Registering: a new organization with its owner, or joining one with an invitation's token. */
 import { trusted, type Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { sha256Hex } from '../../platform/security/crypto';
 import { hashPassword } from '../../platform/security/passwords';
 import { recordEvent } from '../../platform/outbox/record-event';
@@ -85,7 +85,7 @@ async function acceptInvite(body: RegisterBody, token: string): Promise<UserDoc>
   return user;
 }
 
-export async function registerUser(s: Services, body: RegisterBody) {
+export async function registerUser(s: Engines, body: RegisterBody) {
   if (await User.exists({ email: body.email })) throw identityErrors.email_taken('email: already registered');
   let user: UserDoc;
   if (body.invite_token) user = await acceptInvite(body, body.invite_token);

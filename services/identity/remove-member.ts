@@ -1,5 +1,5 @@
 /** Removing a member: their sessions, API keys and recovery codes go with them. */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { findOwned } from '../../platform/find-owned';
 import { ApiKey } from '../../models/api-key';
@@ -9,7 +9,7 @@ import { dropRecoveryCodes } from './mfa';
 import { changeOwnerSafely } from './owner-lock';
 import { assertMayTouchOwner } from './owner-rules';
 
-export async function removeMember(s: Services, p: Principal, id: unknown): Promise<void> {
+export async function removeMember(s: Engines, p: Principal, id: unknown): Promise<void> {
   assertMayTouchOwner(p, (await findOwned(User, p, id, 'Member')).role);
   await changeOwnerSafely(p, id, async (target) => {
     assertMayTouchOwner(p, target.role);

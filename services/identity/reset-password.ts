@@ -1,7 +1,7 @@
 /** Password reset: a single-use code by mail, then a new password that ends every session. */
 import { trusted } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { sha256Hex } from '../../platform/security/crypto';
 import { hashPassword } from '../../platform/security/passwords';
 import { badRequest } from '../../platform/errors';
@@ -15,7 +15,7 @@ import { opaqueToken } from './tokens';
 export const resetRequestBody = z.object({ email: emailAddress });
 export const resetBody = z.object({ token: z.string().min(1).max(2048), password: newPassword });
 
-export async function requestPasswordReset(s: Services, body: z.infer<typeof resetRequestBody>) {
+export async function requestPasswordReset(s: Engines, body: z.infer<typeof resetRequestBody>) {
   const user = await User.findOne({ email: body.email });
   if (user) {
     const resetToken = opaqueToken();

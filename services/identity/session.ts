@@ -1,7 +1,7 @@
 /** Sessions: an access token with a rotating refresh token, refreshed once each, ended on logout. */
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { sha256Hex } from '../../platform/security/crypto';
 import { unauthorized } from '../../platform/errors';
 import { exclusively } from '../../platform/claims';
@@ -19,7 +19,7 @@ export const revokeRefreshTokens = (which: { user_id: Types.ObjectId } | { famil
   RefreshToken.updateMany({ ...which, revoked_at: null }, { $set: { revoked_at: at } });
 
 /** Access token + a new refresh-token family (or the next token of an existing one). */
-export async function issueSession(s: Services, user: UserDoc, family?: { id: string; expiresAt: Date }) {
+export async function issueSession(s: Engines, user: UserDoc, family?: { id: string; expiresAt: Date }) {
   const access = signToken(s.config, 'access', {
     userId: user.id,
     organizationId: user.organization_id.toHexString(),
@@ -49,7 +49,7 @@ export async function issueSession(s: Services, user: UserDoc, family?: { id: st
  * gets the next pair and every other finds it spent, which is reuse. A conditional write
  * alone let several through on FerretDB 1.24, which applies it as a read and a separate write.
  */
-export async function refreshSession(s: Services, body: z.infer<typeof refreshBody>) {
+export async function refreshSession(s: Engines, body: z.infer<typeof refreshBody>) {
   const hash = sha256Hex(body.refresh_token);
   const found = await RefreshToken.findOne({ token_hash: hash });
   if (!found || found.expires_at <= new Date()) throw unauthorized('Invalid or expired refresh token');
@@ -69,7 +69,7 @@ export async function refreshSession(s: Services, body: z.infer<typeof refreshBo
 }
 
 /** Revokes the access token, and the refresh token's family when one is given. */
-export async function endSession(s: Services, userId: string, accessToken: string, body: z.infer<typeof logoutBody>) {
+export async function endSession(s: Engines, userId: string, accessToken: string, body: z.infer<typeof logoutBody>) {
   const claims = verifyToken(s.config, 'access', accessToken);
   if (!claims) throw unauthorized();
   await revokeTokenId(s, claims.jti, new Date(claims.exp * 1000), 'logout');

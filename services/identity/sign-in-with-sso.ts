@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { sha256Hex, safeEqual } from '../../platform/security/crypto';
 import { hashPassword } from '../../platform/security/passwords';
 import { recordEvent } from '../../platform/outbox/record-event';
@@ -36,7 +36,7 @@ interface PendingLogin {
   binding: string;
 }
 
-const pendingKey = (s: Services, state: string) => redisKey(s.config, 'sso', 'pending', sha256Hex(state));
+const pendingKey = (s: Engines, state: string) => redisKey(s.config, 'sso', 'pending', sha256Hex(state));
 
 async function enabledSettings(slug: string): Promise<SsoSettingsDoc> {
   const settings = await SsoSettings.findOne({ slug, enabled: true });
@@ -45,7 +45,7 @@ async function enabledSettings(slug: string): Promise<SsoSettingsDoc> {
 }
 
 /** The provider's authorization URL, and the value the browser keeps in a cookie until it comes back. */
-export async function startSso(s: Services, slug: string): Promise<{ location: string; binding: string }> {
+export async function startSso(s: Engines, slug: string): Promise<{ location: string; binding: string }> {
   const settings = await enabledSettings(slug);
   let config: oidc.Configuration;
   try {
@@ -79,7 +79,7 @@ export interface SsoCallback {
 }
 
 /** The pending login the state names, spent by this call whatever happens next. */
-async function takePending(s: Services, state: string | null): Promise<PendingLogin> {
+async function takePending(s: Engines, state: string | null): Promise<PendingLogin> {
   const failed = identityErrors.sso_sign_in_failed;
   if (!state) throw failed('The callback carries no state');
   const raw = await s.redis.getdel(pendingKey(s, state));
@@ -88,7 +88,7 @@ async function takePending(s: Services, state: string | null): Promise<PendingLo
 }
 
 /** The claims openid-client has checked: signature, iss, aud, exp, nonce, and the code's PKCE. */
-async function exchangeCode(s: Services, settings: SsoSettingsDoc, cb: SsoCallback, pending: PendingLogin, state: string) {
+async function exchangeCode(s: Engines, settings: SsoSettingsDoc, cb: SsoCallback, pending: PendingLogin, state: string) {
   const config = await providerConfiguration(s, settings).catch((err: unknown) => {
     throw identityErrors.sso_provider_unavailable(err instanceof Error ? err.message : 'the provider could not be reached');
   });
@@ -130,7 +130,7 @@ function linkableEmail(settings: SsoSettingsDoc, claims: Claims): string {
   return email;
 }
 
-async function provision(s: Services, settings: SsoSettingsDoc, claims: Claims, email: string): Promise<UserDoc> {
+async function provision(s: Engines, settings: SsoSettingsDoc, claims: Claims, email: string): Promise<UserDoc> {
   const name = typeof claims.name === 'string' && claims.name.trim() ? claims.name.trim().slice(0, 200) : email;
   const user = await User.create({
     organization_id: settings.organization_id,
@@ -168,7 +168,7 @@ async function link(settings: SsoSettingsDoc, user: UserDoc, subject: string): P
 export type SsoOutcome =
   { kind: 'signed_in'; body: Awaited<ReturnType<typeof signIn>> } | { kind: 'link_mailed'; body: { detail: string; link_required: true } };
 
-export async function finishSso(s: Services, cb: SsoCallback): Promise<SsoOutcome> {
+export async function finishSso(s: Engines, cb: SsoCallback): Promise<SsoOutcome> {
   const settings = await enabledSettings(cb.slug);
   const state = cb.query.get('state');
   const pending = await takePending(s, state);
@@ -210,7 +210,7 @@ export async function finishSso(s: Services, cb: SsoCallback): Promise<SsoOutcom
 }
 
 /** A mailed confirmation before (issuer, subject) is linked to an account that has a password. */
-async function requestLink(s: Services, settings: SsoSettingsDoc, user: UserDoc, subject: string): Promise<void> {
+async function requestLink(s: Engines, settings: SsoSettingsDoc, user: UserDoc, subject: string): Promise<void> {
   const token = opaqueToken();
   const expiresAt = new Date(Date.now() + LINK_TTL_MS);
   await SsoLinkRequest.create({
@@ -225,7 +225,7 @@ async function requestLink(s: Services, settings: SsoSettingsDoc, user: UserDoc,
 }
 
 /** `POST /auth/sso/link/confirm`: the mailed token links the pair once, then signs the member in. */
-export async function confirmSsoLink(s: Services, token: string) {
+export async function confirmSsoLink(s: Engines, token: string) {
   const request = await SsoLinkRequest.findOneAndDelete({ token_hash: sha256Hex(token) });
   if (!request || request.expires_at < new Date())
     throw identityErrors.sso_link_invalid('The link is unknown, used or expired: sign in with SSO again');

@@ -4,7 +4,7 @@
  * accepted where private addresses are (the local stack and its tests), never in production.
  */
 import * as oidc from 'openid-client';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { decryptSecret } from '../../platform/security/crypto';
 import { policyFetch } from '../../platform/security/policy-fetch';
 import { connectionFailure } from '../../platform/security/url-policy';
@@ -16,16 +16,16 @@ const DISCOVERY_TTL_MS = 10 * 60_000;
 
 const cache = new Map<string, { at: number; config: oidc.Configuration }>();
 
-const guardedFetch = (s: Services) => policyFetch({ allowPrivate: s.config.ALLOW_PRIVATE_WEBHOOK_URLS }, PROVIDER_TIMEOUT_MS);
+const guardedFetch = (s: Engines) => policyFetch({ allowPrivate: s.config.ALLOW_PRIVATE_WEBHOOK_URLS }, PROVIDER_TIMEOUT_MS);
 
-function providerFetch(s: Services): oidc.CustomFetch {
+function providerFetch(s: Engines): oidc.CustomFetch {
   const fetch = guardedFetch(s);
   return (url, options) => fetch(url, options);
 }
 
 /** The client's configuration at the provider, discovered at most every ten minutes per settings revision. */
 export async function providerConfiguration(
-  s: Services,
+  s: Engines,
   settings: SsoSettingsDoc,
   opts: { fresh?: boolean } = {},
 ): Promise<oidc.Configuration> {
@@ -66,7 +66,7 @@ export function providerFailure(err: unknown): string {
 }
 
 /** The discovery document and the JWKS, read now, for `POST /settings/sso/test`. */
-export async function discoverProvider(s: Services, settings: SsoSettingsDoc, opts: { fresh?: boolean } = {}) {
+export async function discoverProvider(s: Engines, settings: SsoSettingsDoc, opts: { fresh?: boolean } = {}) {
   const config = await providerConfiguration(s, settings, opts);
   const meta = config.serverMetadata();
   if (!meta.jwks_uri) throw new Error('the discovery document names no jwks_uri');

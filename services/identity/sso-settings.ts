@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';
 import { encryptSecret } from '../../platform/security/crypto';
@@ -40,10 +40,10 @@ export const ssoSettingsBody = z
   .strict();
 
 /** Where the provider sends the browser back, registered there as the client's redirect URI. */
-export const ssoRedirectUri = (s: Services, slug: string) =>
+export const ssoRedirectUri = (s: Engines, slug: string) =>
   `${s.config.publicBaseUrl}/api/v1/auth/sso/${encodeURIComponent(slug)}/callback`;
 
-export function ssoSettingsView(s: Services, settings: SsoSettingsDoc | null) {
+export function ssoSettingsView(s: Engines, settings: SsoSettingsDoc | null) {
   if (!settings) return { configured: false as const, enabled: false };
   return {
     configured: true as const,
@@ -77,7 +77,7 @@ function slugCandidates(name: string): string[] {
   return [base, ...Array.from({ length: 4 }, () => `${base}-${randomBytes(3).toString('hex')}`)];
 }
 
-export async function saveSsoSettings(s: Services, p: Principal, body: z.infer<typeof ssoSettingsBody>): Promise<SsoSettingsDoc> {
+export async function saveSsoSettings(s: Engines, p: Principal, body: z.infer<typeof ssoSettingsBody>): Promise<SsoSettingsDoc> {
   const policy = { allowPrivate: s.config.ALLOW_PRIVATE_WEBHOOK_URLS };
   const refused = await resolvedUrlRefusal(body.issuer, policy);
   if (refused) throw badRequest(`issuer: ${refused}`);
@@ -116,7 +116,7 @@ export async function saveSsoSettings(s: Services, p: Principal, body: z.infer<t
 }
 
 /** What the provider publishes: the discovery document and its signing keys, fetched now. */
-export async function testSsoSettings(s: Services, p: Principal) {
+export async function testSsoSettings(s: Engines, p: Principal) {
   const settings = await getSsoSettings(p);
   if (!settings) throw badRequest('SSO is not configured: PUT /settings/sso first');
   try {

@@ -6,7 +6,7 @@
  */
 import { trusted } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { sha256Hex } from '../../platform/security/crypto';
 import { badRequest, unauthorized } from '../../platform/errors';
@@ -18,7 +18,7 @@ import { opaqueToken } from './tokens';
 export const verifyEmailBody = z.object({ token: z.string().min(1).max(2048) });
 
 /** A new link for the user (the previous one stops working), mailed to their address. */
-export async function sendEmailVerification(s: Services, user: UserDoc): Promise<void> {
+export async function sendEmailVerification(s: Engines, user: UserDoc): Promise<void> {
   const token = opaqueToken();
   user.email_verification_hash = sha256Hex(token);
   user.email_verification_expires_at = new Date(Date.now() + s.config.EMAIL_VERIFICATION_TTL_SECONDS * 1000);
@@ -36,7 +36,7 @@ export async function verifyEmail(body: z.infer<typeof verifyEmailBody>): Promis
 }
 
 /** Mails the signed-in user a new link, unless their address is verified already. */
-export async function resendEmailVerification(s: Services, p: Principal): Promise<void> {
+export async function resendEmailVerification(s: Engines, p: Principal): Promise<void> {
   if (p.kind !== 'user') throw badRequest('An email address is verified by its signed-in user, not an API key');
   const user = await User.findOne({ _id: p.userId, organization_id: p.organizationId });
   if (!user) throw unauthorized();

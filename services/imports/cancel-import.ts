@@ -5,22 +5,22 @@
  * contracts are counted in `rows.done`.
  */
 import { unavailable } from '../../platform/errors';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { cancelWorkflow } from '../../platform/temporal/client';
 import type { Principal } from '../../platform/security/principal';
 import { type ImportDoc } from '../../models/import';
-import { importWorkflowId } from '../../workflows/import.shared';
+import { bulkImportWorkflowId } from '../../workflows/import.shared';
 import { importErrors } from './errors';
 import { finishImport } from './import-phases';
 import { getImport } from './list-imports';
 
 /** Answers the import as it is once cancelled. */
-export async function cancelImport(s: Services, p: Principal, id: unknown): Promise<ImportDoc> {
+export async function cancelImport(s: Engines, p: Principal, id: unknown): Promise<ImportDoc> {
   const imported = await getImport(p, id);
   if (imported.status !== 'running')
     throw importErrors.import_not_running(`Import is ${imported.status}; only a running import can be cancelled`);
   // A workflow already gone (false) has nothing left to stop.
-  await cancelWorkflow(s, importWorkflowId(imported.id)).catch((err: unknown) => {
+  await cancelWorkflow(s, bulkImportWorkflowId(imported.id)).catch((err: unknown) => {
     s.logger.error({ err, importId: imported.id }, 'could not cancel the import workflow');
     throw unavailable('The workflow engine is unavailable; the import was not cancelled, try again shortly');
   });

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { trusted, Types, type Model } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { formatBytes, lackOfRoom } from '../../platform/disk';
 import { isDuplicateKey } from '../../platform/mongo';
 import { startWorkflow } from '../../platform/temporal/client';
@@ -22,9 +22,8 @@ import { Document } from '../../models/document';
 import { Event } from '../../models/event';
 import { Import, ImportFileClaim, ImportRowError, type ImportDoc } from '../../models/import';
 import { Vendor } from '../../models/vendor';
-import { documentIngestion } from '../../workflows/document-ingestion.shared';
-import { sanitizeFilename } from '../documents/upload-document';
-import { MIME } from '../documents/extraction';
+import { documentIngestion, ingestionWorkflowId } from '../../workflows/document-ingestion.shared';
+import { MIME, sanitizeFilename } from '../documents/document-files';
 import { readRows, type Row } from './records';
 import { validateRow, type ImportRow } from './rows';
 import { ImportRefusedError } from './errors';
@@ -126,7 +125,7 @@ const nameHash = (name: string) => createHash('sha256').update(name).digest('hex
  * kept and the bytes their files hold.
  */
 async function takeFiles(
-  s: Services,
+  s: Engines,
   imported: ImportDoc,
   rows: Accepted[],
   reject: (line: number, reason: string) => void,
@@ -205,7 +204,7 @@ async function checkVendors(imported: ImportDoc, rows: Accepted[], reject: (line
   });
 }
 
-export async function importBatch(s: Services, { importId, batch, before }: BatchInput): Promise<BatchResult> {
+export async function importBatch(s: Engines, { importId, batch, before }: BatchInput): Promise<BatchResult> {
   const imported = await loadImport(importId);
   if (imported.status !== 'running')
     return { done: 0, failed: 0, files: 0, filesRejected: 0, withText: 0, inflated: 0, stopped: true, more: false };
@@ -229,7 +228,7 @@ export async function importBatch(s: Services, { importId, batch, before }: Batc
 }
 
 /** The records of one batch's rows: contracts, documents, events, rejected rows, ingestion starts. */
-export async function writeBatch(s: Services, imported: ImportDoc, batch: number, inflatedBefore = 0) {
+export async function writeBatch(s: Engines, imported: ImportDoc, batch: number, inflatedBefore = 0) {
   const importId = imported.id;
   const rejected = new Map<number, string>();
   const reject = (line: number, reason: string) => rejected.set(line, reason);
@@ -262,7 +261,7 @@ export async function writeBatch(s: Services, imported: ImportDoc, batch: number
             uploaded_by: createdBy?.toHexString() ?? 'import',
             storage_path: file.path,
             contract_id: rowRecordId(importId, 'contract', line),
-            workflow_id: `ingest-${rowRecordId(importId, 'document', line).toHexString()}`,
+            workflow_id: ingestionWorkflowId(rowRecordId(importId, 'document', line).toHexString()),
             import_id: imported._id,
           },
         ]

@@ -6,7 +6,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { exclusively } from '../../platform/claims';
 import { recordEvent, type Actor } from '../../platform/outbox/record-event';
 import { Document } from '../../models/document';
@@ -42,7 +42,7 @@ export async function importFileProgress(importId: string, filesRejected: number
  * opt-out deadline: a new contract has none running to re-plan.
  */
 export async function extractImportTerms(
-  s: Services,
+  s: Engines,
   { importId, batch, before }: { importId: string; batch: number; before: number },
   onContract: () => void,
 ): Promise<{ extracted: number; stopped: boolean }> {

@@ -11,7 +11,7 @@
  * STALE_AFTER_MS is never judged, since its import may still be between its claim and its start.
  */
 import { trusted, Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { isDuplicateKey } from '../../platform/mongo';
 import { workflowRunning } from '../../platform/temporal/client';
 import { Import, ImportSlot } from '../../models/import';
@@ -33,7 +33,7 @@ async function tryClaim(organizationId: Types.ObjectId, importId: Types.ObjectId
 }
 
 /** Frees the organization's stale slots; answers whether any was freed. */
-async function freeStaleSlots(s: Services, organizationId: Types.ObjectId): Promise<boolean> {
+async function freeStaleSlots(s: Engines, organizationId: Types.ObjectId): Promise<boolean> {
   const old = await ImportSlot.find({
     organization_id: organizationId,
     claimed_at: trusted({ $lt: new Date(Date.now() - STALE_AFTER_MS) }),
@@ -55,7 +55,7 @@ async function freeStaleSlots(s: Services, organizationId: Types.ObjectId): Prom
 }
 
 /** Takes a slot for the import about to be accepted, or answers 409 when the organization runs as many as it may. */
-export async function claimImportSlot(s: Services, organizationId: Types.ObjectId, importId: Types.ObjectId): Promise<void> {
+export async function claimImportSlot(s: Engines, organizationId: Types.ObjectId, importId: Types.ObjectId): Promise<void> {
   await ImportSlot.init();
   const slots = s.config.IMPORT_MAX_RUNNING_PER_ORG;
   if (await tryClaim(organizationId, importId, slots)) return;

@@ -1,7 +1,7 @@
 /** Reading imports: one by id, a page of them, and an import's rejected rows as CSV (`line,reason`), streamed. */
 import type { Writable } from 'node:stream';
 import type { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { findOwned } from '../../platform/find-owned';
 import { listPage } from '../../platform/lists/list-index';
@@ -20,7 +20,7 @@ const csvField = (value: string) => {
 export const getImport = (p: Pick<Principal, 'organizationId'>, id: unknown): Promise<ImportDoc> => findOwned(Import, p, id, 'Import');
 
 /** A page of the organization's imports and its exact total. */
-export function listImports(s: Services, p: Pick<Principal, 'organizationId'>, q: z.infer<typeof importListQuery>) {
+export function listImports(s: Engines, p: Pick<Principal, 'organizationId'>, q: z.infer<typeof importListQuery>) {
   return listPage(s, importList, p.organizationId, { equal: q.status ? { status: q.status } : {} }, q);
 }
 

@@ -18,7 +18,7 @@ export interface ImportPlan {
 
 /** Why the file cannot be imported at all: 400 (malformed) or 413 (too many rows). */
 export interface PlanRefusal {
-  refusal: { status: 400 | 413; detail: string };
+  refusal: { code: 'invalid_request' | 'payload_too_large'; detail: string };
 }
 
 export interface PlanInput {
@@ -31,7 +31,7 @@ export interface PlanInput {
   required: readonly string[];
 }
 
-const refuse = (detail: string, status: 400 | 413 = 400): PlanRefusal => ({ refusal: { status, detail } });
+const refuse = (detail: string, code: PlanRefusal['refusal']['code'] = 'invalid_request'): PlanRefusal => ({ refusal: { code, detail } });
 
 /** The header's columns, or why it cannot be one. */
 function checkHeader(bytes: Buffer | undefined, known: readonly string[], required: readonly string[]): string[] | PlanRefusal {
@@ -62,7 +62,7 @@ export async function planRecords({ path, format, maxRows, batchRows, known, req
       columns = header;
       continue;
     }
-    if (++total > maxRows) return refuse(`records: more than the ${maxRows} rows an import may have`, 413);
+    if (++total > maxRows) return refuse(`records: more than the ${maxRows} rows an import may have`, 'payload_too_large');
     if ((total - 1) % batchRows === 0) batches.push({ line: record.line, offset: record.offset, rows: 0 });
     batches.at(-1)!.rows++;
   }

@@ -9,15 +9,15 @@
 import { open } from 'node:fs/promises';
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf } from '../../platform/outbox/record-event';
 import { AppError, badRequest } from '../../platform/errors';
 import { OffloadTimeoutError } from '../../platform/offload';
 import { newWorkflowRecord, startWorkflowOrDiscard } from '../../platform/temporal/client';
 import { IMPORT_FORMATS, Import, type ImportDoc, type ImportFormat } from '../../models/import';
-import { bulkImport, importWorkflowId } from '../../workflows/import.shared';
-import { sanitizeFilename, type ReceivedFile } from '../documents/upload-document';
+import { bulkImport, bulkImportWorkflowId } from '../../workflows/import.shared';
+import { sanitizeFilename, type ReceivedFile } from '../documents/document-files';
 import { claimImportSlot } from './import-slots';
 import { releaseImport } from './import-phases';
 import { planRecordsTask, type ImportPlan } from './plan-records';
@@ -47,7 +47,7 @@ async function sniffFormat(path: string): Promise<ImportFormat> {
   }
 }
 
-async function planImport(s: Services, path: string, format: ImportFormat): Promise<ImportPlan> {
+async function planImport(s: Engines, path: string, format: ImportFormat): Promise<ImportPlan> {
   const input = {
     path,
     format,
@@ -57,14 +57,15 @@ async function planImport(s: Services, path: string, format: ImportFormat): Prom
     required: REQUIRED_COLUMNS,
   };
   const plan = await s.offload.run(planRecordsTask, input, { timeoutMs: PLAN_BUDGET_MS }).catch((err: unknown) => {
-    if (err instanceof OffloadTimeoutError) throw new AppError(413, 'records: the file could not be read within the time allowed');
+    if (err instanceof OffloadTimeoutError)
+      throw new AppError('payload_too_large', 'records: the file could not be read within the time allowed');
     throw err;
   });
-  if ('refusal' in plan) throw new AppError(plan.refusal.status, plan.refusal.detail);
+  if ('refusal' in plan) throw new AppError(plan.refusal.code, plan.refusal.detail);
   return plan;
 }
 
-async function checkZip(s: Services, files: ReceivedFile): Promise<void> {
+async function checkZip(s: Engines, files: ReceivedFile): Promise<void> {
   let zip;
   try {
     zip = await openZip(files.path);
@@ -74,11 +75,14 @@ async function checkZip(s: Services, files: ReceivedFile): Promise<void> {
   const entries = zip.entryCount;
   zip.close();
   if (entries > s.config.IMPORT_ZIP_MAX_ENTRIES)
-    throw new AppError(413, `files: the ZIP holds ${entries} entries, more than the ${s.config.IMPORT_ZIP_MAX_ENTRIES} allowed`);
+    throw new AppError(
+      'payload_too_large',
+      `files: the ZIP holds ${entries} entries, more than the ${s.config.IMPORT_ZIP_MAX_ENTRIES} allowed`,
+    );
 }
 
 export async function startImport(
-  s: Services,
+  s: Engines,
   p: Principal,
   received: { records: ReceivedFile; files?: ReceivedFile },
   body: z.infer<typeof importBody>,
@@ -88,7 +92,7 @@ export async function startImport(
   const format = body.format ?? (await sniffFormat(records.path));
   const plan = await planImport(s, records.path, format);
   if (files) await checkZip(s, files);
-  const ids = newWorkflowRecord(importWorkflowId);
+  const ids = newWorkflowRecord(bulkImportWorkflowId);
   const organizationId = new Types.ObjectId(p.organizationId);
   await claimImportSlot(s, organizationId, ids._id);
   const discard = async () => {

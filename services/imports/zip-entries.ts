@@ -12,8 +12,7 @@ import { rename, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import yauzl from 'yauzl';
-import { MAX_INFLATE_RATIO } from '../documents/check-expansion';
-import { detectFileType, MIME } from '../documents/extraction';
+import { detectFileType, MAX_INFLATE_RATIO, MIME } from '../documents/document-files';
 
 /** Entries up to this size are not held to the ratio (tiny files compress oddly). */
 const RATIO_GRACE_BYTES = 100 * 1024;

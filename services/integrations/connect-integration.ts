@@ -3,7 +3,7 @@
  * replaces its settings and credentials and keeps its sync history. Secrets are sealed.
  */
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { resolvedUrlRefusal } from '../../platform/security/url-policy';
 import { badRequest } from '../../platform/errors';
@@ -17,7 +17,7 @@ import { splitConnectBody } from './index';
 
 /** Stores a connect body parsed by `connector.connectBody`; answers the integration as stored. */
 export async function connectIntegration(
-  s: Services,
+  s: Engines,
   p: Principal,
   connector: Connector,
   body: Record<string, unknown>,

@@ -6,14 +6,14 @@
  */
 import { z } from 'zod';
 import { choice, requiredText } from '../../platform/input';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
 import { policyFetch } from '../../platform/security/policy-fetch';
 import type { IntegrationType } from '../../models/integration';
 import { NOTIFY_EVENTS, VendorError, type Connector, type ConnectorContext, type Notification } from './connector';
 
 /** `fetch` through the URL policy, with the integration timeout and without following redirects. */
-export function integrationFetch(s: Services): typeof fetch {
+export function integrationFetch(s: Engines): typeof fetch {
   return policyFetch({ allowPrivate: s.config.ALLOW_PRIVATE_WEBHOOK_URLS }, s.config.INTEGRATION_TIMEOUT_MS);
 }
 
@@ -21,13 +21,13 @@ const storedConfig = z.record(z.string(), z.unknown());
 const storedCredentials = z.record(z.string(), z.string());
 
 /** Seals a connect body's secret fields for `credentials_encrypted`. */
-export function sealCredentials(s: Services, credentials: Record<string, string>): string {
+export function sealCredentials(s: Engines, credentials: Record<string, string>): string {
   return encryptSecret(s.config, JSON.stringify(credentials));
 }
 
 /** The context of one call for a stored integration; throws when its credentials were erased. */
 export function connectorContext(
-  s: Services,
+  s: Engines,
   integration: { config?: unknown; credentials_encrypted?: string | null },
   connector: Pick<Connector, 'type' | 'defaultBaseUrl'>,
 ): ConnectorContext {

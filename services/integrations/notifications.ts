@@ -5,7 +5,7 @@
  * `notify_on` asks for the event, so a replayed relay starts nothing twice.
  */
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { startWorkflow } from '../../platform/temporal/client';
 import { integrationNotification, notifyWorkflowId } from '../../workflows/integration-notification.shared';
@@ -74,7 +74,7 @@ const CHAT_TYPES = Object.values(CONNECTORS).flatMap((c) => (c.kind === 'chat' ?
 
 export const integrationNotificationConsumer: EventConsumer = {
   name: 'integration-notifications',
-  async consume(s: Services, event) {
+  async consume(s: Engines, event) {
     const name = NOTIFY_EVENT_OF[event.type];
     if (!name) return;
     const organizationId = event.organization_id.toHexString();

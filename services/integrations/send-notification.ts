@@ -3,7 +3,7 @@
  * integration's state after it: connected again on success, its last error on failure
  * (in error for good when no retry mends the refusal).
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { LIVE, connectorFor } from '.';
 import { VendorError } from './connector';
 import { connectorContext } from './context';
@@ -13,7 +13,7 @@ import { Event } from '../../models/event';
 import { Integration } from '../../models/integration';
 import type { NotificationInput } from '../../workflows/integration-notification.shared';
 
-export async function sendNotification(s: Services, { eventId, integrationId }: NotificationInput): Promise<'sent' | 'skipped'> {
+export async function sendNotification(s: Engines, { eventId, integrationId }: NotificationInput): Promise<'sent' | 'skipped'> {
   const [event, integration] = await Promise.all([Event.findById(eventId), Integration.findById(integrationId)]);
   const connector = integration && connectorFor(integration.type);
   const notification = event && notificationFor(event);

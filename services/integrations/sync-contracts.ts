@@ -4,7 +4,7 @@
  * connector with the vendor ids kept as links, and the run's summary stored on the integration.
  */
 import { trusted, Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { whileBeating } from '../../platform/temporal/heartbeat';
 import { contractRecord, syncConnector } from './sync';
 import { connectorContext } from './context';
@@ -15,14 +15,7 @@ import { IntegrationLink, linkContractId } from '../../models/integration-link';
 import { Contract } from '../../models/contract';
 import { orgFilter } from '../../models/base';
 import { isDuplicateKey } from '../../platform/mongo';
-
-export interface SyncProgress {
-  total: number;
-  synced: number;
-  failed: number;
-  batches: number;
-  last_error: string | null;
-}
+import type { SyncProgress } from '../../workflows/integration-sync.shared';
 
 export interface IntegrationRef {
   organizationId: string;
@@ -79,7 +72,7 @@ export async function planSync(ref: IntegrationRef): Promise<{ batchSize: number
 
 /** One batch upserted through the connector; a vendor's refusal is thrown as its VendorError. */
 export async function upsertBatch(
-  s: Services,
+  s: Engines,
   input: IntegrationRef & { contractIds: string[] },
 ): Promise<{ synced: number; failed: number; error: string | null }> {
   const { integration, connector, upsert } = await load(input);

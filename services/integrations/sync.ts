@@ -4,12 +4,12 @@
  * current: each contract change starts `integration-sync-<eventId>-<integrationId>` for
  * that one contract, so edits reach the vendor without a manual sync.
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';
 import { startWorkflow } from '../../platform/temporal/client';
-import { integrationSync, integrationSyncWorkflowId } from '../../workflows/integration-sync.shared';
+import { fullSyncWorkflowId, integrationSync, integrationSyncWorkflowId } from '../../workflows/integration-sync.shared';
 import { connectorFor } from './index';
 import type { Connector, ContractRecord } from './connector';
 import { connectedIntegration, liveIntegrations } from './find-integration';
@@ -47,14 +47,14 @@ export function contractRecord(c: ContractDoc): ContractRecord {
  * Ids are `<kind>-sync-<integrationId>-<start time>`: one per request, each findable by the integration.
  */
 export async function startIntegrationSync(
-  s: Services,
+  s: Engines,
   integration: Pick<IntegrationDoc, 'id' | 'type' | 'organization_id'>,
 ): Promise<string> {
   const connector = syncConnector(integration.type);
   if (!connector) throw new Error(`${integration.type} does not sync contracts`);
   const integrationId = integration.id;
   const organizationId = integration.organization_id.toHexString();
-  const workflowId = `${connector.kind}-sync-${integrationId}-${Date.now()}`;
+  const workflowId = fullSyncWorkflowId(connector.kind, integrationId, Date.now());
   await startWorkflow(s, integrationSync, {
     workflowId,
     args: [{ organizationId, integrationId }],
@@ -65,7 +65,7 @@ export async function startIntegrationSync(
 }
 
 /** Starts a full sync of the caller's connected integration of that type; 400 for kinds that do not sync. */
-export async function requestIntegrationSync(s: Services, p: Principal, type: IntegrationType): Promise<string> {
+export async function requestIntegrationSync(s: Engines, p: Principal, type: IntegrationType): Promise<string> {
   if (!syncConnector(type)) throw badRequest(`type: ${type} does not sync contracts`);
   return startIntegrationSync(s, await connectedIntegration(p, type));
 }

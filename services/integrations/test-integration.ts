@@ -1,5 +1,5 @@
 /** Testing a connection with a real, harmless vendor call; the outcome is recorded on the integration. */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { connectionFailure } from '../../platform/security/url-policy';
 import { Integration } from '../../models/integration';
@@ -14,7 +14,7 @@ function failureDetail(err: unknown): string {
   return connectionFailure(err);
 }
 
-export async function testIntegration(s: Services, p: Principal, connector: Connector): Promise<{ ok: boolean; detail: string }> {
+export async function testIntegration(s: Engines, p: Principal, connector: Connector): Promise<{ ok: boolean; detail: string }> {
   const integration = await connectedIntegration(p, connector.type);
   let result: { ok: boolean; detail: string };
   try {

@@ -1,13 +1,13 @@
 /** Mail about accounts: invitations, password resets, address checks and SSO link confirmations (their tokens travel only in these messages). */
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { Organization } from '../../models/organization';
 import type { InviteDoc } from '../../models/invite';
 import type { UserDoc } from '../../models/user';
 import { queueMail } from './queue';
 import { emailVerificationMail, invitationMail, passwordResetMail, ssoLinkMail } from './messages';
 
-export async function mailInvitation(s: Services, invite: InviteDoc, token: string, inviterName: string): Promise<void> {
+export async function mailInvitation(s: Engines, invite: InviteDoc, token: string, inviterName: string): Promise<void> {
   const org = await Organization.findById(invite.organization_id, { name: 1 }).lean();
   await queueMail(s, {
     organizationId: invite.organization_id,
@@ -30,7 +30,7 @@ export async function mailInvitation(s: Services, invite: InviteDoc, token: stri
  * (a new key each time), and the renderer builds the message from the same values.
  */
 function mailOwnLink(kind: 'email_verification' | 'password_reset' | 'sso_link', render: typeof passwordResetMail) {
-  return async (s: Services, user: UserDoc, token: string, expiresAt: Date): Promise<void> => {
+  return async (s: Engines, user: UserDoc, token: string, expiresAt: Date): Promise<void> => {
     await queueMail(s, {
       organizationId: user.organization_id,
       kind,

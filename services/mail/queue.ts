@@ -6,7 +6,7 @@
  * the SMTP server, and nothing queued is lost.
  */
 import { Types, trusted } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { decryptSecret, encryptSecret } from '../../platform/security/crypto';
 import { startWorkflow } from '../../platform/temporal/client';
 import { mailDelivery, mailWorkflowId } from '../../workflows/mail-delivery.shared';
@@ -30,7 +30,7 @@ export interface NewMail {
 /** The sealed parts, as the send activity reads them. */
 export type MailContent = Omit<RenderedMail, 'subject'>;
 
-export async function queueMail(s: Services, m: NewMail): Promise<OutgoingMailRecord> {
+export async function queueMail(s: Engines, m: NewMail): Promise<OutgoingMailRecord> {
   const id = new Types.ObjectId();
   const domain = s.config.mailFromAddress.split('@').pop();
   const { subject, ...content } = m.message;
@@ -58,10 +58,10 @@ export async function queueMail(s: Services, m: NewMail): Promise<OutgoingMailRe
   return mail;
 }
 
-export const openMailContent = (s: Services, sealed: string) => JSON.parse(decryptSecret(s.config, sealed)) as MailContent;
+export const openMailContent = (s: Engines, sealed: string) => JSON.parse(decryptSecret(s.config, sealed)) as MailContent;
 
 /** Starts the message's current workflow unless it exists (ids name the attempt window, so this is idempotent). */
-export async function startMailDelivery(s: Services, mail: OutgoingMailRecord): Promise<void> {
+export async function startMailDelivery(s: Engines, mail: OutgoingMailRecord): Promise<void> {
   const workflowId = mailWorkflowId(mail);
   await startWorkflow(s, mailDelivery, {
     workflowId,
@@ -76,7 +76,7 @@ export async function startMailDelivery(s: Services, mail: OutgoingMailRecord): 
  * Queued messages older than `olderThanMs` whose workflow has not started, started now
  * (the relay loop calls this). Stops at the first failure and throws it.
  */
-export async function startPendingMail(s: Services, { olderThanMs = 1500, limit = 100 } = {}): Promise<number> {
+export async function startPendingMail(s: Engines, { olderThanMs = 1500, limit = 100 } = {}): Promise<number> {
   const due = await OutgoingMail.find({
     status: 'queued',
     workflow_id: null,
@@ -92,7 +92,7 @@ export async function startPendingMail(s: Services, { olderThanMs = 1500, limit 
  * Sends a failed message of the caller's organization again in a fresh attempt window
  * (`mail-<id>-retry-<n>`), with the same Message-ID.
  */
-export async function retryMail(s: Services, p: Principal, id: unknown): Promise<OutgoingMailRecord> {
+export async function retryMail(s: Engines, p: Principal, id: unknown): Promise<OutgoingMailRecord> {
   const found = await findOwned(OutgoingMail, p, id, 'Message', { projection: { status: 1 } });
   const mail = await OutgoingMail.findOneAndUpdate(
     { _id: found._id, organization_id: new Types.ObjectId(p.organizationId), status: 'failed' },

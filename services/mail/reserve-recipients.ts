@@ -9,16 +9,16 @@
  */
 import { trusted } from 'mongoose';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { redisKey } from '../../platform/redis';
 import { retryAfter } from '../../platform/errors';
 import { User } from '../../models/user';
 import { mailErrors } from './errors';
 
 const DAY_SECONDS = 24 * 3600;
-const quotas = new WeakMap<Services, RateLimiterRedis>();
+const quotas = new WeakMap<Engines, RateLimiterRedis>();
 
-function quotaOf(s: Services): RateLimiterRedis {
+function quotaOf(s: Engines): RateLimiterRedis {
   let quota = quotas.get(s);
   if (!quota) {
     const options = {
@@ -38,7 +38,7 @@ function quotaOf(s: Services): RateLimiterRedis {
  * takes nothing and answers how long until they would (ms).
  */
 export async function takeMailQuota(
-  s: Services,
+  s: Engines,
   organizationId: string,
   count: number,
 ): Promise<{ ok: true } | { ok: false; retryMs: number }> {
@@ -56,7 +56,7 @@ export async function takeMailQuota(
 }
 
 /** Refuses (403, 429) unless the organization may mail `addresses` now; takes them from its quota. */
-export async function reserveRecipients(s: Services, organizationId: string, addresses: readonly string[]): Promise<void> {
+export async function reserveRecipients(s: Engines, organizationId: string, addresses: readonly string[]): Promise<void> {
   const verified = await User.exists({ organization_id: organizationId, role: 'owner', email_verified_at: trusted({ $ne: null }) });
   if (!verified)
     throw mailErrors.email_not_verified(

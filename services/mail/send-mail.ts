@@ -5,7 +5,7 @@
  * write, so a sent record keeps no token. A refusal is recorded as `last_error` and thrown.
  */
 import { trusted } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { recordEvent } from '../../platform/outbox/record-event';
 import { classifySmtpError } from '../../platform/mail/transport';
 import { openMailContent } from './queue';
@@ -26,7 +26,7 @@ export class MailRefused extends Error {
 }
 
 /** One try at sending a queued message; throws MailRefused when SMTP does not take it. */
-export async function sendQueuedMail(s: Services, mailId: string): Promise<'sent' | 'skipped'> {
+export async function sendQueuedMail(s: Engines, mailId: string): Promise<'sent' | 'skipped'> {
   const mail = await OutgoingMail.findOneAndUpdate(
     { _id: mailId, status: unsent() },
     { $set: { status: 'sending' }, $inc: { attempts: 1 } },

@@ -5,7 +5,7 @@
  * sent; the caller streams the pieces as they come.
  */
 import type { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { passageVectors, retrieve } from './retrieval';
 import { citationOf, HISTORY_TURNS, openConversation, withVectorStore, type sendBody } from './conversations';
@@ -21,7 +21,7 @@ export type AnswerEvent =
 
 /** Stops early, and keeps no answer, when `signal` aborts (the client went away). */
 export async function* answerQuestion(
-  s: Services,
+  s: Engines,
   p: Principal,
   body: z.infer<typeof sendBody>,
   signal: AbortSignal,

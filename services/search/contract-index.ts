@@ -5,8 +5,8 @@
  * contract events (through the relay) for one.
  */
 import { trusted, Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
-import { chunkPages } from '../documents/chunking';
+import type { Engines } from '../../platform/engines';
+import { chunkPages } from './chunking';
 import { chunkRecords, deleteSource, deleteSources, embedChunks, indexChunks, refreshCollections } from './vector-store';
 import { Contract, type ContractDoc } from '../../models/contract';
 import { orgFilter } from '../../models/base';
@@ -35,7 +35,7 @@ export async function listContractIds(organizationId: string, afterId: string | 
  * once for the batch (up to 50 contracts in a burst), not per contract. Returns their chunk count.
  */
 export async function indexContracts(
-  s: Services,
+  s: Engines,
   organizationId: string,
   contractIds: readonly string[],
   onIndexed: (contractId: string) => void,
@@ -67,7 +67,7 @@ export async function indexContracts(
 }
 
 /** Writes a contract's chunks as it is now; 0 when it no longer exists. */
-async function writeContractChunks(s: Services, organizationId: string, contractId: string): Promise<number> {
+async function writeContractChunks(s: Engines, organizationId: string, contractId: string): Promise<number> {
   const contract = await Contract.findOne({ _id: contractId, organization_id: organizationId });
   if (!contract) return 0;
   const chunks = chunkPages([{ page: 1, text: contractText(contract) }]);
@@ -87,7 +87,7 @@ async function writeContractChunks(s: Services, organizationId: string, contract
 }
 
 /** Removes a deleted contract's vectors. */
-export async function removeContract(s: Services, organizationId: string, contractId: string): Promise<void> {
+export async function removeContract(s: Engines, organizationId: string, contractId: string): Promise<void> {
   await deleteSource(s, organizationId, contractId, { collections: ['contracts_kb'] });
 }
 
@@ -106,7 +106,7 @@ const SEARCH_EVENTS = new Set([
 ]);
 
 /** Sends one organization's changed contracts to its `index-contracts-<organizationId>` workflow (starting it if need be). */
-function signalChanged(s: Services, searchOnly: boolean) {
+function signalChanged(s: Engines, searchOnly: boolean) {
   return (organizationId: string, contractIds: string[]) =>
     startWorkflow(s, contractIndex, {
       workflowId: contractIndexWorkflowId(organizationId),
@@ -126,7 +126,7 @@ function signalChanged(s: Services, searchOnly: boolean) {
 const SIGNAL_LINGER_MS = 200;
 
 /** Per process's services (a test may relay through services of its own). */
-const signallers = new WeakMap<Services, Record<'text' | 'search', (organizationId: string, contractId: string) => Promise<void>>>();
+const signallers = new WeakMap<Engines, Record<'text' | 'search', (organizationId: string, contractId: string) => Promise<void>>>();
 
 /**
  * Keeps `contracts_kb` and the repository search index current: each contract event signals (starting it if need be) its

@@ -12,15 +12,15 @@
  */
 import { errors } from '@elastic/elasticsearch';
 import type { estypes } from '@elastic/elasticsearch';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 
-export type SearchEngines = Pick<Services, 'es' | 'config'>;
+export type SearchEngines = Pick<Engines, 'es' | 'config'>;
 
 /** Bumped on every change of MAPPINGS or SETTINGS: the worker then rebuilds into a new index. */
 export const GENERATION = 3;
 
-export const searchAlias = (s: Pick<Services, 'config'>) => `${s.config.ELASTICSEARCH_INDEX_PREFIX}contracts_search`;
-export const generationIndex = (s: Pick<Services, 'config'>, generation = GENERATION) => `${searchAlias(s)}-v${generation}`;
+export const searchAlias = (s: Pick<Engines, 'config'>) => `${s.config.ELASTICSEARCH_INDEX_PREFIX}contracts_search`;
+export const generationIndex = (s: Pick<Engines, 'config'>, generation = GENERATION) => `${searchAlias(s)}-v${generation}`;
 
 /** Deep `page`s are refused past this many hits (the cursor goes further): it bounds the heap a page costs. */
 export const MAX_WINDOW = 100_000;

@@ -4,13 +4,13 @@
  */
 import { z } from 'zod';
 import type { Principal } from '../../platform/security/principal';
-import { unavailable } from '../../platform/errors';
 import { findOwned } from '../../platform/find-owned';
 import { idSchema } from '../../platform/input';
 import { orgFilter } from '../../models/base';
 import { Conversation, messageView } from '../../models/conversation';
 import type { Passage } from './retrieval';
 import { isVectorStoreDown } from './vector-store';
+import { searchErrors } from './errors';
 
 export const sendBody = z.object({
   message: z.string().trim().min(1).max(8000),
@@ -31,7 +31,9 @@ export async function withVectorStore<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (err) {
     if (isVectorStoreDown(err))
-      throw unavailable('The vector store (Elasticsearch) is unavailable, so questions cannot be answered now; try again shortly');
+      throw searchErrors.search_unavailable(
+        'The vector store (Elasticsearch) is unavailable, so questions cannot be answered now; try again shortly',
+      );
     throw err;
   }
 }

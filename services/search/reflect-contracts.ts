@@ -11,7 +11,7 @@
  *   reindex workflow rebuilds everything from the store.
  */
 import type { Model } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { onWritten, type Written } from '../../models/writes';
 import { Contract } from '../../models/contract';
 import { ContractTerms } from '../../models/contract-terms';
@@ -64,7 +64,7 @@ async function contractsOf(model: Owned | null, written: Written[]): Promise<Map
   return byOrganization;
 }
 
-let engines: (SearchEngines & Pick<Services, 'logger'>) | null = null;
+let engines: (SearchEngines & Pick<Engines, 'logger'>) | null = null;
 let following = false;
 
 /** Reflects the contracts of a write; a failure is logged, never thrown at the writer (the write has happened). */
@@ -83,7 +83,7 @@ async function reflectWritten(model: Owned | null, written: Written[]): Promise<
  * This process reflects writes into the search index of `s` (the last services given, as for
  * the relay: one per process in production).
  */
-export function followSearchWrites(s: SearchEngines & Pick<Services, 'logger'>): void {
+export function followSearchWrites(s: SearchEngines & Pick<Engines, 'logger'>): void {
   engines = s;
   if (following) return;
   following = true;

@@ -97,17 +97,22 @@ export function buildContext(passages: readonly Passage[], maxChars = MAX_CONTEX
 
 export const contextChars = (passages: readonly ContextPassage[]) => passages.reduce((n, p) => n + p.text.length, 0);
 
+export const RETRIEVAL_OPTIONS = { k: RETRIEVAL_K, minRelevance: MIN_RELEVANCE };
+
+/** Step 1: the words for the keyword ranking and the vector of the expanded question. */
+export async function retrievalQuery(ai: AiPort, question: string): Promise<{ text: string; vector: number[] }> {
+  const query = expandQuery(question);
+  const [vector] = await ai.embed([query.embedding], 'query');
+  return { text: query.keywords, vector: vector! };
+}
+
+/** Steps 3–5 on the hits of step 2. */
+export const passagesOf = (hits: readonly SearchHit[]): Passage[] =>
+  buildContext(mergeOverlapping(hits.filter((h) => h.relevance >= MIN_RELEVANCE)));
+
 /** Steps 1–5 for one question of one organization. */
 export async function retrieve(store: VectorStore & { ai: AiPort }, organizationId: string, question: string): Promise<Passage[]> {
-  const query = expandQuery(question);
-  const [vector] = await store.ai.embed([query.embedding], 'query');
-  const hits = await searchChunks(
-    store,
-    organizationId,
-    { text: query.keywords, vector: vector! },
-    { k: RETRIEVAL_K, minRelevance: MIN_RELEVANCE },
-  );
-  return buildContext(mergeOverlapping(hits.filter((h) => h.relevance >= MIN_RELEVANCE)));
+  return passagesOf(await searchChunks(store, organizationId, await retrievalQuery(store.ai, question), RETRIEVAL_OPTIONS));
 }
 
 /**

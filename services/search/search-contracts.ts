@@ -4,7 +4,7 @@
  * cite where each match is, facets with exact counts, and a cursor; or every match as CSV.
  */
 import type { estypes } from '@elastic/elasticsearch';
-import { defineErrors } from '../../platform/errors';
+import { searchErrors } from './errors';
 import { isVectorStoreDown } from './vector-store';
 import { searchAlias, type SearchEngines } from './contract-search-index';
 import {
@@ -17,11 +17,6 @@ import {
   type SearchCriteria,
   type SearchParams,
 } from './contract-search-query';
-
-export const searchErrors = defineErrors({
-  search_cursor_invalid: { status: 400, meaning: 'The cursor was not made by this search (another sort, or altered)' },
-  search_unavailable: { status: 503, meaning: 'The search engine is unavailable; try again shortly' },
-});
 
 export interface Highlight {
   field: string;

@@ -4,16 +4,17 @@
  * demand for one organization (`POST /admin/search/reindex`), one at a time per organization.
  */
 import { randomBytes } from 'node:crypto';
-import type { Services } from '../../platform/engines';
-import { defineErrors, retryAfter, unavailable } from '../../platform/errors';
+import type { Engines } from '../../platform/engines';
+import { retryAfter, unavailable } from '../../platform/errors';
+import { searchErrors } from './errors';
 import { ClaimBusyError, extendClaim, releaseClaim, takeClaim, type HeldClaim } from '../../platform/claims';
 import { startWorkflow } from '../../platform/temporal/client';
-import { generationReindexId, searchReindex } from '../../workflows/search-reindex.shared';
+import { generationReindexId, organizationReindexId, searchReindex } from '../../workflows/search-reindex.shared';
 import { ensureSearchIndex, GENERATION, isBuilt, searchAlias } from './contract-search-index';
 import { pruneSearchDocs } from './rebuild-search-index';
 
 /** The rebuild into this generation's index, started (or joined) until one has filled it. */
-export async function ensureSearchGeneration(s: Services): Promise<string | null> {
+export async function ensureSearchGeneration(s: Engines): Promise<string | null> {
   if ((await ensureSearchIndex(s)) === 'current' && (await isBuilt(s))) return null;
   const workflowId = generationReindexId(searchAlias(s), GENERATION);
   await startWorkflow(s, searchReindex, {
@@ -25,14 +26,6 @@ export async function ensureSearchGeneration(s: Services): Promise<string | null
   });
   return workflowId;
 }
-
-export const reindexErrors = defineErrors({
-  search_reindex_running: {
-    status: 409,
-    meaning:
-      'A reindex of the organization is running, or ended within the cooldown; `detail` names it and `Retry-After` says when to try again',
-  },
-});
 
 /**
  * One reindex per organization: its claim (platform/claims.ts), taken before the workflow
@@ -51,14 +44,14 @@ const reindexClaim = (organizationId: string, workflowId: string): HeldClaim => 
 });
 
 /** An owner's rebuild of the organization's documents from the store; 409 while another runs or cools down. */
-export async function reindexOrganization(s: Services, organizationId: string): Promise<{ workflow_id: string }> {
-  const workflowId = `search-reindex-${organizationId}-${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+export async function reindexOrganization(s: Engines, organizationId: string): Promise<{ workflow_id: string }> {
+  const workflowId = organizationReindexId(organizationId, `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`);
   try {
     await takeClaim(REINDEX_CLAIM, organizationId, { leaseMs: RUNNING_LEASE_MS, holder: workflowId, detail: workflowId });
   } catch (err) {
     if (!(err instanceof ClaimBusyError)) throw err;
     const until = err.held?.expires_at ?? new Date();
-    throw reindexErrors.search_reindex_running(
+    throw searchErrors.search_reindex_running(
       `The reindex ${err.held?.detail ?? 'of this organization'} (started ${err.held?.taken_at.toISOString() ?? 'just now'}) is running or ended less than ${s.config.SEARCH_REINDEX_COOLDOWN_SECONDS} s ago; another may start after ${until.toISOString()}`,
       retryAfter(until.getTime() - Date.now()),
     );
@@ -79,13 +72,13 @@ export async function reindexOrganization(s: Services, organizationId: string): 
 }
 
 /** A part of an organization's reindex renews its claim's lease. */
-export async function holdOrganizationReindex(s: Services, organizationId: string, workflowId: string): Promise<void> {
+export async function holdOrganizationReindex(s: Engines, organizationId: string, workflowId: string): Promise<void> {
   if (!(await extendClaim(reindexClaim(organizationId, workflowId), RUNNING_LEASE_MS)))
     s.logger.warn({ organizationId, workflowId }, 'the reindex lost its claim (its lease ended); another may run beside it');
 }
 
 /** The end of an organization's reindex: the documents it did not write are removed, and its claim stays for the cooldown. */
-export async function endOrganizationReindex(s: Services, organizationId: string, before: string, workflowId: string): Promise<number> {
+export async function endOrganizationReindex(s: Engines, organizationId: string, before: string, workflowId: string): Promise<number> {
   const pruned = await pruneSearchDocs(s, organizationId, before);
   const claim = reindexClaim(organizationId, workflowId);
   const cooldownMs = s.config.SEARCH_REINDEX_COOLDOWN_SECONDS * 1000;

@@ -7,7 +7,7 @@
  * opens `v1:` values, so nothing stops working during a deployment.
  */
 import type { Collection } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { decryptSecret, encryptSecret, isLegacySealed } from '../../platform/security/crypto';
 import { User } from '../../models/user';
 import { WebhookSubscription } from '../../models/webhook-subscription';
@@ -29,7 +29,7 @@ const FIELDS: Array<[Collection, string[]]> = [
 ];
 
 /** Reseals every legacy value; answers how many were resealed. */
-export async function resealLegacySecrets(s: Pick<Services, 'config'>): Promise<number> {
+export async function resealLegacySecrets(s: Pick<Engines, 'config'>): Promise<number> {
   const reseal = (sealed: string) => encryptSecret(s.config, decryptSecret(s.config, sealed));
   let count = 0;
   for (const [collection, fields] of FIELDS) {

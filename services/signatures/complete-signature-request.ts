@@ -2,20 +2,19 @@
  * Completing a signature request once every signer has signed: the request is closed with
  * its `completed` audit entry and the Ed25519 certificate over the evidence in one
  * conditional write, everyone is mailed, and the contract gets its signing time (a draft
- * becomes active, told as `contract.updated`). Guarded by the stored status, so a retry
+ * becomes active, told as `contract.updated`: services/contracts/activate-signed-contract.ts). Guarded by the stored status, so a retry
  * repeats nothing: a request is never completed twice, and a retry after the close still
  * finishes the contract's side.
  */
-import type { Services } from '../../platform/engines';
-import { recordEvent } from '../../platform/outbox/record-event';
-import { Contract } from '../../models/contract';
+import type { Engines } from '../../platform/engines';
 import { Signature } from '../../models/signature';
-import { mailSignatureCompleted } from '../mail/signatures';
+import { mailSignatureCompleted } from './signature-mail';
 import { changeWithAudit } from './change-with-audit';
 import { issueCertificate } from './signature-evidence';
 import { getSigningKey } from './signing-key';
+import { activateSignedContract } from '../contracts/activate-signed-contract';
 
-export async function completeSignatureRequest(s: Services, signatureId: string): Promise<void> {
+export async function completeSignatureRequest(s: Engines, signatureId: string): Promise<void> {
   const key = await getSigningKey(s);
   const completedAt = new Date();
   const done = await changeWithAudit(signatureId, { status: 'pending' }, (sig) =>
@@ -41,27 +40,5 @@ export async function completeSignatureRequest(s: Services, signatureId: string)
   const sig = done?.sig ?? (await Signature.findOne({ _id: signatureId, status: 'completed' }));
   if (!sig?.completed_at) return;
   await mailSignatureCompleted(s, sig);
-  const signedAt = sig.completed_at;
-  const contractFilter = { _id: sig.contract_id, organization_id: sig.organization_id };
-  await Contract.updateOne(contractFilter, { $set: { signed_at: signedAt } });
-  const activated = await Contract.updateOne({ ...contractFilter, status: 'draft' }, { $set: { status: 'active' } });
-  if (activated.modifiedCount !== 1) return;
-  const contract = await Contract.findOne(contractFilter).lean();
-  if (!contract) return;
-  await recordEvent({
-    organizationId: String(sig.organization_id),
-    type: 'contract.updated',
-    data: {
-      id: String(contract._id),
-      title: contract.title,
-      type: contract.type,
-      status: contract.status,
-      counterparty: contract.counterparty,
-      signed_at: signedAt.toISOString(),
-      changed_fields: ['status', 'signed_at'],
-    },
-    actor: { type: 'system', id: null, name: 'signature completion' },
-    resource: { type: 'contract', id: String(contract._id) },
-    summary: `Contract "${contract.title}" is active: every signer has signed`,
-  });
+  await activateSignedContract(sig.organization_id, sig.contract_id, sig.completed_at);
 }

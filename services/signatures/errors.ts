@@ -13,9 +13,4 @@ export const signatureErrors = defineErrors({
   signature_request_not_pending: { status: 409, meaning: 'Only a pending signature request can be cancelled' },
   signed_pdf_not_ready: { status: 409, meaning: 'The signed PDF is not sealed yet, or its sealing failed' },
   seal_not_retryable: { status: 409, meaning: 'Only a completed request whose sealing failed can be sealed again' },
-  contract_has_pending_signature: {
-    status: 409,
-    meaning:
-      "A pending signature request signs the contract's document as sent: its content, PDF of record and the facts approval policies read (type, value, currency, counterparty, vendor, key terms) stay until it ends",
-  },
 });

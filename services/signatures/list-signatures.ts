@@ -1,7 +1,7 @@
 /** Reading signature requests: one by id, a page of them (by status or contract), and the signed PDF of one. */
 import { Types } from 'mongoose';
 import type { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { findOwned } from '../../platform/find-owned';
 import { choice, idSchema } from '../../platform/input';
@@ -19,7 +19,7 @@ export const getSignatureRequest = (p: Pick<Principal, 'organizationId'>, id: un
   findOwned(Signature, p, id, 'Signature request');
 
 /** A page of the organization's requests and its exact total. */
-export function listSignatureRequests(s: Services, p: Pick<Principal, 'organizationId'>, q: z.infer<typeof listQuery>) {
+export function listSignatureRequests(s: Engines, p: Pick<Principal, 'organizationId'>, q: z.infer<typeof listQuery>) {
   const equal = {
     ...(q.status ? { status: q.status } : {}),
     ...(q.contract_id ? { contract_id: new Types.ObjectId(q.contract_id) } : {}),

@@ -3,7 +3,7 @@
  * it marks them as having viewed the document), else the state of the link; a copy link
  * from the completion mail (./signed-copy-link.ts) shows the sealed PDF's download.
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { Signature, type SignatureRecord } from '../../models/signature';
 import { findByToken, isExpired, viewAsSigner, yourTurn, type Signer, type SignerClient } from './record-signer-act';
 import type { Config } from '../../platform/config';
@@ -49,7 +49,7 @@ function linkState(sig: SignatureRecord, signer: Signer, sealed: boolean, ended:
 }
 
 /** The link's page; `markViewed` false for a request no person made (a HEAD, a prefetch). */
-export async function openSigningLink(s: Services, token: string, client: SignerClient, markViewed = true): Promise<SigningLinkPage> {
+export async function openSigningLink(s: Engines, token: string, client: SignerClient, markViewed = true): Promise<SigningLinkPage> {
   const copy = readCopyToken(s.config, token);
   if (copy === 'expired') return { kind: 'expired-download' };
   if (copy) {

@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { sha256Hex } from '../../platform/security/crypto';
 import { badRequest } from '../../platform/errors';
 import { isDuplicateKey } from '../../platform/mongo';
@@ -18,7 +18,7 @@ import { Document } from '../../models/document';
 import { FrozenPdf, frozenPdfId } from '../../models/frozen-pdf';
 import type { SignatureRecord } from '../../models/signature';
 import { extractTextInChild } from '../documents/extract-text-in-child';
-import { ExtractionLimitError, MIME, UnreadableDocumentError } from '../documents/extraction';
+import { ExtractionLimitError, MIME, UnreadableDocumentError } from '../documents/document-files';
 import { sha256 } from './signature-evidence';
 
 export class PdfOfRecordChangedError extends Error {}
@@ -40,7 +40,7 @@ async function uploadedBytes(organizationId: Types.ObjectId, documentId: Types.O
  * The text of each page of `bytes`, read in a child process like any untrusted upload; none
  * for a PDF without text (a scan: the signer reads the download).
  */
-async function pageTexts(s: Services, bytes: Buffer): Promise<string[]> {
+async function pageTexts(s: Engines, bytes: Buffer): Promise<string[]> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pdf-of-record-'));
   try {
     const file = path.join(dir, 'record.pdf');
@@ -72,7 +72,7 @@ export interface FrozenDocument {
 
 /** Freezes what a new request signs; a PDF of record that is gone or too large to seal is refused (400). */
 export async function freezeDocument(
-  s: Services,
+  s: Engines,
   contract: { organization_id: Types.ObjectId; content: string; document_id?: Types.ObjectId | null },
 ): Promise<FrozenDocument> {
   if (!contract.document_id)

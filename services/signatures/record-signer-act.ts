@@ -7,7 +7,7 @@
  * the stored acts on its next timer.
  */
 import { trusted } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { recordEvent, type Actor } from '../../platform/outbox/record-event';
 import { sha256Hex } from '../../platform/security/crypto';
 import type { EventType } from '../../models/event';
@@ -107,7 +107,7 @@ function emit(sig: SignatureRecord, type: EventType, signer: Signer, summary: st
 }
 
 /** Tells the workflow; the act is already stored, so a failed signal is only logged (the workflow re-reads on its timer). */
-async function tell(s: Services, sig: SignatureRecord, signal: SignalDefinition<[{ signerId: string }]>, signer: Signer) {
+async function tell(s: Engines, sig: SignatureRecord, signal: SignalDefinition<[{ signerId: string }]>, signer: Signer) {
   try {
     await signalWorkflow(s, signatureWorkflowId(sig.id), signal, { signerId: String(signer._id) });
   } catch (err) {
@@ -149,7 +149,7 @@ async function act(token: string, client: SignerClient, decide: (sig: SignatureR
  * The signer opens the document: marked viewed once. 404 unknown link, 410 closed. With
  * `markViewed` false (a HEAD or a prefetch, which no person asked for) nothing is recorded.
  */
-export async function viewAsSigner(s: Services, token: string, client: SignerClient, markViewed = true) {
+export async function viewAsSigner(s: Engines, token: string, client: SignerClient, markViewed = true) {
   if (!markViewed) return { ...(await openByToken(token)), changed: false };
   const now = new Date();
   const r = await act(token, client, (_sig, signer) =>
@@ -163,7 +163,7 @@ export async function viewAsSigner(s: Services, token: string, client: SignerCli
 }
 
 /** A typed signature. 409 while an earlier signer of an ordered request has not signed. */
-export async function signAsSigner(s: Services, token: string, client: SignerClient, signatureText: string) {
+export async function signAsSigner(s: Engines, token: string, client: SignerClient, signatureText: string) {
   const now = new Date();
   let notYourTurn = false;
   const r = await act(token, client, (sig, signer) => {
@@ -191,7 +191,7 @@ export async function signAsSigner(s: Services, token: string, client: SignerCli
 }
 
 /** A refusal with its reason; one refusal ends the whole request. */
-export async function declineAsSigner(s: Services, token: string, client: SignerClient, reason: string) {
+export async function declineAsSigner(s: Engines, token: string, client: SignerClient, reason: string) {
   const now = new Date();
   const r = await act(token, client, () => ({
     entry: { type: 'declined', at: now.toISOString(), detail: reason },

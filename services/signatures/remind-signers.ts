@@ -8,9 +8,9 @@
  * workflow believes), and each round takes its recipients from the organization's daily mail
  * quota; a round that does not fit is skipped, not retried.
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { Signature, type SignatureRecord } from '../../models/signature';
-import { mailSignatureReminders, reminderRoundQueued, signersDue } from '../mail/signatures';
+import { mailSignatureReminders, reminderRoundQueued, signersDue } from './signature-mail';
 import { takeMailQuota } from '../mail/reserve-recipients';
 import type { StoredSignatureState } from '../../workflows/signature.shared';
 import { changeWithAudit } from './change-with-audit';
@@ -27,7 +27,7 @@ export async function readSignatureState(signatureId: string): Promise<StoredSig
 }
 
 /** `round` names the round, so a retried round queues nothing twice. Null when the request is gone. */
-export async function remindSigners(s: Services, signatureId: string, round: string): Promise<StoredSignatureState | null> {
+export async function remindSigners(s: Engines, signatureId: string, round: string): Promise<StoredSignatureState | null> {
   const stored = await Signature.findById(signatureId);
   if (!stored) return null;
   const state = stateOf(stored);

@@ -13,7 +13,7 @@ import signpdf from '@signpdf/signpdf';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import type { Config } from '../../platform/config';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { CadesSigner } from './cades-signer';
 import { sealP12Task } from './generate-service-keys';
 import { KEY_GENERATION_TIMEOUT_MS, storedServiceKey } from './service-keys';
@@ -31,7 +31,7 @@ export interface SealIdentity {
   subject: string;
 }
 
-type SealServices = Pick<Services, 'offload'> & { config: Pick<Config, 'PDF_SEAL_P12' | 'PDF_SEAL_P12_PASSWORD' | 'ENCRYPTION_KEY'> };
+type SealServices = Pick<Engines, 'offload'> & { config: Pick<Config, 'PDF_SEAL_P12' | 'PDF_SEAL_P12_PASSWORD' | 'ENCRYPTION_KEY'> };
 
 // One identity per configuration (a test's second API with its own configuration loads its own).
 const cached = new WeakMap<object, Promise<SealIdentity>>();

@@ -5,7 +5,7 @@
  */
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf, recordEvent } from '../../platform/outbox/record-event';
 import { derivedSecret, encryptSecret, sha256Hex } from '../../platform/security/crypto';
@@ -16,7 +16,7 @@ import { findOwned } from '../../platform/find-owned';
 import { idSchema, requiredText } from '../../platform/input';
 import { Contract } from '../../models/contract';
 import { Signature, type AuditEntryInput, type SignatureRecord } from '../../models/signature';
-import { signatureRequest, signatureWorkflowId, type SignatureWorkflowInput } from '../../workflows/signature.shared';
+import { signature, signatureWorkflowId, type SignatureWorkflowInput } from '../../workflows/signature.shared';
 import { reserveRecipients } from '../mail/reserve-recipients';
 import { freezeDocument } from './pdf-of-record';
 import { appendAudit } from './signature-evidence';
@@ -86,7 +86,7 @@ export type SignatureRequestInput = z.infer<typeof signatureRequestBody>;
  * SHA-256 is stored, and an idempotent replay of the creation can show the same link again
  * without the token being kept anywhere.
  */
-export const signingToken = (s: Services, signatureId: string, signerId: string) =>
+export const signingToken = (s: Engines, signatureId: string, signerId: string) =>
   derivedSecret(s.config, 'signing-link', `${signatureId}:${signerId}`);
 
 /** The request as sent, and each signer's link token in signer order (shown once). */
@@ -97,7 +97,7 @@ export async function signerTokenHashes(signatureId: string): Promise<Map<string
 }
 
 export async function sendSignatureRequest(
-  s: Services,
+  s: Engines,
   p: Principal,
   body: SignatureRequestInput,
   reminderIntervalMs: number,
@@ -139,7 +139,7 @@ export async function sendSignatureRequest(
     workflow_id: null,
   });
   // The ids exist before the write, so each link's token is derived from them. The sealed
-  // token lets the service mail each signer's link when it is their turn (services/mail/signatures.ts).
+  // token lets the service mail each signer's link when it is their turn (signature-mail.ts).
   const tokens = sig.signers.map((x) => signingToken(s, sig.id, String(x._id)));
   sig.signers.forEach((x, i) => {
     x.token_hash = sha256Hex(tokens[i]!);
@@ -162,7 +162,7 @@ export async function sendSignatureRequest(
   };
   await startWorkflowOrDiscard(
     s,
-    signatureRequest,
+    signature,
     { workflowId, args: [input], organizationId: p.organizationId, recordId: sig.id },
     { discard: () => Signature.deleteOne({ _id: sig._id }), notKept: 'nothing was sent' },
   );

@@ -1,6 +1,6 @@
 /** What the service side asks of a running signature request: to end it, or to seal again. */
 import type { Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { Signature, type SignatureRecord } from '../../models/signature';
 import type { Principal } from '../../platform/security/principal';
 import { getSignatureRequest } from './list-signatures';
@@ -16,7 +16,7 @@ import { signalWorkflow } from '../../platform/temporal/client';
  * reads the stored status on its next timer). Null when the request was no longer pending.
  */
 export async function cancelSignatureRequest(
-  s: Services,
+  s: Engines,
   id: Types.ObjectId | string,
   by: string,
   detail?: string,
@@ -33,7 +33,7 @@ export async function cancelSignatureRequest(
 }
 
 /** A member cancels a pending request of their organization. */
-export async function cancelOwnedSignatureRequest(s: Services, p: Principal, id: unknown): Promise<SignatureRecord> {
+export async function cancelOwnedSignatureRequest(s: Engines, p: Principal, id: unknown): Promise<SignatureRecord> {
   const sig = await getSignatureRequest(p, id);
   const cancelled = await cancelSignatureRequest(s, sig._id, p.name);
   if (cancelled) return cancelled;
@@ -42,7 +42,7 @@ export async function cancelOwnedSignatureRequest(s: Services, p: Principal, id:
 }
 
 /** Asks the workflow to seal again a completed request whose sealing failed. */
-export async function retrySealing(s: Services, p: Principal, id: unknown): Promise<SignatureRecord> {
+export async function retrySealing(s: Engines, p: Principal, id: unknown): Promise<SignatureRecord> {
   const sig = await getSignatureRequest(p, id);
   if (sig.status !== 'completed' || sig.sealed_at || !sig.sealing_error)
     throw signatureErrors.seal_not_retryable(

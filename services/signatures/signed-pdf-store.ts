@@ -5,14 +5,13 @@
  * record, which the retry renders over or seals; the id admits one file per request.
  */
 import { PDFDocument } from 'pdf-lib';
-import { ApplicationFailure } from '@temporalio/common';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Config } from '../../platform/config';
 import { sha256Hex } from '../../platform/security/crypto';
 import type { Certificate } from './signature-evidence';
 import { Signature, auditOf, type SignatureRecord } from '../../models/signature';
 import { SignedPdf } from '../../models/signed-pdf';
-import { appendEvidencePages, renderDocumentPdf } from './render-signed-pdf';
+import { appendEvidencePages, renderDocumentPdf } from './signed-pdf-pages';
 import { getSealIdentity, sealPdf } from './seal-pdf';
 import { findByToken, goneReason } from './record-signer-act';
 import { MAX_SIGNED_PDF_BYTES, PdfOfRecordChangedError, readPdfOfRecord } from './pdf-of-record';
@@ -56,17 +55,17 @@ async function unsignedPdf(sig: SignatureRecord): Promise<Buffer> {
 
 /** The first pages of the signed PDF: the PDF of record as frozen, or the contract text. */
 async function basePdf(sig: SignatureRecord): Promise<PDFDocument> {
-  let record: Buffer | null;
-  try {
-    record = await readPdfOfRecord(sig);
-  } catch (err) {
-    if (err instanceof PdfOfRecordChangedError) throw ApplicationFailure.nonRetryable(err.message);
-    throw err;
-  }
+  const record = await readPdfOfRecord(sig);
   return record ? PDFDocument.load(record) : renderDocumentPdf(sig.contract_title, sig.document);
 }
 
-/** Render step: the document and evidence pages, stored unsealed; nothing once sealed. */
+/** The signed PDF would not fit in a store record: the same request would be too large on every try. */
+export class SignedPdfTooLargeError extends Error {}
+
+/**
+ * Render step: the document and evidence pages, stored unsealed; nothing once sealed. A PDF of
+ * record changed since the send (PdfOfRecordChangedError) or a PDF too large cannot be mended by a retry.
+ */
 export async function renderSignedPdf(signatureId: string): Promise<'rendered' | 'sealed' | 'not-completed'> {
   const sig = await Signature.findOne({ _id: signatureId, status: 'completed' });
   if (!sig) return 'not-completed';
@@ -90,7 +89,7 @@ export async function renderSignedPdf(signatureId: string): Promise<'rendered' |
   });
   const bytes = Buffer.from(await pdf.save({ useObjectStreams: false }));
   if (bytes.length > MAX_SIGNED_PDF_BYTES)
-    throw ApplicationFailure.nonRetryable(`the signed PDF is ${bytes.length} bytes, above the ${MAX_SIGNED_PDF_BYTES} a record holds`);
+    throw new SignedPdfTooLargeError(`the signed PDF is ${bytes.length} bytes, above the ${MAX_SIGNED_PDF_BYTES} a record holds`);
   try {
     await SignedPdf.updateOne(
       { _id: sig._id, state: 'rendered' },
@@ -108,7 +107,7 @@ export async function renderSignedPdf(signatureId: string): Promise<'rendered' |
 }
 
 /** Seal step: signs the rendered file in place, then marks the request sealed. */
-export async function sealSignedPdf(s: Services, signatureId: string): Promise<{ sealed_at: Date; size_bytes: number; ms: number }> {
+export async function sealSignedPdf(s: Engines, signatureId: string): Promise<{ sealed_at: Date; size_bytes: number; ms: number }> {
   const started = Date.now();
   let stored = await SignedPdf.findById(signatureId).lean();
   if (!stored) throw new Error(`signature request ${signatureId}: nothing rendered to seal`);

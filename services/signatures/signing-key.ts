@@ -4,14 +4,14 @@
  * is stored (./service-keys.ts), so the API and the workers agree on it.
  */
 import type { Config } from '../../platform/config';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { loadSigningKey, type SigningKey } from './signature-evidence';
 import { signingKeyTask } from './generate-service-keys';
 import { KEY_GENERATION_TIMEOUT_MS, storedServiceKey } from './service-keys';
 
 const KEY_ID = 'signature-certificate';
 
-type KeyServices = Pick<Services, 'offload'> & { config: Pick<Config, 'SIGNING_PRIVATE_KEY' | 'ENCRYPTION_KEY'> };
+type KeyServices = Pick<Engines, 'offload'> & { config: Pick<Config, 'SIGNING_PRIVATE_KEY' | 'ENCRYPTION_KEY'> };
 
 // One key per configuration (a test's second API with its own configuration loads its own).
 const cached = new WeakMap<object, Promise<SigningKey>>();

@@ -5,7 +5,7 @@
  * form becomes the signer's act (./record-signer-act.ts).
  */
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Config } from '../../platform/config';
 import { AppError } from '../../platform/errors';
 import { sha256Hex } from '../../platform/security/crypto';
@@ -67,12 +67,12 @@ async function submit<T>(
   return 'done';
 }
 
-export const signOnPage = (s: Services, post: SigningFormPost) =>
+export const signOnPage = (s: Engines, post: SigningFormPost) =>
   submit(s.config, post, { schema: signForm, typed: 'signature_text', fallback: 'consent' }, (b) =>
     signAsSigner(s, post.token, post.client, b.signature_text),
   );
 
-export const declineOnPage = (s: Services, post: SigningFormPost) =>
+export const declineOnPage = (s: Engines, post: SigningFormPost) =>
   submit(s.config, post, { schema: declineForm, typed: 'reason', fallback: 'reason' }, (b) =>
     declineAsSigner(s, post.token, post.client, b.reason),
   );

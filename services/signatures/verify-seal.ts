@@ -1,10 +1,10 @@
 /** The seal part of `GET /signatures/:id/verify`: the stored PDF's signature checked again, by the service's certificate, over the whole file. */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { SignatureRecord } from '../../models/signature';
 import { checkSeal, getSealIdentity } from './seal-pdf';
 import { sealedPdfOf } from './signed-pdf-store';
 
-export async function sealReport(s: Services, sig: SignatureRecord) {
+export async function sealReport(s: Engines, sig: SignatureRecord) {
   const none = { valid: false, covers_whole_document: false, sealed_at: null, signed_by: null, service_certificate: false };
   const pdf = await sealedPdfOf(sig.id);
   if (!pdf) {

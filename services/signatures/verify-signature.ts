@@ -4,7 +4,7 @@
  * hash chain, the Ed25519 certificate, and the sealed PDF's PAdES signature. `valid` holds
  * only for a completed request where all hold.
  */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { Contract } from '../../models/contract';
 import { auditOf, type AuditEntry, type SignatureRecord } from '../../models/signature';
@@ -14,7 +14,7 @@ import { getSignatureRequest } from './list-signatures';
 import { sealReport } from './verify-seal';
 import { PdfOfRecordChangedError, readPdfOfRecord } from './pdf-of-record';
 import { sha256Hex } from '../../platform/security/crypto';
-import type { ApprovalFacts } from '../approvals/contract-facts';
+import type { ApprovalFacts } from '../contracts/contract-facts';
 
 /** SHA-256 of the frozen document's bytes as kept now; null when they are gone. */
 async function frozenHash(sig: SignatureRecord): Promise<string | null> {
@@ -31,7 +31,7 @@ async function frozenHash(sig: SignatureRecord): Promise<string | null> {
 /** The facts an entry of the trail records (the approval policies' reading), or null. */
 const factsOf = (e: AuditEntry | undefined) => (e?.facts ? (JSON.parse(e.facts) as ApprovalFacts) : null);
 
-export async function verifySignature(s: Services, p: Principal, id: unknown) {
+export async function verifySignature(s: Engines, p: Principal, id: unknown) {
   const sig = await getSignatureRequest(p, id);
   const reasons: string[] = [];
   const contract = await Contract.findOne({ _id: sig.contract_id, organization_id: sig.organization_id }).lean();

@@ -12,7 +12,7 @@ import { Contract } from '../../models/contract';
 import { VENDOR_STATUSES, Vendor, type VendorDoc } from '../../models/vendor';
 import { emitVendorEvent } from './vendor-events';
 import { getVendor } from './list-vendors';
-import { supersedeApprovalsOfVendor } from '../approvals/supersede-approvals';
+import { supersedeApprovalsOfVendor } from '../contracts/supersede-approvals';
 
 const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullable();
 

@@ -1,7 +1,7 @@
 /** A mutual NDA with a vendor, drafted by the AI: a new draft contract linked to the vendor. */
 import { Types } from 'mongoose';
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { requiredText } from '../../platform/input';
 import { Contract, type ContractDoc } from '../../models/contract';
@@ -20,7 +20,7 @@ export const ndaBody = z.object({
     .default(2),
 });
 
-export async function generateNda(s: Services, p: Principal, vendorId: unknown, body: z.infer<typeof ndaBody>): Promise<ContractDoc> {
+export async function generateNda(s: Engines, p: Principal, vendorId: unknown, body: z.infer<typeof ndaBody>): Promise<ContractDoc> {
   const vendor = await getVendor(p, vendorId);
   const term = `${body.duration_years} year${body.duration_years === 1 ? '' : 's'}`;
   const title = `Mutual NDA with ${vendor.name}`;

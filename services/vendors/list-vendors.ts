@@ -1,6 +1,6 @@
 /** Reading vendors: one by id, and the list, by status and risk level, with a search in name and category. */
 import { z } from 'zod';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { findOwned } from '../../platform/find-owned';
 import { listPage } from '../../platform/lists/list-index';
@@ -8,7 +8,7 @@ import { choice } from '../../platform/input';
 import { pageQuery } from '../../platform/lists/pagination';
 import type { ListFilter } from '../../platform/lists/lists';
 import { containsText } from '../../platform/text-search';
-import { RISK_LEVELS } from '../../platform/ai/risk';
+import { RISK_LEVELS } from '../../models/contract';
 import { VENDOR_STATUSES, Vendor, vendorList, type VendorDoc } from '../../models/vendor';
 
 export const listQuery = pageQuery.extend({
@@ -29,6 +29,6 @@ export function vendorListFilter(q: Pick<z.infer<typeof listQuery>, 'status' | '
 export const getVendor = (p: Pick<Principal, 'organizationId'>, id: unknown): Promise<VendorDoc> => findOwned(Vendor, p, id, 'Vendor');
 
 /** A page of the organization's vendors and its exact total. */
-export function listVendors(s: Services, p: Pick<Principal, 'organizationId'>, q: z.infer<typeof listQuery>) {
+export function listVendors(s: Engines, p: Pick<Principal, 'organizationId'>, q: z.infer<typeof listQuery>) {
   return listPage(s, vendorList, p.organizationId, vendorListFilter(q), q);
 }

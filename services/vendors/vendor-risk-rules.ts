@@ -1,7 +1,7 @@
 /** A vendor's risk without a generative model (the local AI provider answers null): signals in its notes, its contracts' clauses. */
 import type { VendorAssessment, VendorFacts } from '../../platform/ai/port';
-import { riskLevel } from '../../platform/ai/risk';
-import { analyzeByClauses } from '../contracts/clause-rules';
+import { riskLevel } from '../clauses/risk-level';
+import { analyzeByClauses } from '../clauses/clause-rules';
 
 const DATA_HEAVY = /\b(software|saas|cloud|hosting|data|it|payroll|hr|analytics|marketing|crm|payments?|health)\b/i;
 const ADVERSE = /\b(breach|incident|late|delay(ed|s)?|bankrupt\w*|insolven\w*|lawsuit|litigation|default(ed)?|complaints?|outage)\b/gi;

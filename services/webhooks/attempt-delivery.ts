@@ -5,7 +5,7 @@
  */
 import { request } from 'undici';
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { decryptSecret } from '../../platform/security/crypto';
 import { connectionFailure, createPolicyAgent, urlRefusal } from '../../platform/security/url-policy';
 import { deliveryHeaders } from './webhook-signature';
@@ -14,21 +14,12 @@ import { WebhookDelivery } from '../../models/webhook-delivery';
 import { WebhookSubscription } from '../../models/webhook-subscription';
 import { isDuplicateKey } from '../../platform/mongo';
 import { sharedFlush } from '../../platform/shared-flush';
-import type { DeliveryRef } from '../../workflows/webhook-delivery.shared';
-
-export interface AttemptInput {
-  deliveryId: string;
-  /** Absent in runs of the previous release's workflow: then read from the delivery. */
-  subscriptionId?: string;
-  attempt: number;
-  /** Delay before the next attempt if this one fails; null on the last attempt. */
-  retryInMs: number | null;
-}
+import type { AttemptInput, DeliveryRef } from '../../workflows/webhook-delivery.shared';
 
 export type Outcome = 'delivered' | 'failed' | 'retry';
 
 /** The attempts of one process: its policy agent, and the subscription reads its attempts share. */
-export function webhookAttempts(s: Services) {
+export function webhookAttempts(s: Engines) {
   const policy = { allowPrivate: s.config.ALLOW_PRIVATE_WEBHOOK_URLS };
   const dispatcher = createPolicyAgent(policy);
   // A batch's attempts run side by side, mostly to one subscription: those that ask while its

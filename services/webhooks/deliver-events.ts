@@ -16,7 +16,7 @@
  *   attempt claims its number before it posts (attempt-delivery.ts).
  */
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { EventConsumer, EventRecord } from '../../platform/outbox/relay';
 import { startWorkflow } from '../../platform/temporal/client';
 import { WebhookDelivery } from '../../models/webhook-delivery';
@@ -47,7 +47,7 @@ export const deliveriesStart = (workflowId: string, organizationId: Types.Object
   recordId: workflowId.slice(workflowId.lastIndexOf('-') + 1),
 });
 
-async function startDeliveries(s: Services, workflowId: string, organizationId: Types.ObjectId): Promise<void> {
+async function startDeliveries(s: Engines, workflowId: string, organizationId: Types.ObjectId): Promise<void> {
   await startWorkflow(s, webhookBatch, deliveriesStart(workflowId, organizationId));
 }
 
@@ -80,7 +80,7 @@ const BATCH_MAX_WAIT_MS = 500;
 
 /** An event on its way to its organization's batch, with the subscriptions it matches. */
 interface Relayed {
-  s: Services;
+  s: Engines;
   event: EventRecord;
   subscriptionIds: Types.ObjectId[];
 }

@@ -1,5 +1,5 @@
 /** What an organization's webhook managers see: its subscriptions, and a page of deliveries. */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';
 import { listPage } from '../../platform/lists/list-index';
@@ -18,7 +18,7 @@ export const deliveriesQuery = pageQuery.extend({
 });
 export type DeliveriesQuery = z.infer<typeof deliveriesQuery>;
 
-export async function listDeliveries(s: Services, p: Principal, q: DeliveriesQuery) {
+export async function listDeliveries(s: Engines, p: Principal, q: DeliveriesQuery) {
   const equal: Record<string, unknown> = {};
   if (q.status) equal.status = q.status;
   if (q.subscription_id !== undefined) {

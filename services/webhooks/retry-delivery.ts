@@ -1,6 +1,6 @@
 /** A failed delivery sent again as a fresh one (new id, own workflow), once. */
 import { Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { findOwned } from '../../platform/find-owned';
 import { isDuplicateKey } from '../../platform/mongo';
@@ -11,7 +11,7 @@ import { redeliveryWorkflowId, webhookBatch } from '../../workflows/webhook-deli
 import { deliveriesStart } from './deliver-events';
 import { webhookErrors } from './errors';
 
-export async function retryDelivery(s: Services, p: Principal, id: unknown) {
+export async function retryDelivery(s: Engines, p: Principal, id: unknown) {
   const failed = await findOwned(WebhookDelivery, p, id, 'Delivery');
   if (failed.status !== 'failed')
     throw webhookErrors.delivery_not_retryable(`Only a failed delivery can be retried; this one is ${failed.status}`);
@@ -29,7 +29,7 @@ export async function retryDelivery(s: Services, p: Principal, id: unknown) {
 }
 
 /** The fresh delivery, with the same body; not kept when its workflow cannot start (503). */
-async function redeliver(s: Services, failed: InstanceType<typeof WebhookDelivery>) {
+async function redeliver(s: Engines, failed: InstanceType<typeof WebhookDelivery>) {
   const _id = new Types.ObjectId();
   const fresh = await WebhookDelivery.create({
     _id,

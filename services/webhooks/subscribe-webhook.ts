@@ -1,5 +1,5 @@
 /** Subscribe a URL to events: the URL policy, and at most the organization's limit of subscriptions. */
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { encryptSecret } from '../../platform/security/crypto';
 import { resolvedUrlRefusal } from '../../platform/security/url-policy';
@@ -21,7 +21,7 @@ export const subscribeBody = z.object({
   secret: z.string().min(SECRET_MIN).max(256),
 });
 
-export async function subscribeWebhook(s: Services, p: Principal, body: z.infer<typeof subscribeBody>) {
+export async function subscribeWebhook(s: Engines, p: Principal, body: z.infer<typeof subscribeBody>) {
   const refused = await resolvedUrlRefusal(body.url, { allowPrivate: s.config.ALLOW_PRIVATE_WEBHOOK_URLS });
   if (refused) throw webhookErrors.webhook_url_refused(`url: ${refused}`);
   const limit = s.config.WEBHOOK_SUBSCRIPTIONS_PER_ORG;

@@ -10,14 +10,14 @@ import mongoose from 'mongoose';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { loadConfig, type Config } from '../../platform/config';
 import { createLogger } from '../../platform/logger';
-import { closeServices, type Services, type WriteFollower } from '../../platform/engines';
+import { closeEngines, type Engines, type WriteFollower } from '../../platform/engines';
 import { createApp } from '../../api/app';
 import { createWorkers } from '../../workers/worker';
 import { relayOnRecord, startEngines, startRelayLoop } from '../../services/wiring';
 
 export interface TestEnv {
   config: Config;
-  services: Services;
+  services: Engines;
   baseUrl: string;
   hostUrl: string;
 }
@@ -61,7 +61,7 @@ export async function startTestEnv(): Promise<TestEnv> {
   return env;
 }
 
-async function runWorkers(services: Services): Promise<void> {
+async function runWorkers(services: Engines): Promise<void> {
   workers = await createWorkers(services, workerConnection!);
   // A worker that stops on its own fails every later test with a timeout; say why at once.
   workerRun = Promise.all(workers.map((w) => w.run()))
@@ -79,7 +79,7 @@ export async function restartWorker(): Promise<void> {
 }
 
 /** Deletes the run's indices by name: Elasticsearch 8 refuses wildcard deletes (action.destructive_requires_name). */
-async function deleteIndices(services: Services, prefix: string): Promise<void> {
+async function deleteIndices(services: Engines, prefix: string): Promise<void> {
   const indices = await services.es.cat
     .indices({ index: `${prefix}*`, h: 'index', format: 'json', expand_wildcards: 'all' })
     .catch(() => []);
@@ -96,7 +96,7 @@ export async function stopTestEnv(): Promise<void> {
   await new Promise((resolve) => server?.close(resolve));
   await mongoose.connection.db?.dropDatabase();
   await deleteIndices(env.services, env.config.ELASTICSEARCH_INDEX_PREFIX);
-  await closeServices(env.services);
+  await closeEngines(env.services);
   env = undefined;
 }
 
@@ -112,12 +112,12 @@ export function testEnv(): TestEnv {
  */
 export async function withSecondApi(
   overrides: Partial<Config>,
-  fn: (base: string, services: Services) => Promise<void>,
-  replace: Partial<Services> = {},
+  fn: (base: string, services: Engines) => Promise<void>,
+  replace: Partial<Engines> = {},
   followers: readonly WriteFollower[] = [],
 ): Promise<void> {
   const { services } = testEnv();
-  const secondServices: Services = { ...services, ...replace, config: { ...services.config, ...overrides } };
+  const secondServices: Engines = { ...services, ...replace, config: { ...services.config, ...overrides } };
   const stops = await Promise.all(followers.map(async (follow) => follow(secondServices)));
   const second: Server = createApp(secondServices).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => second.once('listening', () => resolve()));

@@ -7,7 +7,7 @@
  */
 import type { Request, RequestHandler } from 'express';
 import { Types } from 'mongoose';
-import type { Services } from '../../../platform/engines';
+import type { Engines } from '../../../platform/engines';
 import type { Principal } from '../../../platform/security/principal';
 import { can, type Permission } from '../../../platform/security/rbac';
 import { isApiKey, verifyToken } from '../../../services/identity/tokens';
@@ -23,7 +23,7 @@ export function bearerOf(req: Request): string | undefined {
   return match?.[1];
 }
 
-async function userPrincipal(s: Services, token: string): Promise<Principal | null> {
+async function userPrincipal(s: Engines, token: string): Promise<Principal | null> {
   const claims = verifyToken(s.config, 'access', token);
   if (!claims || !Types.ObjectId.isValid(claims.sub) || !Types.ObjectId.isValid(claims.org)) return null;
   // Both answered from Redis in the steady state: this runs on every request.
@@ -32,7 +32,7 @@ async function userPrincipal(s: Services, token: string): Promise<Principal | nu
   return { kind: 'user', id: claims.sub, userId: claims.sub, organizationId: claims.org, role: user.role, name: user.full_name };
 }
 
-export function authenticate(s: Services): RequestHandler {
+export function authenticate(s: Engines): RequestHandler {
   return async (req, _res, next) => {
     const bearer = bearerOf(req);
     if (!bearer) throw unauthorized('Missing bearer credential');

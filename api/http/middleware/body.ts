@@ -20,7 +20,10 @@ function readError(encodingHeader: string | undefined, err: unknown): unknown {
   const e = err as BodyReadError;
   const encoding = encodingHeader?.trim().toLowerCase() ?? 'identity';
   if (e.type === 'encoding.unsupported') {
-    return new AppError(415, `Unsupported Content-Encoding "${encoding.slice(0, 40)}"; send the body as identity, gzip, deflate or br`);
+    return new AppError(
+      'unsupported_media_type',
+      `Unsupported Content-Encoding "${encoding.slice(0, 40)}"; send the body as identity, gzip, deflate or br`,
+    );
   }
   // body-parser types its own errors; an untyped 400 is the decompression stream failing.
   if (e.status === 400 && e.type === undefined && encoding !== 'identity') {

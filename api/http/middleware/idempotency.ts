@@ -13,7 +13,7 @@ import { canonicalJson } from '../../../platform/security/canonical-json';
 import type { Logger } from '../../../platform/logger';
 import { claimIdempotencyKey, keepIdempotentAnswer, releaseIdempotencyKey } from '../../../services/idempotency/idempotency-keys';
 import { principalOf } from './auth';
-import { badRequest, conflict } from '../../../platform/errors';
+import { idempotencyErrors } from '../../../services/idempotency/errors';
 import { ERROR_CODE_HEADER, errorCodeOf } from '../errors';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
@@ -43,15 +43,17 @@ export function idempotent(logger: Logger, codec?: ReplayCodec): RequestHandler 
   return async (req, res, next) => {
     const key = req.get('Idempotency-Key');
     if (key === undefined) return next();
-    if (!KEY.test(key)) throw badRequest('Idempotency-Key: must be 1 to 255 visible ASCII characters');
+    if (!KEY.test(key)) throw idempotencyErrors.idempotency_key_invalid('Idempotency-Key: must be 1 to 255 visible ASCII characters');
     const p = principalOf(req);
     const scope = `${p.kind}:${p.id}`;
     const fingerprint = await fingerprintOf(req);
 
     const existing = await claimIdempotencyKey(scope, key, fingerprint);
     if (existing) {
-      if (existing.fingerprint !== fingerprint) throw conflict('Idempotency-Key: already used for a different request');
-      if (existing.state === 'in_flight') throw conflict('Idempotency-Key: a request with this key is still in progress');
+      if (existing.fingerprint !== fingerprint)
+        throw idempotencyErrors.idempotency_key_reused('Idempotency-Key: already used for a different request');
+      if (existing.state === 'in_flight')
+        throw idempotencyErrors.idempotency_key_in_flight('Idempotency-Key: a request with this key is still in progress');
       const body: unknown = codec ? await codec.replayed(existing.body, req) : existing.body;
       if (existing.error_code) res.set(ERROR_CODE_HEADER, existing.error_code);
       res

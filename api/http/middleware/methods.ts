@@ -55,6 +55,6 @@ export function allowedMethods(apiPrefix: string): RequestHandler {
       res.set('Allow', allow).status(204).end();
       return;
     }
-    throw new AppError(405, `${req.method} is not allowed on this path; allowed: ${allow}`, { Allow: allow });
+    throw new AppError('method_not_allowed', `${req.method} is not allowed on this path; allowed: ${allow}`, { Allow: allow });
   };
 }

@@ -27,12 +27,12 @@
 import type { Request, RequestHandler, Response } from 'express';
 import ipaddr from 'ipaddr.js';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Services } from '../../../platform/engines';
+import type { Engines } from '../../../platform/engines';
 import { sha256Hex } from '../../../platform/security/crypto';
 import { redisKey } from '../../../platform/redis';
 import { isApiKey, verifyToken } from '../../../services/identity/tokens';
 import { apiKeyOrganization } from '../../../services/identity/authenticate-api-key';
-import { AppError, retryAfter } from '../../../platform/errors';
+import { AppError, isAppError, retryAfter } from '../../../platform/errors';
 import { identityErrors } from '../../../services/identity/errors';
 import { bearerOf } from './auth';
 
@@ -65,7 +65,7 @@ export function addressBucket(ip: string | undefined): string {
 
 const addressKey = (req: Request) => `ip:${addressBucket(req.ip)}`;
 
-function counter(s: Services, name: string, window: Window) {
+function counter(s: Engines, name: string, window: Window) {
   const options = { points: window.points, duration: window.seconds, keyPrefix: redisKey(s.config, 'rl', name) };
   return {
     ...window,
@@ -74,7 +74,7 @@ function counter(s: Services, name: string, window: Window) {
 }
 type Counter = ReturnType<typeof counter>;
 
-const tooMany = (msBeforeNext: number, detail: string) => new AppError(429, detail, retryAfter(msBeforeNext));
+const tooMany = (msBeforeNext: number, detail: string) => new AppError('rate_limited', detail, retryAfter(msBeforeNext));
 
 function setHeaders(res: Response, points: number, r: RateLimiterRes) {
   res.setHeader('X-RateLimit-Limit', String(points));
@@ -94,7 +94,7 @@ interface Bucket {
  * organization's window (only when its own limit let it through) and is refused past that.
  */
 function requestLimit(
-  s: Services,
+  s: Engines,
   name: string,
   window: Window,
   bucketOf: (req: Request) => Bucket | Promise<Bucket>,
@@ -137,7 +137,7 @@ interface Hold {
   enforce: boolean;
 }
 
-const isFailure = (err: unknown) => err instanceof AppError && err.status === 401;
+const isFailure = (err: unknown) => isAppError(err, 'unauthenticated');
 
 /**
  * Runs `attempt` when none of the enforced counters is spent. Each counter takes a point
@@ -178,7 +178,7 @@ export interface RateLimits {
   userMfaAttempt: <T>(userId: string, attempt: () => Promise<T>) => Promise<T>;
 }
 
-export function rateLimits(s: Services): RateLimits {
+export function rateLimits(s: Engines): RateLimits {
   const c = s.config;
   /** The caller's identity and organization when the credential is a verified token or an existing API key; else the address. */
   const principalBucket = async (req: Request): Promise<Bucket> => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import multer from 'multer';
-import type { Services } from '../../../platform/engines';
+import type { Engines } from '../../../platform/engines';
 import { lackOfRoom } from '../../../platform/disk';
 import { AppError, badRequest } from '../../../platform/errors';
 
@@ -27,7 +27,7 @@ const storedFiles = (req: Request): Express.Multer.File[] =>
  * `reserveBytes`, a body that would leave less free space on the disk is refused with 507
  * before a byte of it is written (its Content-Length, or every part at its limit).
  */
-function receive(s: Services, parts: readonly FilePart[], single: boolean, reserveBytes?: number): RequestHandler {
+function receive(s: Engines, parts: readonly FilePart[], single: boolean, reserveBytes?: number): RequestHandler {
   const dir = path.resolve(s.config.UPLOAD_DIR);
   mkdirSync(dir, { recursive: true });
   const largest = Math.max(...parts.map((p) => p.maxBytes));
@@ -45,7 +45,10 @@ function receive(s: Services, parts: readonly FilePart[], single: boolean, reser
   };
   return (req, res, next) => {
     roomFor(req).then(
-      (lack) => (lack ? next(new AppError(507, `The upload was not received: ${lack}; try again later`)) : receiveParts(req, res, next)),
+      (lack) =>
+        lack
+          ? next(new AppError('insufficient_storage', `The upload was not received: ${lack}; try again later`))
+          : receiveParts(req, res, next),
       next,
     );
   };
@@ -58,13 +61,15 @@ function receive(s: Services, parts: readonly FilePart[], single: boolean, reser
         });
         // multer's limit is the largest part's; each part is held to its own.
         const over = parts.find((p) => storedFiles(req).some((f) => f.fieldname === p.name && f.size > p.maxBytes));
-        if (over) return next(new AppError(413, `${over.name}: larger than the ${megabytes(over.maxBytes)} limit`));
+        if (over) return next(new AppError('payload_too_large', `${over.name}: larger than the ${megabytes(over.maxBytes)} limit`));
         return next();
       }
       if (err instanceof multer.MulterError) {
         if (err.code === 'LIMIT_FILE_SIZE') {
           const part = parts.find((p) => p.name === err.field) ?? parts[0]!;
-          return next(new AppError(413, `${part.name}: larger than the ${megabytes(largest)} ${single ? 'upload ' : ''}limit`));
+          return next(
+            new AppError('payload_too_large', `${part.name}: larger than the ${megabytes(largest)} ${single ? 'upload ' : ''}limit`),
+          );
         }
         return next(badRequest(`${err.field ?? parts[0]!.name}: ${err.message.toLowerCase()}`));
       }
@@ -74,8 +79,8 @@ function receive(s: Services, parts: readonly FilePart[], single: boolean, reser
 }
 
 /** The single `file` part of an upload (`req.file`), within UPLOAD_MAX_BYTES. */
-export const receiveFile = (s: Services): RequestHandler => receive(s, [{ name: 'file', maxBytes: s.config.UPLOAD_MAX_BYTES }], true);
+export const receiveFile = (s: Engines): RequestHandler => receive(s, [{ name: 'file', maxBytes: s.config.UPLOAD_MAX_BYTES }], true);
 
 /** Several named file parts (`req.files[name][0]`), each within its own limit, keeping `reserveBytes` of the disk free when given. */
-export const receiveFiles = (s: Services, parts: readonly FilePart[], options: { reserveBytes?: number } = {}): RequestHandler =>
+export const receiveFiles = (s: Engines, parts: readonly FilePart[], options: { reserveBytes?: number } = {}): RequestHandler =>
   receive(s, parts, false, options.reserveBytes);

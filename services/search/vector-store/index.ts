@@ -33,5 +33,15 @@ export { vectorJson } from './vector-json';
 export { chunkId, chunkRecords, indexChunks, type ChunkRecord } from './write-chunks';
 export { reembedStaleChunks } from './reembed-chunks';
 export { deleteIndexedBefore, deleteSource, deleteSources } from './delete-chunks';
-export { MIN_RELEVANCE, searchChunks, storedSentenceVectors, type SearchHit } from './search-chunks';
+export {
+  FUSION,
+  fuseCandidates,
+  MIN_RELEVANCE,
+  searchCandidates,
+  searchChunks,
+  storedSentenceVectors,
+  type Candidates,
+  type Fusion,
+  type SearchHit,
+} from './search-chunks';
 export { isVectorStoreDown } from './failures';

@@ -9,7 +9,7 @@ import { startHubspotFake } from '../../support/vendors/hubspot';
 import { startDriveFake } from '../../support/vendors/google-drive';
 import { startClioFake } from '../../support/vendors/clio';
 import { Contract } from '../../../models/contract';
-import type { SyncProgress } from '../../../activities/integration-sync';
+import type { SyncProgress } from '../../../workflows/integration-sync.shared';
 
 const TOKEN = 'vendor-token-0123456789';
 const CONTRACTS = 250;

@@ -25,7 +25,7 @@ import { indexName } from '../../../services/search/vector-store';
 import { Contract } from '../../../models/contract';
 import { Signature } from '../../../models/signature';
 import { SignedPdf } from '../../../models/signed-pdf';
-import type { SyncProgress } from '../../../activities/integration-sync';
+import type { SyncProgress } from '../../../workflows/integration-sync.shared';
 import { signatureWorkflowId } from '../../../workflows/signature.shared';
 import { generationReindexId } from '../../../workflows/search-reindex.shared';
 import { REBUILD_PAGE, type RebuildProgress } from '../../../services/search/rebuild-search-index';
@@ -606,6 +606,7 @@ describe('faults', function () {
       esLink.cut();
       const down = await ask();
       expect(down.status).to.equal(503);
+      expect(down.headers.get('x-error-code')).to.equal('search_unavailable');
       expect(down.body.detail).to.equal(
         'The vector store (Elasticsearch) is unavailable, so questions cannot be answered now; try again shortly',
       );

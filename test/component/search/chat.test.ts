@@ -11,7 +11,7 @@ import { createApp } from '../../../api/app';
 import { createAi } from '../../../platform/ai';
 import { EMBEDDING_DIM } from '../../../platform/ai/port';
 import { loadConfig } from '../../../platform/config';
-import { chunkPages } from '../../../services/documents/chunking';
+import { chunkPages } from '../../../services/search/chunking';
 import { embeddingText } from '../../../services/search/vector-store';
 
 interface SseEvent {

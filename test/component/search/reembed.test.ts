@@ -5,7 +5,7 @@ import { settled, upload } from '../../support/documents';
 import { api } from '../../support/http';
 import { createLocalAi } from '../../../platform/ai/local';
 import { HASHING_MODEL } from '../../../platform/ai/embeddings';
-import { chunkPages } from '../../../services/documents/chunking';
+import { chunkPages } from '../../../services/search/chunking';
 import { embeddingText, indexChunks, indexName, refreshCollections } from '../../../services/search/vector-store';
 import { startEmbeddingMigration } from '../../../services/search/embedding-migration';
 import { reembedWorkflowId } from '../../../workflows/reembed.shared';

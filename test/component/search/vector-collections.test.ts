@@ -4,7 +4,7 @@ import type { estypes } from '@elastic/elasticsearch';
 import { testEnv } from '../../support/env';
 import { createLocalAi } from '../../../platform/ai/local';
 import type { AiPort } from '../../../platform/ai/port';
-import { chunkPages } from '../../../services/documents/chunking';
+import { chunkPages } from '../../../services/search/chunking';
 import {
   chunkRecords,
   deleteSource,

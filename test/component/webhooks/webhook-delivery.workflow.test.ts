@@ -3,7 +3,7 @@ import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { webhookBatchWorkflow, webhookDeliveryWorkflow, webhookEventWorkflow } from '../../../workflows/webhook-delivery';
 import { deliveriesAssignedSignal } from '../../../workflows/webhook-delivery.shared';
-import type { AttemptInput } from '../../../activities/webhooks';
+import type { AttemptInput } from '../../../workflows/webhook-delivery.shared';
 import { createTimeSkippingEnv } from '../../support/time-skipping';
 
 /** The retry schedule in workflow time, with a receiver scripted per attempt. */

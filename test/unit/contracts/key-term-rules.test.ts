@@ -156,6 +156,54 @@ describe('key-term rules', () => {
     ).to.equal(null);
     expect(termsOf('Sections 4 and 5 survive termination of this Agreement for any reason.').termination_for_convenience).to.equal(null);
   });
+
+  it('reads a sentence wrapped over lines as one, and keeps rows and numbered items apart', () => {
+    const t = termsOf(
+      [
+        'This Storage Agreement is made and entered into on 12 October 2026 by and',
+        'between Fenwick Cold Stores Limited ("Operator") and Ridgeway Orchards',
+        'Limited ("Grower"). The Agreement shall continue for an initial term of',
+        'three (3) years and shall then extend automatically for further periods',
+        'of one (1) year each unless either party gives at least sixty (60) days',
+        'written notice of non-renewal before the end of the then-current term.',
+        'Storage Fee: GBP 4 per pallet per week, invoiced at the end of each month',
+        'Payment Terms: Net 21',
+        '7. This Agreement is governed by the laws of Northern Ireland.',
+      ].join('\n'),
+    );
+    expect(t.parties?.normalized).to.deep.equal(['Fenwick Cold Stores Limited', 'Ridgeway Orchards Limited']);
+    expect(t.effective_date?.normalized).to.equal('2026-10-12');
+    expect(t.term_length?.normalized).to.equal(1095);
+    expect(t.end_date?.normalized).to.equal('2029-10-12');
+    expect(t.auto_renewal?.normalized).to.equal(true);
+    expect(t.renewal_term?.normalized).to.equal(365);
+    expect(t.non_renewal_notice_days?.normalized).to.equal(60);
+    expect(t.payment_terms?.normalized).to.equal(21);
+    expect(t.governing_law?.normalized).to.equal('Northern Ireland');
+  });
+
+  it('reads an ordinal date the text names the Effective Date, and a term the engagement runs for', () => {
+    const t = termsOf(
+      'This Licence, signed on the 3rd day of August, 2026 (the "Effective Date"), binds Corrie Labs Ltd and its licensee. The engagement runs for nine (9) months from the Effective Date.',
+    );
+    expect(t.effective_date?.normalized).to.equal('2026-08-03');
+    expect(t.term_length?.normalized).to.be.closeTo(274, 1);
+    expect(t.end_date?.normalized).to.equal('2027-05-03');
+  });
+
+  it('reads a venue row of a cover page, as a place or as its courts', () => {
+    expect(termsOf('Venue: Maricopa County, Arizona').dispute_venue?.normalized).to.equal('Maricopa County, Arizona');
+    expect(termsOf('Jurisdiction\tthe state and federal courts of Multnomah County').dispute_venue?.normalized).to.equal(
+      'Multnomah County',
+    );
+    expect(termsOf('Courts: Section 14 applies').dispute_venue).to.equal(null);
+  });
+
+  it('reads places of three words and a venue of two joined by "and"', () => {
+    const t = termsOf('This Agreement is governed by the laws of New South Wales. The courts of Trinidad and Tobago hear any claim.');
+    expect(t.governing_law?.normalized).to.equal('New South Wales');
+    expect(t.dispute_venue?.normalized).to.equal('Trinidad and Tobago');
+  });
 });
 
 describe('key-term rules on long and hostile text', () => {

@@ -4,8 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Document as DocxDocument, HeadingLevel, Packer, PageBreak, Paragraph, TextRun } from 'docx';
 import mammoth from 'mammoth';
-import { chunkBatches, Chunker } from '../../../services/documents/chunking';
-import { extractPages, extractText, htmlToText, MIME } from '../../../services/documents/extraction';
+import { chunkBatches, Chunker } from '../../../services/search/chunking';
+import { MIME } from '../../../services/documents/document-files';
+import { extractPages, extractText, htmlToText } from '../../../services/documents/extraction';
 import { makeDocx } from '../../support/documents';
 
 describe('DOCX extraction', () => {

@@ -2,11 +2,12 @@ import { expect } from 'chai';
 import { loadConfig } from '../../../platform/config';
 import { priorityOf, taskQueueOf } from '../../../platform/temporal/task-queues';
 import { contractIndex, syncContracts } from '../../../workflows/contract-index.shared';
-import { contractTerms, renewalDeadline } from '../../../workflows/renewal-deadline.shared';
+import { contractTerms } from '../../../workflows/contract-terms.shared';
+import { renewalDeadline } from '../../../workflows/renewal-deadline.shared';
 import { reembed } from '../../../workflows/reembed.shared';
 import { documentIngestion } from '../../../workflows/document-ingestion.shared';
 import { mailDelivery } from '../../../workflows/mail-delivery.shared';
-import { signatureRequest } from '../../../workflows/signature.shared';
+import { signature } from '../../../workflows/signature.shared';
 import { webhookBatch } from '../../../workflows/webhook-delivery.shared';
 
 describe('task queues', () => {
@@ -19,9 +20,7 @@ describe('task queues', () => {
   });
 
   it('put what a person waits for on the interactive queue and what can wait on the bulk one', () => {
-    expect([signatureRequest, mailDelivery, webhookBatch, documentIngestion].map((r) => r.workClass)).to.deep.equal(
-      Array(4).fill('interactive'),
-    );
+    expect([signature, mailDelivery, webhookBatch, documentIngestion].map((r) => r.workClass)).to.deep.equal(Array(4).fill('interactive'));
     expect([contractTerms, renewalDeadline, contractIndex, syncContracts, reembed].map((r) => r.workClass)).to.deep.equal(
       Array(5).fill('bulk'),
     );

@@ -1,7 +1,9 @@
 /**
  * An edit's effect on approvals: open requests for another version of the contract are
  * superseded, and a change to any fact the policies read (contract-facts.ts) supersedes the
- * open and the approved requests that were judged on other facts.
+ * open and the approved requests that were judged on other facts. It sits with contracts,
+ * which records every change (versions, terms, facts): approvals read versions and facts and
+ * are never called back.
  */
 import { trusted, type Types } from 'mongoose';
 import { APPROVAL_STATUSES, Approval } from '../../models/approval';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chunkBatches, Chunker, chunkPages, fullText, headingOf, type ChunkOptions, type Page } from '../../../services/documents/chunking';
+import { chunkBatches, Chunker, chunkPages, fullText, headingOf, type ChunkOptions, type Page } from '../../../services/search/chunking';
 import type { Chunk } from '../../../models/document';
 import { txtPieces } from '../../../services/documents/extraction';
 

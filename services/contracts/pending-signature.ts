@@ -4,10 +4,11 @@
  * fact an approval policy reads (type, value, currency, counterparty, vendor, key terms),
  * meanwhile is refused (409 `contract_has_pending_signature`) rather than leaving the contract
  * and the request saying different things. Cancelling the request, or its end, lifts the refusal.
+ * Contracts read the signature records here rather than ask services/signatures, which builds on contracts.
  */
 import { trusted, type Types } from 'mongoose';
 import { Signature } from '../../models/signature';
-import { signatureErrors } from './errors';
+import { contractErrors } from './errors';
 
 /** Throws 409 when `changed` (the fields that really change) is not empty and the contract has a pending request. */
 export async function refuseChangeWhileSigning(
@@ -20,7 +21,7 @@ export async function refuseChangeWhileSigning(
     { _id: 1 },
   ).lean();
   if (pending)
-    throw signatureErrors.contract_has_pending_signature(
+    throw contractErrors.contract_has_pending_signature(
       `${changed.join(', ')}: signature request ${String(pending._id)} is pending and signs the contract as it was sent, on the facts its approvals were judged on; cancel it (POST /signatures/${String(pending._id)}/cancel) or let it end before changing the contract's content, PDF of record or the facts approval policies read`,
     );
 }

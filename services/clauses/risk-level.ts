@@ -1,6 +1,5 @@
 /** Risk levels from 0–100 scores, one rule for contracts and vendors (api-decisions: <25 low, <50 medium, <75 high, else critical). */
-export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
-export type RiskLevel = (typeof RISK_LEVELS)[number];
+import type { RiskLevel } from '../../models/contract';
 
 export function riskLevel(score: number): RiskLevel {
   if (score < 25) return 'low';

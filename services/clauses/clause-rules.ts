@@ -1,10 +1,10 @@
 /**
  * What the service knows of contracts without a generative model (the local AI provider
  * answers null for these tasks): drafting from the clause library, and analysis by matching
- * clause patterns sentence by sentence (services/contracts/clauses.ts).
+ * clause patterns sentence by sentence (clauses.ts).
  */
 import type { ContractAnalysis, DraftRequest } from '../../platform/ai/port';
-import { riskLevel } from '../../platform/ai/risk';
+import { riskLevel } from '../clauses/risk-level';
 import { CONTRACT_TYPES, type ContractType } from '../../models/contract';
 import {
   CATEGORY_BY_ID,

@@ -13,7 +13,7 @@ import path from 'node:path';
 import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
 import type { AuditEntry } from '../../models/signature';
-import { describeFacts, type ApprovalFacts } from '../approvals/contract-facts';
+import { describeFacts, type ApprovalFacts } from '../contracts/contract-facts';
 
 const A4: [number, number] = [595.28, 841.89];
 const MARGIN = 56;

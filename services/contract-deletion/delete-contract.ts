@@ -8,9 +8,13 @@
  * the event to `contractDeletionConsumer`, whose workflow closes them again (every step is
  * idempotent) and removes the chunks. A crash after the event therefore ends in a finished
  * deletion, and no deletion can happen without its event.
+ *
+ * It closes the records of several features (signatures, compliance, integrations, search),
+ * so it stands above them all, apart from services/contracts/, which they build on.
  */
 import { Types, trusted } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
+import type { Principal } from '../../platform/security/principal';
 import type { EventConsumer } from '../../platform/outbox/relay';
 import { startWorkflow } from '../../platform/temporal/client';
 import { contractDeletion, type ContractDeletion, contractDeletionWorkflowId } from '../../workflows/contract-deletion.shared';
@@ -20,15 +24,17 @@ import { Signature } from '../../models/signature';
 import { ComplianceTask, OPEN_STATUSES } from '../../models/compliance-task';
 import { IntegrationLink } from '../../models/integration-link';
 import { removeContract } from '../search/contract-index';
+import { emitContractEvent } from '../contracts/contract-events';
+import { getContract } from '../contracts/get-contract';
 
 /** The deletion's workflow step: the store part again (idempotent), then the contract's chunks out of the index. */
-export async function finishContractDeletion(s: Services, deletion: ContractDeletion): Promise<void> {
+export async function finishContractDeletion(s: Engines, deletion: ContractDeletion): Promise<void> {
   await closeContract(s, deletion);
   await removeContract(s, deletion.organizationId, deletion.contractId);
 }
 
 /** Removes the contract and closes what refers to it, in the store. Safe to run again. */
-export async function closeContract(s: Services, { organizationId, contractId, by }: ContractDeletion): Promise<void> {
+export async function closeContract(s: Engines, { organizationId, contractId, by }: ContractDeletion): Promise<void> {
   const org = new Types.ObjectId(organizationId);
   const id = new Types.ObjectId(contractId);
   await Contract.deleteOne({ _id: id, organization_id: org });
@@ -41,6 +47,14 @@ export async function closeContract(s: Services, { organizationId, contractId, b
     { $set: { status: 'resolved', resolved_at: new Date() } },
   );
   await IntegrationLink.deleteMany({ organization_id: org, contract_id: contractId });
+}
+
+export async function deleteContract(s: Engines, p: Principal, contractId: unknown): Promise<void> {
+  const contract = await getContract(p, contractId);
+  // The event first: should this process stop before the records are closed, the relay
+  // finishes the deletion from the event (contractDeletionConsumer below); never the reverse.
+  await emitContractEvent(p, 'contract.deleted', contract, `Contract "${contract.title}" deleted`);
+  await closeContract(s, { organizationId: p.organizationId, contractId: contract.id, by: p.name });
 }
 
 /** Finishes every recorded deletion: `contract-deletion-<eventId>` closes the records and removes the chunks. */

@@ -3,14 +3,14 @@
  * counterparty, vendor and the vendor's risk, and its key terms, both as members corrected them
  * and as the text reads where a correction differs. An approval covers the facts it was given
  * (their SHA-256), and a change to any of them supersedes it (supersede-approvals.ts).
- * Reads stored records only: no extraction here (approval-gate.ts makes the terms current).
+ * Reads stored records only: no extraction here (services/approvals/approval-gate.ts makes the terms current).
  */
 import type { Types } from 'mongoose';
 import { canonicalJson } from '../../platform/security/canonical-json';
 import { sha256Hex } from '../../platform/security/crypto';
 import { ContractTerms } from '../../models/contract-terms';
 import { Vendor } from '../../models/vendor';
-import { KEY_TERMS, type KeyTermName, type KeyTerms } from '../contracts/key-terms.shared';
+import { KEY_TERMS, type KeyTermName, type KeyTerms } from './key-terms.shared';
 
 /** What a policy reads of one key term. */
 export type TermFact = { value: string; normalized: unknown } | null;

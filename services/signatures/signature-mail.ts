@@ -2,27 +2,28 @@
  * Mail about signature requests. Signers get their link when it is their turn: every signer
  * of a parallel request at once, in an ordered request the first, and each next one when
  * the previous has signed (the relay's `signature.requested` and per-signer
- * `signature.completed` events, see consumer.ts). Reminders come from the signature
+ * `signature.completed` events, `signatureMailConsumer` below). Reminders come from the signature
  * workflow; declined and expired notices go to the requester, the completion notice to the
  * requester and every signer. Dedupe keys make every one of them idempotent.
  */
 import { trusted, type Types } from 'mongoose';
-import type { Services } from '../../platform/engines';
+import type { Engines } from '../../platform/engines';
 import { decryptSecret } from '../../platform/security/crypto';
 import { Signature, type SignatureRecord } from '../../models/signature';
 import { User } from '../../models/user';
 import { OutgoingMail } from '../../models/outgoing-mail';
-import { queueMail } from './queue';
-import { copyToken } from '../signatures/signed-copy-link';
+import type { EventConsumer } from '../../platform/outbox/relay';
+import { queueMail } from '../mail/queue';
+import type { RenderedMail } from '../mail/messages';
+import { copyToken } from './signed-copy-link';
 import {
   signatureCompletedMail,
   signatureDeclinedMail,
   signatureExpiredMail,
   signatureReminderMail,
   signatureRequestMail,
-  type RenderedMail,
   type SignerMailValues,
-} from './messages';
+} from './signature-messages';
 
 type Signer = SignatureRecord['signers'][number];
 
@@ -35,7 +36,7 @@ export function signersDue(sig: SignatureRecord): Signer[] {
   return next && waiting(next) ? [next] : [];
 }
 
-function signerValues(s: Services, sig: SignatureRecord, signer: Signer): SignerMailValues | null {
+function signerValues(s: Engines, sig: SignatureRecord, signer: Signer): SignerMailValues | null {
   // Null for a link that can no longer act (its sealed token is cleared then).
   if (!signer.token_sealed) return null;
   return {
@@ -57,7 +58,7 @@ const signerMailKey = (kind: SignerMailKind, sig: SignatureRecord, signer: Signe
 
 /** A mail to each signer whose link still acts; `round` tells a reminder round's apart. */
 async function mailSigners(
-  s: Services,
+  s: Engines,
   sig: SignatureRecord,
   signers: Signer[],
   kind: SignerMailKind,
@@ -79,11 +80,11 @@ async function mailSigners(
 }
 
 /** Each due signer's request (with their link), once per signer. */
-export const mailSignersDue = (s: Services, sig: SignatureRecord) =>
+export const mailSignersDue = (s: Engines, sig: SignatureRecord) =>
   mailSigners(s, sig, signersDue(sig), 'signature_request', signatureRequestMail);
 
 /** One reminder round (`round` names it, so a retried activity queues nothing twice). */
-export const mailSignatureReminders = (s: Services, sig: SignatureRecord, signers: Signer[], round: string) =>
+export const mailSignatureReminders = (s: Engines, sig: SignatureRecord, signers: Signer[], round: string) =>
   mailSigners(s, sig, signers, 'signature_reminder', signatureReminderMail, round);
 
 /** True when the round `round` has queued its reminders already (a retried activity): it took its quota then. */
@@ -100,7 +101,7 @@ async function requesterEmail(sig: SignatureRecord): Promise<string | null> {
 
 /** A notice to whoever sent the request, once per request and kind (none when they are gone). */
 async function mailRequester(
-  s: Services,
+  s: Engines,
   sig: SignatureRecord,
   kind: 'signature_declined' | 'signature_expired',
   message: RenderedMail,
@@ -117,7 +118,7 @@ async function mailRequester(
   });
 }
 
-export const mailSignatureDeclined = (s: Services, sig: SignatureRecord, by: { name: string; email: string; reason: string | null }) =>
+export const mailSignatureDeclined = (s: Engines, sig: SignatureRecord, by: { name: string; email: string; reason: string | null }) =>
   mailRequester(
     s,
     sig,
@@ -131,7 +132,7 @@ export const mailSignatureDeclined = (s: Services, sig: SignatureRecord, by: { n
     }),
   );
 
-export const mailSignatureExpired = (s: Services, sig: SignatureRecord) =>
+export const mailSignatureExpired = (s: Engines, sig: SignatureRecord) =>
   mailRequester(
     s,
     sig,
@@ -146,7 +147,7 @@ export const mailSignatureExpired = (s: Services, sig: SignatureRecord) =>
   );
 
 /** The completion notice with the certificate: to the requester and to every signer. */
-export async function mailSignatureCompleted(s: Services, sig: SignatureRecord): Promise<void> {
+export async function mailSignatureCompleted(s: Engines, sig: SignatureRecord): Promise<void> {
   if (sig.status !== 'completed' || !sig.completed_at) return;
   const values = {
     signatureId: sig.id,
@@ -175,5 +176,31 @@ export async function mailSignatureCompleted(s: Services, sig: SignatureRecord):
   }
 }
 
-export const findSignature = (organizationId: Types.ObjectId, id: string) =>
-  Signature.findOne({ _id: id, organization_id: organizationId });
+const findSignature = (organizationId: Types.ObjectId, id: string) => Signature.findOne({ _id: id, organization_id: organizationId });
+
+/** The signature events that mail someone, as a consumer of the event relay (platform/outbox/relay.ts); idempotent by the dedupe keys. */
+export const signatureMailConsumer: EventConsumer = {
+  name: 'signature-mail',
+  async consume(s, event) {
+    if (!event.type.startsWith('signature.') || event.resource_type !== 'signature') return;
+    const sig = await findSignature(event.organization_id, event.resource_id);
+    if (!sig) return;
+    const data = event.data as { signer_name?: string; signer_email?: string; reason?: string };
+    switch (event.type) {
+      // The request went out, or a signer signed (signature.completed is per signer): whoever's turn it is now.
+      case 'signature.requested':
+      case 'signature.completed':
+        return mailSignersDue(s, sig);
+      case 'signature.declined':
+        return mailSignatureDeclined(s, sig, {
+          name: data.signer_name ?? 'A signer',
+          email: data.signer_email ?? '',
+          reason: data.reason ?? null,
+        });
+      case 'signature.expired':
+        return mailSignatureExpired(s, sig);
+      default:
+        return;
+    }
+  },
+};
