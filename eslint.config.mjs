@@ -150,8 +150,22 @@ export default tseslint.config(
   },
   {
     // Routes parse, call a use case and shape the answer (issue 17); a longer one holds a story that belongs in services/.
+    // Scoping is the use case's (issue 40): it takes ids and pages, and looks up and lists within the organization.
     files: ['api/routes/**/*.ts'],
-    rules: { 'max-lines': ['error', { max: 200 }] },
+    rules: {
+      'max-lines': ['error', { max: 200 }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+platform/(find-owned|lists)(/|$)',
+              message: 'a route passes ids and queries to a use case, which looks up (findOwned) and lists (listPage) in services/',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],

@@ -1,17 +1,11 @@
 /** The OpenAPI description of the document operations (api/routes/documents.ts serves them). */
 import { z } from 'zod';
-import { pageQuery } from '../../platform/lists/pagination';
-import { idSchema, objectId } from '../../platform/input';
+import { idSchema } from '../../platform/input';
 import { DocumentAnalysis } from '../../platform/ai/port';
 import { DOCUMENT_CATEGORIES, DOCUMENT_STATUSES } from '../../models/document';
+import { listQuery } from '../../services/documents/list-documents';
 import { uploadBody } from '../../services/documents/upload-document';
 import { operation, pageOf, registry, timestamp } from '../http/openapi';
-
-export const listQuery = pageQuery.extend({
-  category: z.enum(DOCUMENT_CATEGORIES).optional(),
-  status: z.enum(DOCUMENT_STATUSES).optional(),
-  contract_id: objectId('must be a contract id').optional(),
-});
 
 /** A document's toJSON (models/document.ts; the storage path is hidden). */
 const documentSchema = registry.register(

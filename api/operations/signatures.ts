@@ -3,16 +3,11 @@
  * one `operation(...)` per route (api/routes/signatures.ts serves them).
  */
 import { z } from 'zod';
-import { pageQuery } from '../../platform/lists/pagination';
-import { choice, idSchema, requiredText as text } from '../../platform/input';
+import { idSchema, requiredText as text } from '../../platform/input';
 import { SIGNATURE_STATUSES, SIGNER_STATUSES } from '../../models/signature';
+import { listQuery } from '../../services/signatures/list-signatures';
 import { signatureRequestBody } from '../../services/signatures/send-signature-request';
 import { operation, pageOf, registry } from '../http/openapi';
-
-export const listQuery = pageQuery.extend({
-  status: choice(SIGNATURE_STATUSES).optional(),
-  contract_id: idSchema.optional(),
-});
 
 export const signBody = z.object({ signature_text: text(200) });
 export const declineBody = z.object({ reason: text(2000) });

@@ -10,6 +10,7 @@ import { activityFeed, activityQuery } from '../../services/analytics/activity-f
 import { dashboardCounts } from '../../services/analytics/dashboard-counts';
 import { forecastQuery, spendForecast, spendQuery, spendReport } from '../../services/analytics/spend-report';
 import { authorize, principalOf } from '../http/middleware/auth';
+import { sendPage } from '../http/pages';
 // The import registers the operations; the response types check what the use cases answer.
 import '../operations/analytics';
 import type { dashboardResponse, forecastResponse, spendResponse } from '../operations/analytics';
@@ -34,8 +35,7 @@ export function analyticsRouter(s: Engines): Router {
 
   router.get('/activity', read, async (req, res) => {
     const q = activityQuery.parse(req.query);
-    const { items, total } = await activityFeed(s, principalOf(req).organizationId, q);
-    res.json({ activities: items, total, page: q.page, page_size: q.page_size });
+    sendPage(res, 'activities', q, await activityFeed(s, principalOf(req).organizationId, q));
   });
 
   return router;

@@ -1,26 +1,24 @@
 /**
- * Approvals before signing: start what the policies require for a contract's current version,
- * an owner's override, the approver's inbox, and the decisions. Use cases in services/approvals/.
+ * Approvals before signing: start what the policies require for a contract's current version
+ * and an owner's override (mounted on /contracts), the approver's inbox and the decisions
+ * (mounted on /approvals). Use cases in services/approvals/.
  */
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import type { Engines } from '../../platform/engines';
-import { findOwned } from '../../platform/find-owned';
-import { Contract } from '../../models/contract';
-import { Approval } from '../../models/approval';
 import { startApproval } from '../../services/approvals/start-approval';
 import { decideApproval } from '../../services/approvals/decide-approval';
 import { overrideApproval } from '../../services/approvals/override-approval';
-import { approvalListQuery, listApprovals } from '../../services/approvals/list-approvals';
+import { approvalListQuery, getApproval, listApprovals } from '../../services/approvals/list-approvals';
 import { approvalView } from '../../services/approvals/approval-view';
 import { authorize, principalOf } from '../http/middleware/auth';
+import { sendPage } from '../http/pages';
 import { decisionBody, overrideBody } from '../operations/approvals';
 
-export function approvalsRouter(s: Engines): Router {
+export function contractApprovalsRouter(s: Engines): Router {
   const router = Router();
-  const contract = (req: Request) => findOwned(Contract, principalOf(req), req.params.id, 'Contract');
 
-  router.post('/contracts/:id/approvals', authorize('contracts:write'), async (req, res) => {
-    const started = await startApproval(s, principalOf(req), await contract(req));
+  router.post('/:id/approvals', authorize('contracts:write'), async (req, res) => {
+    const started = await startApproval(s, principalOf(req), req.params.id);
     if (!started.required) {
       res.json({ required: false, detail: 'No approval required: no policy of the organization applies to this version' });
       return;
@@ -28,26 +26,32 @@ export function approvalsRouter(s: Engines): Router {
     res.status(started.created ? 201 : 200).json({ required: true, approval: approvalView(started.approval) });
   });
 
-  router.post('/contracts/:id/approvals/override', authorize('contracts:write'), async (req, res) => {
+  router.post('/:id/approvals/override', authorize('contracts:write'), async (req, res) => {
     const { reason } = overrideBody.parse(req.body);
-    res.json(approvalView(await overrideApproval(s, principalOf(req), await contract(req), reason)));
+    res.json(approvalView(await overrideApproval(s, principalOf(req), req.params.id, reason)));
   });
 
-  router.get('/approvals', authorize('contracts:read'), async (req, res) => {
+  return router;
+}
+
+export function approvalsRouter(s: Engines): Router {
+  const router = Router();
+
+  router.get('/', authorize('contracts:read'), async (req, res) => {
     const q = approvalListQuery.parse(req.query);
     const { items, total } = await listApprovals(principalOf(req), q);
-    res.json({ approvals: items.map(approvalView), total, page: q.page, page_size: q.page_size });
+    sendPage(res, 'approvals', q, { items: items.map(approvalView), total });
   });
 
-  router.get('/approvals/:id', authorize('contracts:read'), async (req, res) => {
-    res.json(approvalView(await findOwned(Approval, principalOf(req), req.params.id, 'Approval')));
+  router.get('/:id', authorize('contracts:read'), async (req, res) => {
+    res.json(approvalView(await getApproval(principalOf(req), req.params.id)));
   });
 
   for (const [verb, decision] of [
     ['approve', 'approved'],
     ['reject', 'rejected'],
   ] as const) {
-    router.post(`/approvals/:id/${verb}`, authorize('contracts:write'), async (req, res) => {
+    router.post(`/:id/${verb}`, authorize('contracts:write'), async (req, res) => {
       const body = decisionBody.parse(req.body ?? {});
       res.json(approvalView(await decideApproval(s, principalOf(req), String(req.params.id), decision, body)));
     });

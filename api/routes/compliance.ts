@@ -4,16 +4,15 @@
  */
 import { Router } from 'express';
 import type { Engines } from '../../platform/engines';
-import { findOwned } from '../../platform/find-owned';
-import { listPage } from '../../platform/lists/list-index';
-import { ComplianceScan, scanView } from '../../models/compliance-scan';
-import { ComplianceTask, taskList, taskView } from '../../models/compliance-task';
+import { scanView } from '../../models/compliance-scan';
+import { taskView } from '../../models/compliance-task';
 import { complianceDashboard } from '../../services/compliance/compliance-dashboard';
-import { taskListFilter, taskListQuery } from '../../services/compliance/list-compliance-tasks';
+import { getComplianceScan, listComplianceTasks, taskListQuery } from '../../services/compliance/list-compliance-tasks';
 import { scanBody, startComplianceScan } from '../../services/compliance/start-compliance-scan';
 import { updateComplianceTask, updateTaskBody } from '../../services/compliance/update-compliance-task';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
+import { sendPage } from '../http/pages';
 import '../operations/compliance';
 
 export function complianceRouter(s: Engines): Router {
@@ -25,19 +24,17 @@ export function complianceRouter(s: Engines): Router {
   });
 
   router.get('/scans/:id', authorize('compliance:read'), async (req, res) => {
-    res.json(scanView(await findOwned(ComplianceScan, principalOf(req), req.params.id, 'Compliance scan')));
+    res.json(scanView(await getComplianceScan(principalOf(req), req.params.id)));
   });
 
   router.get('/tasks', authorize('compliance:read'), async (req, res) => {
     const q = taskListQuery.parse(req.query);
-    const { items, total } = await listPage(s, taskList, principalOf(req).organizationId, taskListFilter(q), q);
-    res.json({ tasks: items, total, page: q.page, page_size: q.page_size });
+    sendPage(res, 'tasks', q, await listComplianceTasks(s, principalOf(req), q));
   });
 
   router.put('/tasks/:id', authorize('compliance:write'), async (req, res) => {
     const body = updateTaskBody.parse(req.body);
-    const task = await findOwned(ComplianceTask, principalOf(req), req.params.id, 'Compliance task');
-    res.json(taskView(await updateComplianceTask(s, task, body)));
+    res.json(taskView(await updateComplianceTask(s, principalOf(req), req.params.id, body)));
   });
 
   router.get('/dashboard', authorize('compliance:read'), async (req, res) => {

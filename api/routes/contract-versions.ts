@@ -3,13 +3,12 @@
  * back as a new version, a restore, and the redline between two (JSON, HTML for
  * `Accept: text/html`, or a Word file with tracked changes). Use cases in services/contracts/.
  */
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import type { Engines } from '../../platform/engines';
-import { findOwned } from '../../platform/find-owned';
-import { Contract, contractView } from '../../models/contract';
-import { findVersion, listVersions, versionView } from '../../services/contracts/contract-versions';
+import { contractView } from '../../models/contract';
+import { versionView } from '../../services/contracts/contract-versions';
+import { compareContractVersions, getContractVersion, listContractVersions } from '../../services/contracts/read-contract-versions';
 import { restoreContractVersion } from '../../services/contracts/restore-contract-version';
-import { diffContractVersions } from '../../services/contracts/diff-contract-versions';
 import { REDLINE_CSP, renderRedlineHtml } from '../../services/contracts/redline-html';
 import { exportRedlineDocx, exportVersionDocx } from '../../services/contracts/export-version-docx';
 import { importWordVersion } from '../../services/contracts/import-word-version';
@@ -23,27 +22,25 @@ import { diffParams, restoreBody, versionParams, wordVersionBody } from '../oper
 
 export function contractVersionsRouter(s: Engines): Router {
   const router = Router();
-  const owned = (req: Request) => findOwned(Contract, principalOf(req), req.params.id, 'Contract');
 
   router.get('/:id/versions', authorize('contracts:read'), async (req, res) => {
-    const versions = await listVersions(await owned(req));
+    const versions = await listContractVersions(principalOf(req), req.params.id);
     res.json({ versions: versions.map((v) => versionView(v)), total: versions.length });
   });
 
   router.post('/:id/versions', authorize('contracts:write'), receiveFile(s), idempotent(s.logger), async (req, res) => {
     if (!req.file) throw badRequest('file: is required (multipart/form-data field "file", a DOCX)');
     const body = wordVersionBody.parse(req.body ?? {});
-    const version = await importWordVersion(s, principalOf(req), await owned(req), req.file, body.version_note);
+    const version = await importWordVersion(s, principalOf(req), req.params.id, req.file, body.version_note);
     res.locals.keepUpload = true;
     res.status(201).json(versionView(version, true));
   });
 
   router.get('/:id/versions/:n/document.docx', authorize('contracts:read'), async (req, res) => {
     const { n } = versionParams.parse(req.params);
-    const contract = await owned(req);
-    const file = await exportVersionDocx(s, contract, n);
+    const { title, file } = await exportVersionDocx(s, principalOf(req), req.params.id, n);
     res
-      .attachment(sanitizeFilename(`${contract.title} v${n}.docx`))
+      .attachment(sanitizeFilename(`${title} v${n}.docx`))
       .type(DOCX_MIME)
       .set('Cache-Control', 'no-store');
     if ('path' in file) res.sendFile(file.path, { dotfiles: 'allow' });
@@ -52,29 +49,28 @@ export function contractVersionsRouter(s: Engines): Router {
 
   router.get('/:id/versions/:n', authorize('contracts:read'), async (req, res) => {
     const { n } = versionParams.parse(req.params);
-    res.json(versionView(await findVersion(await owned(req), n), true));
+    res.json(versionView(await getContractVersion(principalOf(req), req.params.id, n), true));
   });
 
   router.post('/:id/versions/:n/restore', authorize('contracts:write'), async (req, res) => {
     const { n } = versionParams.parse(req.params);
     const body = restoreBody.parse(req.body ?? {});
-    res.json(contractView(await restoreContractVersion(s, principalOf(req), await owned(req), n, body.version_note)));
+    res.json(contractView(await restoreContractVersion(s, principalOf(req), req.params.id, n, body.version_note)));
   });
 
   router.get('/:id/versions/:a/diff/:b', authorize('contracts:read'), async (req, res) => {
     const { a, b } = diffParams.parse(req.params);
-    const contract = await owned(req);
-    const diff = await diffContractVersions(s, contract, a, b);
+    const { title, diff } = await compareContractVersions(s, principalOf(req), req.params.id, a, b);
     res.vary('Accept');
     const wanted = req.accepts(['application/json', 'text/html', DOCX_MIME]);
     if (wanted === DOCX_MIME) {
-      res.attachment(sanitizeFilename(`${contract.title} v${a} to v${b} redline.docx`)).set('Cache-Control', 'no-store');
-      res.type(DOCX_MIME).send(await exportRedlineDocx(contract, diff));
+      res.attachment(sanitizeFilename(`${title} v${a} to v${b} redline.docx`)).set('Cache-Control', 'no-store');
+      res.type(DOCX_MIME).send(await exportRedlineDocx(principalOf(req), req.params.id, diff));
       return;
     }
     if (wanted === 'text/html') {
       res.set({ 'Content-Security-Policy': REDLINE_CSP, 'Cache-Control': 'no-store' });
-      res.type('html').send(renderRedlineHtml(contract.title, diff));
+      res.type('html').send(renderRedlineHtml(title, diff));
       return;
     }
     res.json(diff);

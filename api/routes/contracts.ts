@@ -2,29 +2,28 @@
  * Contracts: CRUD, list with filters and search, AI drafting and AI risk analysis
  * (services/contracts/). Every change writes its event to the outbox.
  */
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import type { Engines } from '../../platform/engines';
-import { findOwned } from '../../platform/find-owned';
-import { Contract, contractView } from '../../models/contract';
+import { contractView } from '../../models/contract';
 import { analyzeContract, draftBody, draftContractText } from '../../services/contracts/contract-ai';
 import { createContract, createContractBody, updateContract, updateContractBody } from '../../services/contracts/edit-contract';
 import { deleteContract } from '../../services/contract-deletion/delete-contract';
+import { getContract } from '../../services/contracts/get-contract';
 import { listContracts, listQuery } from '../../services/contracts/list-contracts';
 import { draftFromTemplate, draftFromTemplateBody } from '../../services/templates/draft-from-template';
 import { checkDeviations } from '../../services/deviations/check-deviations';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
+import { sendPage } from '../http/pages';
 import '../operations/contracts';
 
 export function contractsRouter(s: Engines): Router {
   const router = Router();
   const once = idempotent(s.logger);
-  const owned = (req: Request) => findOwned(Contract, principalOf(req), req.params.id, 'Contract');
 
   router.get('/', authorize('contracts:read'), async (req, res) => {
     const q = listQuery.parse(req.query);
-    const { items, total } = await listContracts(s, principalOf(req).organizationId, q);
-    res.json({ contracts: items, total, page: q.page, page_size: q.page_size });
+    sendPage(res, 'contracts', q, await listContracts(s, principalOf(req), q));
   });
 
   router.post('/', authorize('contracts:write'), once, async (req, res) => {
@@ -39,31 +38,31 @@ export function contractsRouter(s: Engines): Router {
   });
 
   router.get('/:id', authorize('contracts:read'), async (req, res) => {
-    res.json(contractView(await owned(req)));
+    res.json(contractView(await getContract(principalOf(req), req.params.id)));
   });
 
   router.put('/:id', authorize('contracts:write'), async (req, res) => {
     const body = updateContractBody.parse(req.body);
-    res.json(contractView(await updateContract(s, principalOf(req), await owned(req), body)));
+    res.json(contractView(await updateContract(s, principalOf(req), req.params.id, body)));
   });
 
   router.delete('/:id', authorize('contracts:delete'), async (req, res) => {
-    await deleteContract(s, principalOf(req), await owned(req));
+    await deleteContract(s, principalOf(req), req.params.id);
     res.status(204).end();
   });
 
   router.post('/:id/draft-ai', authorize('contracts:write'), async (req, res) => {
     const body = draftBody.parse(req.body ?? {});
-    res.json(contractView(await draftContractText(s, principalOf(req), await owned(req), body)));
+    res.json(contractView(await draftContractText(s, principalOf(req), req.params.id, body)));
   });
 
   // Reading the text of record may parse its file again (in a child process), as an analysis does.
   router.get('/:id/deviations', authorize('contracts:read'), async (req, res) => {
-    res.json(await checkDeviations(s, await owned(req)));
+    res.json(await checkDeviations(s, principalOf(req), req.params.id));
   });
 
   router.post('/:id/analyze', authorize('contracts:write'), async (req, res) => {
-    res.json(await analyzeContract(s, principalOf(req), await owned(req)));
+    res.json(await analyzeContract(s, principalOf(req), req.params.id));
   });
 
   return router;

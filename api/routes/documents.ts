@@ -3,23 +3,21 @@
  * delete (services/documents/). An upload answers 201 `processing` at once; the ingestion
  * workflow `ingest-<id>` makes it `ready` (searchable by the chat) or `failed`.
  */
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import type { Engines } from '../../platform/engines';
 import { badRequest } from '../../platform/errors';
-import { findOwned } from '../../platform/find-owned';
-import { listPage } from '../../platform/lists/list-index';
-import { Document, documentList } from '../../models/document';
 import { analyzeDocument } from '../../services/documents/analyze-document';
 import { deleteDocument } from '../../services/documents/delete-document';
+import { getDocument, listDocuments, listQuery } from '../../services/documents/list-documents';
 import { uploadBody, uploadDocument } from '../../services/documents/upload-document';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { idempotent } from '../http/middleware/idempotency';
 import { receiveFile } from '../http/middleware/receive-file';
-import { listQuery } from '../operations/documents';
+import { sendPage } from '../http/pages';
+import '../operations/documents';
 
 export function documentsRouter(s: Engines): Router {
   const router = Router();
-  const owned = (req: Request) => findOwned(Document, principalOf(req), req.params.id, 'Document');
 
   router.post('/upload', authorize('documents:write'), receiveFile(s), idempotent(s.logger), async (req, res) => {
     if (!req.file) throw badRequest('file: is required (multipart/form-data field "file")');
@@ -30,23 +28,21 @@ export function documentsRouter(s: Engines): Router {
 
   router.get('/', authorize('documents:read'), async (req, res) => {
     const q = listQuery.parse(req.query);
-    const equal = Object.fromEntries((['category', 'status', 'contract_id'] as const).filter((f) => q[f]).map((f) => [f, q[f]]));
-    const { items, total } = await listPage(s, documentList, principalOf(req).organizationId, { equal }, q);
-    res.json({ documents: items, total, page: q.page, page_size: q.page_size });
+    sendPage(res, 'documents', q, await listDocuments(s, principalOf(req), q));
   });
 
   router.get('/:id', authorize('documents:read'), async (req, res) => {
-    res.json((await owned(req)).toJSON());
+    res.json((await getDocument(principalOf(req), req.params.id)).toJSON());
   });
 
   // Reading a file costs what an upload costs, so it needs the upload's permission; the
   // file is parsed by a child process within the extraction limits, never in the API.
   router.post('/:id/analyze', authorize('documents:write'), async (req, res) => {
-    res.json(await analyzeDocument(s, await owned(req)));
+    res.json(await analyzeDocument(s, principalOf(req), req.params.id));
   });
 
   router.delete('/:id', authorize('documents:delete'), async (req, res) => {
-    await deleteDocument(s, principalOf(req).organizationId, await owned(req));
+    await deleteDocument(s, principalOf(req), req.params.id);
     res.status(204).end();
   });
 

@@ -3,22 +3,20 @@
  * progress, read its rejected rows as CSV, cancel it (services/imports/). The workflow
  * `import-<id>` does the work.
  */
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import type { Engines } from '../../platform/engines';
 import { badRequest } from '../../platform/errors';
-import { findOwned } from '../../platform/find-owned';
-import { listPage } from '../../platform/lists/list-index';
-import { Import, importList, importView } from '../../models/import';
+import { importView } from '../../models/import';
 import { cancelImport } from '../../services/imports/cancel-import';
-import { importListQuery, writeImportErrors } from '../../services/imports/list-imports';
+import { getImport, importListQuery, listImports, openImportErrors } from '../../services/imports/list-imports';
 import { importBody, startImport } from '../../services/imports/start-import';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { receiveFiles } from '../http/middleware/receive-file';
+import { sendPage } from '../http/pages';
 import '../operations/imports';
 
 export function importsRouter(s: Engines): Router {
   const router = Router();
-  const owned = (req: Request) => findOwned(Import, principalOf(req), req.params.id, 'Import');
   const parts = [
     { name: 'records', maxBytes: s.config.IMPORT_RECORDS_MAX_BYTES },
     { name: 'files', maxBytes: s.config.IMPORT_ZIP_MAX_BYTES },
@@ -37,31 +35,22 @@ export function importsRouter(s: Engines): Router {
 
   router.get('/', authorize('contracts:read'), async (req, res) => {
     const q = importListQuery.parse(req.query);
-    const { items, total } = await listPage(
-      s,
-      importList,
-      principalOf(req).organizationId,
-      { equal: q.status ? { status: q.status } : {} },
-      q,
-    );
-    res.json({ imports: items, total, page: q.page, page_size: q.page_size });
+    sendPage(res, 'imports', q, await listImports(s, principalOf(req), q));
   });
 
   router.get('/:id', authorize('contracts:read'), async (req, res) => {
-    res.json(importView(await owned(req)));
+    res.json(importView(await getImport(principalOf(req), req.params.id)));
   });
 
   router.get('/:id/errors', authorize('contracts:read'), async (req, res) => {
-    const imported = await owned(req);
-    res.type('text/csv').attachment(`import-${imported.id}-errors.csv`);
-    await writeImportErrors(imported, res);
+    const errors = await openImportErrors(principalOf(req), req.params.id);
+    res.type('text/csv').attachment(`import-${errors.importId}-errors.csv`);
+    await errors.write(res);
     res.end();
   });
 
   router.post('/:id/cancel', authorize('contracts:write'), async (req, res) => {
-    const imported = await owned(req);
-    await cancelImport(s, imported);
-    res.json(importView(await owned(req)));
+    res.json(importView(await cancelImport(s, principalOf(req), req.params.id)));
   });
 
   return router;

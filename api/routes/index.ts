@@ -15,15 +15,15 @@ import { contractsRouter } from './contracts';
 import { contractTermsRouter } from './contract-terms';
 import { contractVersionsRouter } from './contract-versions';
 import { approvalPoliciesRouter } from './approval-policies';
-import { approvalsRouter } from './approvals';
+import { approvalsRouter, contractApprovalsRouter } from './approvals';
 import { vendorsRouter } from './vendors';
 import { integrationsRouter } from './integrations';
 import { signaturesPublicRouter, signaturesRouter } from './signatures';
-import { openApiRouter } from './openapi';
+import { openApiDocumentRouter, referencePageRouter } from './openapi';
 import { complianceRouter } from './compliance';
 import { mailRouter } from './mail';
 import { importsRouter } from './imports';
-import { searchRouter } from './search';
+import { searchAdminRouter, searchRouter } from './search';
 import { ssoPublicRouter, ssoSettingsRouter } from './sso';
 import { templatesRouter } from './templates';
 import { clausesRouter } from './clauses';
@@ -39,7 +39,8 @@ export function apiRouter(s: Engines): Router {
   router.use(limits.default, jsonBody(s.config));
   // Signer links and the certificate public key: no account needed.
   router.use('/signatures', signaturesPublicRouter(s));
-  router.use(openApiRouter(s));
+  router.use('/openapi.json', openApiDocumentRouter(s));
+  router.use('/docs', referencePageRouter(s));
   router.use(authenticate(s));
   router.use('/auth', authRouter(s, limits));
   router.use('/team', teamRouter(s));
@@ -51,9 +52,11 @@ export function apiRouter(s: Engines): Router {
   router.use('/settings/organization', organizationRouter(s));
   router.use('/settings/mail', mailRouter(s));
   router.use('/settings/sso', ssoSettingsRouter(s));
-  router.use(searchRouter(s));
+  router.use('/search', searchRouter(s));
+  router.use('/admin/search', searchAdminRouter(s));
   router.use('/settings/approval-policies', approvalPoliciesRouter(s));
-  router.use(approvalsRouter(s));
+  router.use('/contracts', contractApprovalsRouter(s));
+  router.use('/approvals', approvalsRouter(s));
   // Before the contracts router: /contracts/renewals is not a contract id.
   router.use('/contracts', contractTermsRouter(s));
   router.use('/contracts', contractVersionsRouter(s));

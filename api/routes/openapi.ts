@@ -5,11 +5,11 @@
  */
 import path from 'node:path';
 import express, { Router } from 'express';
-import { z } from 'zod';
 import type { Engines } from '../../platform/engines';
-import { openApiDocument, operation } from '../http/openapi';
+import { openApiDocument } from '../http/openapi';
 import { notFound } from '../../platform/errors';
 import '../http/openapi-events';
+import '../operations/openapi';
 
 /** Only for the reference page: Swagger UI styles inline and draws icons from data: URLs. */
 const DOCS_CSP = [
@@ -47,48 +47,27 @@ const PAGE = `<!doctype html>
 // Relative to /api/v1/docs, so the page works behind any prefix.
 const INIT = `window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null });\n`;
 
-const tag = 'Reference';
-operation({
-  path: '/openapi.json',
-  method: 'get',
-  tag,
-  public: true,
-  summary: 'This OpenAPI 3.1 document',
-  responses: { 200: { description: 'The document', schema: z.record(z.string(), z.unknown()) } },
-});
-operation({
-  path: '/docs',
-  method: 'get',
-  tag,
-  public: true,
-  summary: 'Interactive API reference (HTML)',
-  responses: { 200: { description: 'The page', schema: z.string(), contentType: 'text/html' } },
-});
-operation({
-  path: '/docs/init.js',
-  method: 'get',
-  tag,
-  public: true,
-  summary: "The reference page's start-up script",
-  responses: { 200: { description: 'JavaScript', schema: z.string(), contentType: 'text/javascript' } },
-});
-
-export function openApiRouter(_s: Engines): Router {
+export function openApiDocumentRouter(_s: Engines): Router {
   const router = Router();
   // Every route module has registered its operations by the time the first request arrives.
   let document: ReturnType<typeof openApiDocument> | undefined;
 
-  router.get('/openapi.json', (_req, res) => {
+  router.get('/', (_req, res) => {
     document ??= openApiDocument();
     res.json(document);
   });
-  router.get('/docs', (_req, res) => {
+  return router;
+}
+
+export function referencePageRouter(_s: Engines): Router {
+  const router = Router();
+  router.get('/', (_req, res) => {
     res.set('Content-Security-Policy', DOCS_CSP).type('html').send(PAGE);
   });
-  router.get('/docs/init.js', (_req, res) => {
+  router.get('/init.js', (_req, res) => {
     res.type('text/javascript').send(INIT);
   });
   // Static files of the installed package (css, bundle); not API operations.
-  router.use('/docs/assets', express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1d' }), (_req, _res, next) => next(notFound('File')));
+  router.use('/assets', express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1d' }), (_req, _res, next) => next(notFound('File')));
   return router;
 }

@@ -1,6 +1,7 @@
 /**
- * Repository search (`GET /search/contracts`, services/search/search-contracts.ts) and the
- * owner's rebuild of the organization's search documents (`POST /admin/search/reindex`).
+ * Repository search (`GET /search/contracts`, services/search/search-contracts.ts; mounted on
+ * /search) and the owner's rebuild of the organization's search documents
+ * (`POST /admin/search/reindex`; mounted on /admin/search).
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,7 +16,7 @@ import '../operations/search';
 export function searchRouter(s: Engines): Router {
   const router = Router();
 
-  router.get('/search/contracts', authorize('contracts:read'), async (req, res) => {
+  router.get('/contracts', authorize('contracts:read'), async (req, res) => {
     const params = searchParams.parse(req.query);
     const organizationId = principalOf(req).organizationId;
     if (params.format === 'json') {
@@ -38,7 +39,13 @@ export function searchRouter(s: Engines): Router {
     );
   });
 
-  router.post('/admin/search/reindex', authorize('search:reindex'), async (req, res) => {
+  return router;
+}
+
+export function searchAdminRouter(s: Engines): Router {
+  const router = Router();
+
+  router.post('/reindex', authorize('search:reindex'), async (req, res) => {
     res.status(202).json(await reindexOrganization(s, principalOf(req).organizationId));
   });
 

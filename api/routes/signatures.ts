@@ -6,13 +6,10 @@
  * reminders, expiry, and completion with the certificate once everyone has signed.
  */
 import { Router, type Request } from 'express';
-import { Types } from 'mongoose';
 import { z } from 'zod';
 import type { Engines } from '../../platform/engines';
 import { sha256Hex } from '../../platform/security/crypto';
-import { findOwned } from '../../platform/find-owned';
-import { listPage } from '../../platform/lists/list-index';
-import { Signature, signatureList, signatureView } from '../../models/signature';
+import { signatureView } from '../../models/signature';
 import { cancelOwnedSignatureRequest, retrySealing } from '../../services/signatures/signal-signature-request';
 import { declineAsSigner, signAsSigner, signerView, viewAsSigner } from '../../services/signatures/record-signer-act';
 import {
@@ -24,11 +21,12 @@ import {
 import { verifySignature } from '../../services/signatures/verify-signature';
 import { getSigningKey } from '../../services/signatures/signing-key';
 import { getSealIdentity } from '../../services/signatures/seal-pdf';
-import { signedPdfFor } from '../../services/signatures/signed-pdf-store';
+import { getSignatureRequest, getSignedPdf, listQuery, listSignatureRequests } from '../../services/signatures/list-signatures';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { isPrefetch, signerClient } from '../http/middleware/signer-client';
 import { idempotent, type ReplayCodec } from '../http/middleware/idempotency';
-import { declineBody, listQuery, signBody } from '../operations/signatures';
+import { sendPage } from '../http/pages';
+import { declineBody, signBody } from '../operations/signatures';
 
 const publicBase = (s: Engines, req: Request) => s.config.PUBLIC_BASE_URL.replace(/\/+$/, '') || `${req.protocol}://${req.get('host')}`;
 
@@ -102,7 +100,6 @@ export function signaturesRouter(s: Engines): Router {
   const router = Router();
   const once = idempotent(s.logger, signingLinksCodec(s));
   const reminderIntervalMs = s.config.SIGNATURE_REMINDER_INTERVAL;
-  const owned = (req: Request) => findOwned(Signature, principalOf(req), req.params.id, 'Signature request');
 
   router.post('/', authorize('signatures:send'), once, async (req, res) => {
     const { sig, tokens } = await sendSignatureRequest(s, principalOf(req), signatureRequestBody.parse(req.body), reminderIntervalMs);
@@ -112,16 +109,11 @@ export function signaturesRouter(s: Engines): Router {
 
   router.get('/', authorize('signatures:read'), async (req, res) => {
     const q = listQuery.parse(req.query);
-    const equal = {
-      ...(q.status ? { status: q.status } : {}),
-      ...(q.contract_id ? { contract_id: new Types.ObjectId(q.contract_id) } : {}),
-    };
-    const { items, total } = await listPage(s, signatureList, principalOf(req).organizationId, { equal }, q);
-    res.json({ signatures: items, total, page: q.page, page_size: q.page_size });
+    sendPage(res, 'signatures', q, await listSignatureRequests(s, principalOf(req), q));
   });
 
   router.get('/:id', authorize('signatures:read'), async (req, res) => {
-    res.json(signatureView(await owned(req)));
+    res.json(signatureView(await getSignatureRequest(principalOf(req), req.params.id)));
   });
 
   router.post('/:id/cancel', authorize('signatures:send'), async (req, res) => {
@@ -129,19 +121,16 @@ export function signaturesRouter(s: Engines): Router {
   });
 
   router.get('/:id/verify', authorize('signatures:read'), async (req, res) => {
-    res.json(await verifySignature(s, await owned(req)));
+    res.json(await verifySignature(s, principalOf(req), req.params.id));
   });
 
   router.get('/:id/document.pdf', authorize('signatures:read'), async (req, res) => {
-    const sig = await owned(req);
-    const pdf = await signedPdfFor(sig);
-    res.type('application/pdf').set('Content-Disposition', `attachment; filename="signature-${sig.id}.pdf"`).send(pdf.bytes);
+    const pdf = await getSignedPdf(principalOf(req), req.params.id);
+    res.type('application/pdf').set('Content-Disposition', `attachment; filename="signature-${pdf.signatureId}.pdf"`).send(pdf.bytes);
   });
 
   router.post('/:id/seal', authorize('signatures:send'), async (req, res) => {
-    const sig = await owned(req);
-    await retrySealing(s, sig);
-    res.status(202).json(signatureView(sig));
+    res.status(202).json(signatureView(await retrySealing(s, principalOf(req), req.params.id)));
   });
 
   return router;

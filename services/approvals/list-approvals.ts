@@ -1,8 +1,9 @@
-/** The organization's approval requests, and an approver's inbox (`assigned_to=me`: the steps waiting for the caller). */
+/** The organization's approval requests (one by id, or a page), and an approver's inbox (`assigned_to=me`: the steps waiting for the caller). */
 import { z } from 'zod';
 import { Types } from 'mongoose';
 import type { Principal } from '../../platform/security/principal';
 import { choice, idSchema } from '../../platform/input';
+import { findOwned } from '../../platform/find-owned';
 import { orgFilter } from '../../models/base';
 import { APPROVAL_STATUSES, Approval, type ApprovalRecord } from '../../models/approval';
 import { requirementsFor, userOf } from './approval-view';
@@ -26,6 +27,8 @@ const waitsFor = (p: Principal, a: ApprovalRecord) => {
   const g = a.groups.find((x) => x.status === 'active');
   return !!g && requirementsFor(a, g, userOf(p)).length > 0 && !g.decisions.some((d) => d.user_id.toHexString() === p.userId);
 };
+
+export const getApproval = (p: Principal, id: unknown): Promise<ApprovalRecord> => findOwned(Approval, p, id, 'Approval');
 
 export async function listApprovals(p: Principal, q: ApprovalListQuery): Promise<{ items: ApprovalRecord[]; total: number }> {
   const filter = {

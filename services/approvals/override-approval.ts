@@ -9,7 +9,8 @@ import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf } from '../../platform/outbox/record-event';
 import { forbidden } from '../../platform/errors';
-import type { ContractDoc } from '../../models/contract';
+import { findOwned } from '../../platform/find-owned';
+import { Contract } from '../../models/contract';
 import { Approval, type ApprovalRecord } from '../../models/approval';
 import { approvalErrors } from './errors';
 import { changeApprovals } from './approval-claim';
@@ -18,7 +19,8 @@ import { describeApprovers } from './policy-rules';
 import { requiredSteps } from './required-approvals';
 import { currentFacts } from './current-facts';
 
-export async function overrideApproval(s: Engines, p: Principal, contract: ContractDoc, reason: string): Promise<ApprovalRecord> {
+export async function overrideApproval(s: Engines, p: Principal, contractId: unknown, reason: string): Promise<ApprovalRecord> {
+  const contract = await findOwned(Contract, p, contractId, 'Contract');
   if (p.role !== 'owner' || p.kind !== 'user') throw forbidden('Only an owner may override approvals');
   // Under the contract's approval claim: a decision or escalation landing at the same moment comes before or after it.
   const { written, open, version } = await changeApprovals(contract._id, async () => {

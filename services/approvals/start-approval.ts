@@ -8,7 +8,8 @@ import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { actorOf } from '../../platform/outbox/record-event';
 import { startWorkflowOrDiscard } from '../../platform/temporal/client';
-import type { ContractDoc } from '../../models/contract';
+import { findOwned } from '../../platform/find-owned';
+import { Contract } from '../../models/contract';
 import { Approval, type ApprovalRecord } from '../../models/approval';
 import { approval, approvalWorkflowId } from '../../workflows/approval.shared';
 import { describeApprovers } from './policy-rules';
@@ -18,7 +19,8 @@ import { currentFacts } from './current-facts';
 
 export type StartResult = { required: false } | { required: true; created: boolean; approval: ApprovalRecord };
 
-export async function startApproval(s: Engines, p: Principal, contract: ContractDoc): Promise<StartResult> {
+export async function startApproval(s: Engines, p: Principal, contractId: unknown): Promise<StartResult> {
+  const contract = await findOwned(Contract, p, contractId, 'Contract');
   const { version, read } = await currentFacts(s, p, contract);
   const steps = await requiredSteps(contract.organization_id, read.facts);
   if (!steps.length) return { required: false };

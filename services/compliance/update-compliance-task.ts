@@ -5,7 +5,8 @@ import type { Engines } from '../../platform/engines';
 import { badRequest } from '../../platform/errors';
 import { complianceErrors } from './errors';
 import { ComplianceTask, OPEN_STATUSES, type ComplianceTaskDoc } from '../../models/compliance-task';
-import { taskPriority, taskStatus } from './list-compliance-tasks';
+import type { Principal } from '../../platform/security/principal';
+import { getComplianceTask, taskPriority, taskStatus } from './list-compliance-tasks';
 import { makeContractsSearchable } from '../search/reflect-contracts';
 
 export const updateTaskBody = z.object({
@@ -17,9 +18,11 @@ export const updateTaskBody = z.object({
 /** Resolving stamps `resolved_at`, reopening clears it. */
 export async function updateComplianceTask(
   s: Engines,
-  task: ComplianceTaskDoc,
+  p: Principal,
+  taskId: unknown,
   body: z.infer<typeof updateTaskBody>,
 ): Promise<ComplianceTaskDoc> {
+  const task = await getComplianceTask(p, taskId);
   if (body.status && body.status !== task.status) {
     // Reopening must not make a second open task for the same contract and rule.
     if (

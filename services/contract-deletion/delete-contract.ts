@@ -19,13 +19,14 @@ import type { EventConsumer } from '../../platform/outbox/relay';
 import { startWorkflow } from '../../platform/temporal/client';
 import { contractDeletion, type ContractDeletion, contractDeletionWorkflowId } from '../../workflows/contract-deletion.shared';
 import { cancelSignatureRequest } from '../signatures/signal-signature-request';
-import { Contract, type ContractDoc } from '../../models/contract';
+import { Contract } from '../../models/contract';
 import { Signature } from '../../models/signature';
 import { ComplianceTask, OPEN_STATUSES } from '../../models/compliance-task';
 import { IntegrationLink } from '../../models/integration-link';
 import { removeContract } from '../search/contract-index';
 import { makeContractsSearchable, reflectContracts } from '../search/reflect-contracts';
 import { emitContractEvent } from '../contracts/contract-events';
+import { getContract } from '../contracts/get-contract';
 
 /** The deletion's workflow step: the store part again (idempotent), then the contract's chunks out of the index. */
 export async function finishContractDeletion(s: Engines, deletion: ContractDeletion): Promise<void> {
@@ -52,7 +53,8 @@ export async function closeContract(s: Engines, { organizationId, contractId, by
   await IntegrationLink.deleteMany({ organization_id: org, contract_id: contractId });
 }
 
-export async function deleteContract(s: Engines, p: Principal, contract: ContractDoc): Promise<void> {
+export async function deleteContract(s: Engines, p: Principal, contractId: unknown): Promise<void> {
+  const contract = await getContract(p, contractId);
   // The event first: should this process stop before the records are closed, the relay
   // finishes the deletion from the event (contractDeletionConsumer below); never the reverse.
   await emitContractEvent(s, p, 'contract.deleted', contract, `Contract "${contract.title}" deleted`);

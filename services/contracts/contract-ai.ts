@@ -28,6 +28,7 @@ export async function analyzeText(
 }
 import { authorOf, recordContractVersion } from './contract-versions';
 import { makeSearchable } from '../search/reflect-contracts';
+import { getContract } from './get-contract';
 
 export const draftBody = z.object({
   prompt: z.string().max(4000, 'must be at most 4000 characters').optional(),
@@ -37,9 +38,10 @@ export const draftBody = z.object({
 export async function draftContractText(
   s: Engines,
   p: Principal,
-  contract: ContractDoc,
+  contractId: unknown,
   body: z.infer<typeof draftBody>,
 ): Promise<ContractDoc> {
+  const contract = await getContract(p, contractId);
   const partyName = body.party_name ?? contract.party_name;
   if (!partyName) throw badRequest('party_name: required, since the contract has none');
   // A new text under a pending signature request is refused, as an edit of it is.
@@ -61,7 +63,8 @@ export async function draftContractText(
   return contract;
 }
 
-export async function analyzeContract(s: Engines, p: Principal, contract: ContractDoc) {
+export async function analyzeContract(s: Engines, p: Principal, contractId: unknown) {
+  const contract = await getContract(p, contractId);
   if (!contract.content.trim()) throw badRequest('content: the contract has no text to analyze; add or draft it first');
   const result = await analyzeText(s, { type: contract.type, title: contract.title, content: contract.content });
   contract.set({ risk_score: result.risk_score, analysis: result.analysis, analyzed_at: new Date() });

@@ -19,6 +19,7 @@ import { refuseChangeWhileSigning } from './pending-signature';
 import { supersedeApprovalsOfOtherFacts } from './supersede-approvals';
 import { authorOf, recordContractVersion, type DraftedVersion, type WordOfVersion } from './contract-versions';
 import { makeSearchable } from '../search/reflect-contracts';
+import { getContract } from './get-contract';
 
 const date = z.iso.date('must be a date YYYY-MM-DD').transform((d) => new Date(`${d}T00:00:00Z`));
 
@@ -97,11 +98,21 @@ export async function createContract(
   return contract;
 }
 
+/** A member's update of a contract of the organization (applyContractChanges). */
+export async function updateContract(
+  s: Engines,
+  p: Principal,
+  contractId: unknown,
+  body: z.infer<typeof updateContractBody>,
+): Promise<ContractDoc> {
+  return applyContractChanges(s, p, await getContract(p, contractId), body);
+}
+
 /**
  * Applies the changes; `contract.updated` names the fields that really changed, and none is sent for none.
  * A change of the text of record makes a new version (a restore and a Word file always do).
  */
-export async function updateContract(
+export async function applyContractChanges(
   s: Engines,
   p: Principal,
   contract: ContractDoc,

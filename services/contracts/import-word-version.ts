@@ -8,11 +8,11 @@ import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { AppError, badRequest, unavailable } from '../../platform/errors';
 import { offloadTask, OffloadTimeoutError } from '../../platform/offload';
-import type { ContractDoc } from '../../models/contract';
 import type { ContractVersionDoc } from '../../models/contract-version';
 import { detectFileType, MIME, type ReceivedFile } from '../documents/document-files';
 import { currentVersion } from './contract-versions';
-import { updateContract } from './edit-contract';
+import { applyContractChanges } from './edit-contract';
+import { getContract } from './get-contract';
 import type { readWordUpload } from './read-word-upload';
 
 const readTask = offloadTask<typeof readWordUpload>(require.resolve('./read-word-upload'), 'readWordUpload');
@@ -26,10 +26,11 @@ const unsupported = (detail: string) => new AppError('unsupported_media_type', d
 export async function importWordVersion(
   s: Engines,
   p: Principal,
-  contract: ContractDoc,
+  contractId: unknown,
   file: ReceivedFile,
   note: string | undefined,
 ): Promise<ContractVersionDoc> {
+  const contract = await getContract(p, contractId);
   if (file.size === 0) throw badRequest('file: is empty');
   // By content, never by name: a .docm or a renamed file is not a DOCX.
   if ((await detectFileType(file.path)) !== MIME.docx) throw unsupported('file: must be a Word document (.docx)');
@@ -47,7 +48,7 @@ export async function importWordVersion(
   if (!read.ok) throw read.refusal.kind === 'macro' ? unsupported(read.refusal.detail) : badRequest(read.refusal.detail);
   const { accepted, changes, comments } = read.reading;
   if (accepted.length > MAX_CONTENT_CHARS) throw badRequest(`file: its text is longer than ${MAX_CONTENT_CHARS} characters`);
-  await updateContract(
+  await applyContractChanges(
     s,
     p,
     contract,

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import type { Engines } from '../../platform/engines';
+import type { Principal } from '../../platform/security/principal';
 import { choice } from '../../platform/input';
 import { pageQuery } from '../../platform/lists/pagination';
 import type { ListFilter } from '../../platform/lists/lists';
@@ -30,9 +31,10 @@ export const listQuery = pageQuery.extend({
 /** A page of the list and its exact total. */
 export async function listContracts(
   s: Pick<Engines, 'es' | 'config' | 'redis' | 'logger'>,
-  organizationId: string,
+  p: Pick<Principal, 'organizationId'>,
   q: z.infer<typeof listQuery>,
 ) {
+  const { organizationId } = p;
   if (q.page * q.page_size > MAX_WINDOW) throw badRequest(`page: pages end at ${MAX_WINDOW} contracts; narrow the list with filters`);
   try {
     return await contractListPage(

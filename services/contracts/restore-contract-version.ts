@@ -2,18 +2,20 @@
 import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import type { ContractDoc } from '../../models/contract';
+import { getContract } from './get-contract';
 import { findVersion } from './contract-versions';
-import { updateContract } from './edit-contract';
+import { applyContractChanges } from './edit-contract';
 
 export async function restoreContractVersion(
   s: Engines,
   p: Principal,
-  contract: ContractDoc,
+  contractId: unknown,
   number: number,
   note?: string,
 ): Promise<ContractDoc> {
+  const contract = await getContract(p, contractId);
   const v = await findVersion(contract, number);
-  return updateContract(
+  return applyContractChanges(
     s,
     p,
     contract,

@@ -4,7 +4,8 @@
  * stored for the contract, judged by deviation-rules.ts with the process's embedding model.
  */
 import type { Engines } from '../../platform/engines';
-import type { ContractDoc } from '../../models/contract';
+import type { Principal } from '../../platform/security/principal';
+import { getContract } from '../contracts/get-contract';
 import { Clause } from '../../models/clause';
 import { ContractTerms } from '../../models/contract-terms';
 import { textOfRecord } from '../contracts/contract-terms';
@@ -13,8 +14,10 @@ import { candidatesOf, judgeDeviations, paragraphsOf, type DeviationReport, type
 
 export async function checkDeviations(
   s: Engines,
-  contract: ContractDoc,
+  p: Principal,
+  contractId: unknown,
 ): Promise<DeviationReport & { contract_id: string; model: string; source: string }> {
+  const contract = await getContract(p, contractId);
   const [{ pages, source }, clauses, stored] = await Promise.all([
     textOfRecord(s, contract),
     Clause.find({ organization_id: contract.organization_id }).sort({ type: 1 }).lean(),

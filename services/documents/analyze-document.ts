@@ -2,7 +2,8 @@
 import type { Engines } from '../../platform/engines';
 import { badRequest } from '../../platform/errors';
 import { documentErrors } from './errors';
-import type { DocumentDoc } from '../../models/document';
+import type { Principal } from '../../platform/security/principal';
+import { getDocument } from './list-documents';
 import { fullText, type Page } from '../search/chunking';
 import { analyzeDocumentByRules } from './document-analysis-rules';
 import { extractTextInChild } from './extract-text-in-child';
@@ -11,7 +12,8 @@ import { ExtractionLimitError, UnreadableDocumentError, type SupportedMime } fro
 /** Text an analysis reads (as much as the Gemini adapter sends the model). */
 const ANALYSIS_CHARS = 100_000;
 
-export async function analyzeDocument(s: Engines, doc: DocumentDoc) {
+export async function analyzeDocument(s: Engines, p: Principal, documentId: unknown) {
+  const doc = await getDocument(p, documentId);
   const pages: Page[] = [];
   let kept = 0;
   try {

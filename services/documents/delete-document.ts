@@ -4,11 +4,15 @@ import { Types } from 'mongoose';
 import type { Engines } from '../../platform/engines';
 import { unavailable } from '../../platform/errors';
 import { terminateWorkflow } from '../../platform/temporal/client';
-import { Document, DocumentChunkBatch, type DocumentDoc } from '../../models/document';
+import type { Principal } from '../../platform/security/principal';
+import { Document, DocumentChunkBatch } from '../../models/document';
+import { getDocument } from './list-documents';
 import { deleteSource, isVectorStoreDown } from '../search/vector-store';
 import { makeContractsSearchable } from '../search/reflect-contracts';
 
-export async function deleteDocument(s: Engines, organizationId: string, doc: DocumentDoc): Promise<void> {
+export async function deleteDocument(s: Engines, p: Principal, id: unknown): Promise<void> {
+  const { organizationId } = p;
+  const doc = await getDocument(p, id);
   const documentId = doc.id;
   if (doc.status === 'processing' && doc.workflow_id) {
     // Stop writing vectors before removing them.

@@ -7,12 +7,16 @@
 import { unavailable } from '../../platform/errors';
 import type { Engines } from '../../platform/engines';
 import { cancelWorkflow } from '../../platform/temporal/client';
+import type { Principal } from '../../platform/security/principal';
 import { type ImportDoc } from '../../models/import';
 import { bulkImportWorkflowId } from '../../workflows/import.shared';
 import { importErrors } from './errors';
 import { finishImport } from './import-phases';
+import { getImport } from './list-imports';
 
-export async function cancelImport(s: Engines, imported: ImportDoc): Promise<void> {
+/** Answers the import as it is once cancelled. */
+export async function cancelImport(s: Engines, p: Principal, id: unknown): Promise<ImportDoc> {
+  const imported = await getImport(p, id);
   if (imported.status !== 'running')
     throw importErrors.import_not_running(`Import is ${imported.status}; only a running import can be cancelled`);
   // A workflow already gone (false) has nothing left to stop.
@@ -23,4 +27,5 @@ export async function cancelImport(s: Engines, imported: ImportDoc): Promise<voi
   // Of many cancels at once (each saw it running), the one that ends it answers; the others are told it ended.
   if (!(await finishImport(s, imported.id, 'cancelled')))
     throw importErrors.import_not_running('Import is no longer running; it was cancelled or ended meanwhile');
+  return getImport(p, id);
 }

@@ -3,7 +3,7 @@ import type { Types } from 'mongoose';
 import type { Engines } from '../../platform/engines';
 import { Signature, type SignatureRecord } from '../../models/signature';
 import type { Principal } from '../../platform/security/principal';
-import { findOwned } from '../../platform/find-owned';
+import { getSignatureRequest } from './list-signatures';
 import { changeWithAudit } from './change-with-audit';
 import { unavailable } from '../../platform/errors';
 import { signatureErrors } from './errors';
@@ -35,7 +35,7 @@ export async function cancelSignatureRequest(
 
 /** A member cancels a pending request of their organization. */
 export async function cancelOwnedSignatureRequest(s: Engines, p: Principal, id: unknown): Promise<SignatureRecord> {
-  const sig = await findOwned(Signature, p, id, 'Signature request');
+  const sig = await getSignatureRequest(p, id);
   const cancelled = await cancelSignatureRequest(s, sig._id, p.name);
   // No event tells of a cancel: its contract is searchable as no longer awaiting signature before the answer.
   if (cancelled) {
@@ -47,7 +47,8 @@ export async function cancelOwnedSignatureRequest(s: Engines, p: Principal, id: 
 }
 
 /** Asks the workflow to seal again a completed request whose sealing failed. */
-export async function retrySealing(s: Engines, sig: SignatureRecord): Promise<void> {
+export async function retrySealing(s: Engines, p: Principal, id: unknown): Promise<SignatureRecord> {
+  const sig = await getSignatureRequest(p, id);
   if (sig.status !== 'completed' || sig.sealed_at || !sig.sealing_error)
     throw signatureErrors.seal_not_retryable(
       sig.sealed_at ? 'The signed PDF is already sealed' : 'Only a completed request whose sealing failed can be retried',
@@ -56,4 +57,5 @@ export async function retrySealing(s: Engines, sig: SignatureRecord): Promise<vo
     s.logger.error({ err, signatureId: sig.id }, 'could not signal the sealing retry');
     throw unavailable('The workflow engine is unavailable; try again shortly');
   });
+  return sig;
 }

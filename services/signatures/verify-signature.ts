@@ -5,10 +5,12 @@
  * only for a completed request where all hold.
  */
 import type { Engines } from '../../platform/engines';
+import type { Principal } from '../../platform/security/principal';
 import { Contract } from '../../models/contract';
 import { auditOf, type AuditEntry, type SignatureRecord } from '../../models/signature';
 import { brokenAuditLink, certificateValid, sha256, type Certificate, type CertificatePayload } from './signature-evidence';
 import { getSigningKey } from './signing-key';
+import { getSignatureRequest } from './list-signatures';
 import { sealReport } from './verify-seal';
 import { PdfOfRecordChangedError, readPdfOfRecord } from './pdf-of-record';
 import { sha256Hex } from '../../platform/security/crypto';
@@ -29,7 +31,8 @@ async function frozenHash(sig: SignatureRecord): Promise<string | null> {
 /** The facts an entry of the trail records (the approval policies' reading), or null. */
 const factsOf = (e: AuditEntry | undefined) => (e?.facts ? (JSON.parse(e.facts) as ApprovalFacts) : null);
 
-export async function verifySignature(s: Engines, sig: SignatureRecord) {
+export async function verifySignature(s: Engines, p: Principal, id: unknown) {
+  const sig = await getSignatureRequest(p, id);
   const reasons: string[] = [];
   const contract = await Contract.findOne({ _id: sig.contract_id, organization_id: sig.organization_id }).lean();
   if (!contract) reasons.push('the contract no longer exists');

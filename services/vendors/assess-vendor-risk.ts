@@ -3,16 +3,17 @@ import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
-import type { VendorDoc } from '../../models/vendor';
 import { supersedeApprovalsOfVendor } from '../contracts/supersede-approvals';
 import { emitVendorEvent } from './vendor-events';
+import { getVendor } from './list-vendors';
 import { assessVendorByRules } from './vendor-risk-rules';
 import { riskLevel } from '../clauses/risk-level';
 
 /** How many of the vendor's contracts, newest first, the assessment reads. */
 const CONTRACTS_READ = 20;
 
-export async function assessVendorRisk(s: Engines, p: Principal, vendor: VendorDoc) {
+export async function assessVendorRisk(s: Engines, p: Principal, vendorId: unknown) {
+  const vendor = await getVendor(p, vendorId);
   const contracts = await Contract.find({ ...orgFilter(p.organizationId), vendor_id: vendor._id })
     .sort({ created_at: -1 })
     .limit(CONTRACTS_READ);

@@ -11,6 +11,7 @@ import { orgFilter } from '../../models/base';
 import { Contract } from '../../models/contract';
 import { VENDOR_STATUSES, Vendor, type VendorDoc } from '../../models/vendor';
 import { emitVendorEvent } from './vendor-events';
+import { getVendor } from './list-vendors';
 import { supersedeApprovalsOfVendor } from '../contracts/supersede-approvals';
 import type { Engines } from '../../platform/engines';
 import type { EventRecorder } from '../../platform/outbox/record-event';
@@ -50,7 +51,8 @@ export async function createVendor(s: EventRecorder, p: Principal, body: z.infer
   return vendor;
 }
 
-export async function updateVendor(vendor: VendorDoc, body: z.infer<typeof updateVendorBody>): Promise<VendorDoc> {
+export async function updateVendor(p: Principal, vendorId: unknown, body: z.infer<typeof updateVendorBody>): Promise<VendorDoc> {
+  const vendor = await getVendor(p, vendorId);
   vendor.set(body);
   const renamed = vendor.isModified('name');
   await vendor.save();
@@ -58,7 +60,8 @@ export async function updateVendor(vendor: VendorDoc, body: z.infer<typeof updat
   return vendor;
 }
 
-export async function deleteVendor(s: Engines, p: Principal, vendor: VendorDoc): Promise<void> {
+export async function deleteVendor(s: Engines, p: Principal, vendorId: unknown): Promise<void> {
+  const vendor = await getVendor(p, vendorId);
   await vendor.deleteOne();
   // Contracts outlive their vendor; the dangling link is cleared, in their search documents too.
   const linked = { ...orgFilter(p.organizationId), vendor_id: vendor._id };

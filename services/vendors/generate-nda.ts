@@ -5,7 +5,7 @@ import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import { requiredText } from '../../platform/input';
 import { Contract, type ContractDoc } from '../../models/contract';
-import type { VendorDoc } from '../../models/vendor';
+import { getVendor } from './list-vendors';
 import { emitContractEvent } from '../contracts/contract-events';
 import { draftText } from '../contracts/contract-ai';
 import { authorOf, recordContractVersion } from '../contracts/contract-versions';
@@ -21,7 +21,8 @@ export const ndaBody = z.object({
     .default(2),
 });
 
-export async function generateNda(s: Engines, p: Principal, vendor: VendorDoc, body: z.infer<typeof ndaBody>): Promise<ContractDoc> {
+export async function generateNda(s: Engines, p: Principal, vendorId: unknown, body: z.infer<typeof ndaBody>): Promise<ContractDoc> {
+  const vendor = await getVendor(p, vendorId);
   const term = `${body.duration_years} year${body.duration_years === 1 ? '' : 's'}`;
   const title = `Mutual NDA with ${vendor.name}`;
   const content = await draftText(s, { type: 'nda', title, partyName: body.party_name, counterparty: vendor.name, term });
