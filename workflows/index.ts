@@ -15,3 +15,4 @@ export { renewalDeadlineWorkflow } from './renewal-deadline';
 export { contractTermsWorkflow } from './contract-terms';
 export { importWorkflow } from './import';
 export { approvalWorkflow } from './approval';
+export { memberDeprovisionWorkflow } from './member-deprovision';

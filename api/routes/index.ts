@@ -25,6 +25,7 @@ import { mailRouter } from './mail';
 import { importsRouter } from './imports';
 import { searchRouter } from './search';
 import { ssoPublicRouter, ssoSettingsRouter } from './sso';
+import { scimRouter, scimSettingsRouter } from './scim';
 
 /** Every resource's router, mounted under /api/v1. */
 export function apiRouter(s: Services): Router {
@@ -34,6 +35,8 @@ export function apiRouter(s: Services): Router {
   // The auth routes carry their own limits; every other request counts here, before its body is read.
   router.use('/auth/sso', ssoPublicRouter(s, limits));
   router.use('/auth', publicAuthRouter(s, limits));
+  // The identity provider's own token and media type (application/scim+json).
+  router.use('/scim/v2', scimRouter(s));
   router.use(limits.default, jsonBody(s.config));
   // Signer links and the certificate public key: no account needed.
   router.use('/signatures', signaturesPublicRouter(s));
@@ -49,6 +52,7 @@ export function apiRouter(s: Services): Router {
   router.use('/settings/organization', organizationRouter(s));
   router.use('/settings/mail', mailRouter(s));
   router.use('/settings/sso', ssoSettingsRouter(s));
+  router.use('/settings/scim', scimSettingsRouter());
   router.use(searchRouter(s));
   router.use('/settings/approval-policies', approvalPoliciesRouter(s));
   router.use(approvalsRouter(s));
