@@ -35,6 +35,8 @@ PYHANKO_PACKAGES=(pyHanko==0.38.0 pyhanko-cli==0.6.0)
 PYHANKO_VENV="$STACK/venv-pyhanko"
 # The API fuzzer test/component/platform/openapi-tools.test.ts runs against the generated OpenAPI document, in a venv of its own.
 SCHEMATHESIS_VERSION=4.32.5
+# The SCIM compliance checker test/component/identity/scim-compliance.test.ts runs (scripts/scim2-tester.py), in a venv of its own.
+SCIM2_TESTER_VERSION=0.5.2
 GREENMAIL_VERSION=2.1.13            # Maven Central com.icegreen:greenmail-standalone
 GREENMAIL_JAR="$DL/greenmail-standalone-$GREENMAIL_VERSION.jar"
 SEARCH_ATTRIBUTES=(OrganizationId RecordId RecordKind)
@@ -182,6 +184,14 @@ provision_schemathesis() {
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
 }
 
+provision_scim2_tester() {
+  local venv="$STACK/venv-scim2-tester"
+  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip show scim2-tester 2>/dev/null | grep -q "^Version: $SCIM2_TESTER_VERSION$"; then return 0; fi
+  log "installing scim2-tester==$SCIM2_TESTER_VERSION from PyPI ($venv)"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "scim2-tester==$SCIM2_TESTER_VERSION" httpx2
+}
+
 provision_node() {
   if [ ! -f "$ROOT/node_modules/.package-lock.json" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
     log "installing npm dependencies"
@@ -204,6 +214,7 @@ provision() {
   provision_chromium
   provision_poppler
   provision_schemathesis
+  provision_scim2_tester
 }
 
 # --- starting ----------------------------------------------------------------------------

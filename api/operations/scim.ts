@@ -13,7 +13,7 @@ const scim = (description: string) => ({
   contentType: 'application/scim+json',
 });
 const nameParam = z.object({
-  id: z.string().min(1).max(200).meta({ description: 'The name of the resource type or the URN of the schema' }),
+  name: z.string().min(1).max(200).meta({ description: 'The name of the resource type or the URN of the schema' }),
 });
 const scimAuth =
   'With the SCIM token of POST /settings/scim/token (not a session or API key). Errors carry the SCIM error schema: `schemas`, `status`, `scimType`, `detail`.';
@@ -28,7 +28,7 @@ for (const path of ['/scim/v2/ServiceProviderConfig', '/scim/v2/ResourceTypes', 
     description: scimAuth,
     responses: { 200: scim('The document') },
   });
-for (const path of ['/scim/v2/ResourceTypes/{id}', '/scim/v2/Schemas/{id}'])
+for (const path of ['/scim/v2/ResourceTypes/{name}', '/scim/v2/Schemas/{name}'])
   operation({
     path,
     method: 'get',

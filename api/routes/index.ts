@@ -7,6 +7,7 @@ import { authRouter, publicAuthRouter } from './auth';
 import { apiKeysRouter } from './api-keys';
 import { organizationRouter } from './organization';
 import { teamRouter } from './team';
+import { teamLifecycleRouter } from './team-lifecycle';
 import { webhooksRouter } from './webhooks';
 import { analyticsRouter } from './analytics';
 import { documentsRouter } from './documents';
@@ -44,6 +45,7 @@ export function apiRouter(s: Services): Router {
   router.use(authenticate(s));
   router.use('/auth', authRouter(s, limits));
   router.use('/team', teamRouter(s));
+  router.use('/team', teamLifecycleRouter(s));
   router.use('/webhooks', webhooksRouter(s));
   router.use('/analytics', analyticsRouter(s));
   router.use('/documents', documentsRouter(s));

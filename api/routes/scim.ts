@@ -44,12 +44,12 @@ export function scimRouter(s: Services): Router {
 
   router.get('/ServiceProviderConfig', (_req, res) => send(res, 200, SERVICE_PROVIDER_CONFIG));
   router.get('/ResourceTypes', (_req, res) => send(res, 200, listOf(RESOURCE_TYPES)));
-  router.get('/ResourceTypes/:id', (req, res) => {
-    send(res, 200, resourceType(idOf(req)));
+  router.get('/ResourceTypes/:name', (req, res) => {
+    send(res, 200, resourceType(String(req.params.name)));
   });
   router.get('/Schemas', (_req, res) => send(res, 200, listOf(SCHEMAS)));
-  router.get('/Schemas/:id', (req, res) => {
-    send(res, 200, schemaNamed(idOf(req)));
+  router.get('/Schemas/:name', (req, res) => {
+    send(res, 200, schemaNamed(String(req.params.name)));
   });
 
   const resources = [

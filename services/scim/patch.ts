@@ -9,12 +9,6 @@ import { z } from 'zod';
 import { scimErrors } from './errors';
 import { getAttr, matches, parsePatchPath, type Json, type JsonObject, type PatchPath } from './filter';
 
-export const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-
-const json: z.ZodType<Json> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(z.string(), json)]),
-);
-
 export const patchBody = z.object({
   schemas: z.array(z.string()).optional(),
   Operations: z
@@ -27,7 +21,8 @@ export const patchBody = z.object({
           return z.NEVER;
         }),
         path: z.string().max(500).optional(),
-        value: json.optional(),
+        /** Any JSON value: the body was parsed as JSON. */
+        value: z.unknown().optional(),
       }),
     )
     .min(1)
@@ -130,8 +125,8 @@ export function applyPatch(resource: JsonObject, body: PatchBody): JsonObject {
   for (const operation of body.Operations) {
     if (operation.path === undefined || operation.path === '') {
       if (operation.op === 'remove') throw scimErrors.scim_invalid_path('remove needs a path (scimType noTarget)');
-      applyWhole(out, operation.op, operation.value);
-    } else applyAt(out, operation.op, parsePatchPath(operation.path), operation.value);
+      applyWhole(out, operation.op, operation.value as Json | undefined);
+    } else applyAt(out, operation.op, parsePatchPath(operation.path), operation.value as Json | undefined);
   }
   return out;
 }

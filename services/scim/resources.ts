@@ -10,8 +10,8 @@ export const SCIM_MAX_PAGE = 200;
 /** `startIndex` is 1-based (below 1 means 1); `count` 0 asks only for the total (RFC 7644 §3.4.2.4). */
 export const listQuery = z.object({
   filter: z.string().max(2000).optional(),
-  startIndex: z.coerce.number().int().catch(1).optional(),
-  count: z.coerce.number().int().catch(SCIM_MAX_PAGE).optional(),
+  startIndex: z.coerce.number().int().optional(),
+  count: z.coerce.number().int().optional(),
 });
 
 export function listResponse(all: JsonObject[], q: z.infer<typeof listQuery>) {
