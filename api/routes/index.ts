@@ -27,11 +27,15 @@ import { importsRouter } from './imports';
 import { searchRouter } from './search';
 import { ssoPublicRouter, ssoSettingsRouter } from './sso';
 import { scimRouter, scimSettingsRouter } from './scim';
+import { auditLogRouter } from './audit-log';
+import { identityAudit } from '../http/middleware/identity-audit';
 
 /** Every resource's router, mounted under /api/v1. */
 export function apiRouter(s: Services): Router {
   const router = Router();
   const limits = rateLimits(s);
+  // Every identity matter is logged once answered (services/audit/).
+  router.use(identityAudit(s.logger));
   // Public routes first; everything mounted after `authenticate` needs a bearer credential.
   // The auth routes carry their own limits; every other request counts here, before its body is read.
   router.use('/auth/sso', ssoPublicRouter(s, limits));
@@ -55,6 +59,7 @@ export function apiRouter(s: Services): Router {
   router.use('/settings/mail', mailRouter(s));
   router.use('/settings/sso', ssoSettingsRouter(s));
   router.use('/settings/scim', scimSettingsRouter());
+  router.use('/audit-log', auditLogRouter(s));
   router.use(searchRouter(s));
   router.use('/settings/approval-policies', approvalPoliciesRouter(s));
   router.use(approvalsRouter(s));
