@@ -8,6 +8,7 @@ import { documentIngestion } from '../../../workflows/document-ingestion.shared'
 import { integrationNotification } from '../../../workflows/integration-notification.shared';
 import { integrationSync } from '../../../workflows/integration-sync.shared';
 import { mailDelivery } from '../../../workflows/mail-delivery.shared';
+import { memberDeprovision } from '../../../workflows/member-deprovision.shared';
 import { reembed } from '../../../workflows/reembed.shared';
 import { contractTerms, renewalDeadline } from '../../../workflows/renewal-deadline.shared';
 import { signatureRequest } from '../../../workflows/signature.shared';
@@ -26,6 +27,7 @@ describe('workflow refs', () => {
     integrationNotification,
     integrationSync,
     mailDelivery,
+    memberDeprovision,
     reembed,
     signatureRequest,
     webhookBatch,
