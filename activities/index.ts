@@ -13,6 +13,7 @@ import { createContractTermsActivities } from './contract-terms';
 import { createImportActivities } from './imports';
 import { createSearchIndexActivities } from './search-index';
 import { createApprovalActivities } from './approvals';
+import { createIdentityActivities } from './identity';
 
 /** Every activity the worker registers, bound to the process's engines. */
 export function createActivities(s: Engines) {
@@ -31,5 +32,6 @@ export function createActivities(s: Engines) {
     ...createImportActivities(s),
     ...createSearchIndexActivities(s),
     ...createApprovalActivities(s),
+    ...createIdentityActivities(s),
   };
 }

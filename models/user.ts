@@ -27,6 +27,13 @@ const schema = new Schema({
   /** SHA-256 of the pending verification link's token, and when it stops working. */
   email_verification_hash: { type: String, default: null, index: true },
   email_verification_expires_at: { type: Date, default: null },
+  /** False once deactivated (SCIM `active: false`): no sign-in, no token, until reactivated. */
+  active: { type: Boolean, default: true },
+  /** What the identity provider calls the member (SCIM `userName`, `externalId`), when it provisions them. */
+  scim_user_name: { type: String, default: null },
+  scim_external_id: { type: String, default: null },
+  scim_given_name: { type: String, default: null },
+  scim_family_name: { type: String, default: null },
 });
 schema.plugin(basePlugin, {
   hidden: [

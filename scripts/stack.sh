@@ -37,6 +37,8 @@ PYHANKO_VENV="$STACK/venv-pyhanko"
 SCHEMATHESIS_VERSION=4.32.5
 # python-docx reads the Word files of test/component/versions/word-round-trip.test.ts as an independent reader.
 PYTHON_DOCX_VERSION=1.2.0
+# The SCIM compliance checker test/component/identity/scim-compliance.test.ts runs (scripts/scim2-tester.py), in a venv of its own.
+SCIM2_TESTER_VERSION=0.5.2
 GREENMAIL_VERSION=2.1.13            # Maven Central com.icegreen:greenmail-standalone
 GREENMAIL_JAR="$DL/greenmail-standalone-$GREENMAIL_VERSION.jar"
 SEARCH_ATTRIBUTES=(OrganizationId RecordId RecordKind)
@@ -204,6 +206,14 @@ provision_python_docx() {
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "python-docx==$PYTHON_DOCX_VERSION"
 }
 
+provision_scim2_tester() {
+  local venv="$STACK/venv-scim2-tester"
+  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip show scim2-tester 2>/dev/null | grep -q "^Version: $SCIM2_TESTER_VERSION$"; then return 0; fi
+  log "installing scim2-tester==$SCIM2_TESTER_VERSION from PyPI ($venv)"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "scim2-tester==$SCIM2_TESTER_VERSION" httpx2
+}
+
 provision_node() {
   if [ ! -f "$ROOT/node_modules/.package-lock.json" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
     log "installing npm dependencies"
@@ -228,6 +238,7 @@ provision() {
   provision_libreoffice
   provision_schemathesis
   provision_python_docx
+  provision_scim2_tester
 }
 
 # --- starting ----------------------------------------------------------------------------

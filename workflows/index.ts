@@ -16,3 +16,4 @@ export { contractTermsWorkflow } from './contract-terms';
 // `importWorkflow` is the 0.6 type name, kept so that imports running across an upgrade finish.
 export { bulkImportWorkflow, bulkImportWorkflow as importWorkflow } from './import';
 export { approvalWorkflow } from './approval';
+export { memberDeprovisionWorkflow } from './member-deprovision';

@@ -112,7 +112,11 @@ export const EVENT_DATA = {
   }),
   'vendor.created': vendorData,
   'vendor.risk_assessed': vendorData,
-  'team.member_joined': memberData.extend({ role: z.enum(ROLES), invite_id: idSchema }),
+  'team.member_joined': memberData.extend({
+    role: z.enum(ROLES),
+    invite_id: idSchema.optional().meta({ description: 'The invitation used, when the member came through one' }),
+    via: z.enum(['sso', 'scim']).optional().meta({ description: "Created at a first SSO sign-in, or by the identity provider's SCIM" }),
+  }),
   'team.mfa_enabled': memberData.extend({
     replaced: z
       .boolean()
@@ -125,6 +129,17 @@ export const EVENT_DATA = {
     mfa_required: z.boolean().meta({ description: 'The new setting' }),
   }),
   'team.role_changed': memberData.extend({ role: z.enum(ROLES), previous_role: z.enum(ROLES) }),
+  'team.member_deactivated': memberData.extend({ via: z.enum(['team', 'scim']) }),
+  'team.member_reactivated': memberData.extend({ via: z.enum(['team', 'scim']) }),
+  'team.member_deprovisioned': z.looseObject({
+    id: idSchema.meta({ description: 'The member who left (deactivated or removed)' }),
+    email: z.email(),
+    reason: z.enum(['deactivated', 'removed']),
+    sessions_ended: z.number().int(),
+    api_keys: z.object({ policy: z.enum(['revoke', 'transfer']), count: z.number().int() }),
+    approval_decisions_removed: z.number().int(),
+    compliance_tasks_reassigned: z.number().int(),
+  }),
   'team.api_key_created': apiKeyData,
   'team.api_key_revoked': apiKeyData,
   'mail.failed': z.looseObject({

@@ -5,10 +5,8 @@
  */
 import { Router } from 'express';
 import type { Engines } from '../../platform/engines';
-import { findOwned } from '../../platform/find-owned';
-import { Clause } from '../../models/clause';
 import { clauseBody } from '../../services/clause-library/clause-positions';
-import { clauseView, listClauses, saveClause } from '../../services/clause-library/clause-library';
+import { clauseView, getClause, listClauses, saveClause } from '../../services/clause-library/clause-library';
 import { authorize, principalOf } from '../http/middleware/auth';
 import '../operations/clauses';
 
@@ -25,7 +23,7 @@ export function clausesRouter(_s: Engines): Router {
   });
 
   router.get('/:id', authorize('contracts:read'), async (req, res) => {
-    res.json(clauseView(await findOwned(Clause, principalOf(req), req.params.id, 'Clause')));
+    res.json(clauseView(await getClause(principalOf(req), req.params.id)));
   });
 
   return router;

@@ -7,6 +7,7 @@ import { authRouter, publicAuthRouter } from './auth';
 import { apiKeysRouter } from './api-keys';
 import { organizationRouter } from './organization';
 import { teamRouter } from './team';
+import { teamLifecycleRouter } from './team-lifecycle';
 import { webhooksRouter } from './webhooks';
 import { analyticsRouter } from './analytics';
 import { documentsRouter } from './documents';
@@ -27,15 +28,22 @@ import { searchAdminRouter, searchRouter } from './search';
 import { ssoPublicRouter, ssoSettingsRouter } from './sso';
 import { templatesRouter } from './templates';
 import { clausesRouter } from './clauses';
+import { scimRouter, scimSettingsRouter } from './scim';
+import { auditLogRouter } from './audit-log';
+import { identityAudit } from '../http/middleware/identity-audit';
 
 /** Every resource's router, mounted under /api/v1. */
 export function apiRouter(s: Engines): Router {
   const router = Router();
   const limits = rateLimits(s);
+  // Every identity matter is logged once answered (services/audit/).
+  router.use(identityAudit(s.logger));
   // Public routes first; everything mounted after `authenticate` needs a bearer credential.
   // The auth routes carry their own limits; every other request counts here, before its body is read.
   router.use('/auth/sso', ssoPublicRouter(s, limits));
   router.use('/auth', publicAuthRouter(s, limits));
+  // The identity provider's own token and media type (application/scim+json).
+  router.use('/scim/v2', scimRouter(s));
   router.use(limits.default, jsonBody(s.config));
   // Signer links and the certificate public key: no account needed.
   router.use('/signatures', signaturesPublicRouter(s));
@@ -44,6 +52,7 @@ export function apiRouter(s: Engines): Router {
   router.use(authenticate(s));
   router.use('/auth', authRouter(s, limits));
   router.use('/team', teamRouter(s));
+  router.use('/team', teamLifecycleRouter(s));
   router.use('/webhooks', webhooksRouter(s));
   router.use('/analytics', analyticsRouter(s));
   router.use('/documents', documentsRouter(s));
@@ -54,6 +63,8 @@ export function apiRouter(s: Engines): Router {
   router.use('/settings/sso', ssoSettingsRouter(s));
   router.use('/search', searchRouter(s));
   router.use('/admin/search', searchAdminRouter(s));
+  router.use('/settings/scim', scimSettingsRouter());
+  router.use('/audit-log', auditLogRouter(s));
   router.use('/settings/approval-policies', approvalPoliciesRouter(s));
   router.use('/contracts', contractApprovalsRouter(s));
   router.use('/approvals', approvalsRouter(s));

@@ -6,8 +6,6 @@
  */
 import { Router, type Request } from 'express';
 import type { Engines } from '../../platform/engines';
-import { findOwned } from '../../platform/find-owned';
-import { Template } from '../../models/template';
 import { templateDefinition, templateInput, versionDefinition } from '../../services/templates/read-template-file';
 import { addTemplateVersion, archiveTemplate, createTemplate, publishBody, publishTemplate } from '../../services/templates/edit-templates';
 import {
@@ -34,7 +32,6 @@ export function templatesRouter(s: Engines): Router {
     { name: 'file', maxBytes: s.config.TEMPLATE_MAX_BYTES },
     { name: 'definition', maxBytes: 512 * 1024 },
   ]);
-  const managed = (req: Request) => findOwned(Template, principalOf(req), req.params.id, 'Template');
 
   router.get('/', authorize('contracts:read'), async (req, res) => {
     const { status } = listTemplatesQuery.parse(req.query);
@@ -55,17 +52,17 @@ export function templatesRouter(s: Engines): Router {
 
   router.post('/:id/versions', authorize('templates:manage'), upload, async (req, res) => {
     const { file, def } = await templateInput(s.config, partsOf(req), req.body, versionDefinition);
-    const { version } = await addTemplateVersion(principalOf(req), await managed(req), file, def);
+    const { version } = await addTemplateVersion(principalOf(req), req.params.id, file, def);
     res.status(201).json(versionView(version));
   });
 
   router.post('/:id/publish', authorize('templates:manage'), async (req, res) => {
     const { version } = publishBody.parse(req.body ?? {});
-    res.json(templateListItem(await publishTemplate(await managed(req), version)));
+    res.json(templateListItem(await publishTemplate(principalOf(req), req.params.id, version)));
   });
 
   router.post('/:id/archive', authorize('templates:manage'), async (req, res) => {
-    res.json(templateListItem(await archiveTemplate(await managed(req))));
+    res.json(templateListItem(await archiveTemplate(principalOf(req), req.params.id)));
   });
 
   return router;

@@ -5,6 +5,7 @@
  * numbers: FerretDB's conditional updates are not exclusive, its unique indexes are).
  */
 import { Types } from 'mongoose';
+import { findOwned } from '../../platform/find-owned';
 import type { Principal } from '../../platform/security/principal';
 import { badRequest, notFound } from '../../platform/errors';
 import { isDuplicateKey } from '../../platform/mongo';
@@ -72,6 +73,9 @@ export async function saveClause(p: Principal, body: ClauseBody): Promise<{ clau
     }
   }
 }
+
+/** A clause of the caller's organization. */
+export const getClause = (p: Principal, id: unknown) => findOwned(Clause, p, id, 'Clause');
 
 export const listClauses = (organizationId: string) =>
   Clause.find({ organization_id: new Types.ObjectId(organizationId) }).sort({ type: 1 });

@@ -9,6 +9,7 @@
  * that raced a write can never put the older record back. Entries also expire after
  * ENTRY_TTL_MS, which bounds staleness if Redis refuses a tombstone.
  */
+import { trusted } from 'mongoose';
 import { z } from 'zod';
 import type { Types } from 'mongoose';
 import type { Redis } from 'ioredis';
@@ -36,7 +37,7 @@ export type AuthUser = z.infer<typeof authUserSchema>;
 
 const entryKey = (s: Deps, userId: string) => redisKey(s.config, 'auth-user', userId);
 
-/** The user if they exist in this organization, else null. */
+/** The user if they exist in this organization and are active, else null. */
 export async function authUser(s: Deps, userId: string, organizationId: string): Promise<AuthUser | null> {
   const key = entryKey(s, userId);
   const cached = await s.redis.get(key).catch(() => TOMBSTONE);
@@ -45,7 +46,10 @@ export async function authUser(s: Deps, userId: string, organizationId: string):
     if (entry.success) return entry.data.organization_id === organizationId ? entry.data : null;
   }
   const readAt = Date.now();
-  const user = await User.findOne({ _id: userId, organization_id: organizationId }, { role: 1, full_name: 1, session_epoch: 1 }).lean();
+  const user = await User.findOne(
+    { _id: userId, organization_id: organizationId, active: trusted({ $ne: false }) },
+    { role: 1, full_name: 1, session_epoch: 1 },
+  ).lean();
   if (!user) return null;
   const found: AuthUser = {
     organization_id: organizationId,

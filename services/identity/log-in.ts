@@ -17,6 +17,7 @@ export const mfaVerifyBody = z.object({ mfa_token: sessionToken, code: mfaCode }
 
 /** After the password (or an invitation): a session, or the MFA challenge the user or their organization asks for. */
 export async function signIn(s: Engines, user: UserDoc) {
+  if (user.active === false) throw unauthorized('This account is deactivated');
   const org = await Organization.findById(user.organization_id);
   if (org?.mfa_required || user.mfa_enabled) {
     const mfa = signToken(s.config, 'mfa', {

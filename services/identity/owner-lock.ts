@@ -1,4 +1,5 @@
 /** Changes that may take an owner away (a demotion or a removal), one at a time per organization. */
+import { trusted } from 'mongoose';
 import type { Principal } from '../../platform/security/principal';
 import { exclusively } from '../../platform/claims';
 import { findOwned } from '../../platform/find-owned';
@@ -16,7 +17,10 @@ import { assertKeepsAnOwner } from './owner-rules';
 export async function changeOwnerSafely<T>(p: Principal, id: unknown, change: (target: UserDoc) => Promise<T>): Promise<T> {
   return exclusively('team-owners', p.organizationId, async () => {
     const target = await findOwned(User, p, id, 'Member');
-    if (target.role === 'owner') assertKeepsAnOwner((await User.countDocuments({ ...orgFilter(p.organizationId), role: 'owner' })) - 1);
+    // Only an active owner counts: a deactivated one can neither sign in nor hand the role on.
+    const active = { active: trusted({ $ne: false }) };
+    if (target.role === 'owner' && target.active !== false)
+      assertKeepsAnOwner((await User.countDocuments({ ...orgFilter(p.organizationId), role: 'owner', ...active })) - 1);
     return change(target);
   });
 }

@@ -64,7 +64,7 @@ export async function refreshSession(s: Engines, body: z.infer<typeof refreshBod
     return token;
   });
   const user = await User.findOne({ _id: presented.user_id, organization_id: presented.organization_id });
-  if (!user) throw unauthorized('Invalid or expired refresh token');
+  if (!user || user.active === false) throw unauthorized('Invalid or expired refresh token');
   return issueSession(s, user, { id: presented.family_id, expiresAt: presented.expires_at });
 }
 

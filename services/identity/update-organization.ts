@@ -8,6 +8,7 @@ import { Organization } from '../../models/organization';
 export const organizationBody = z.object({
   name: z.string().trim().min(1).max(200).optional(),
   mfa_required: z.boolean().optional(),
+  leaver_api_keys: z.enum(['revoke', 'transfer']).optional(),
   renewal_reminder_days: z
     .array(z.number().int().min(1).max(365), 'must be a list of days')
     .min(1)

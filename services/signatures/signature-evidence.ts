@@ -6,15 +6,14 @@
  * - on completion, a certificate: canonical JSON of the evidence signed with Ed25519.
  *   Anyone with the public key can check it offline (e.g. with openssl, see README).
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { canonicalJson } from '../../platform/security/canonical-json';
+import { chainedHash, GENESIS_HASH, sha256, withoutAbsent as normalize } from '../../platform/security/hash-chain';
 import type { AuditEntry, AuditEntryInput } from '../../models/signature';
 
-export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+export { GENESIS_HASH, sha256 };
 
-export const GENESIS_HASH = '0'.repeat(64);
-
-const entryHash = (e: Omit<AuditEntry, 'hash'>) => sha256(`${e.prev_hash}${canonicalJson(e)}`);
+const entryHash = (e: Omit<AuditEntry, 'hash'>) => chainedHash(e);
 
 export function appendAudit(trail: readonly AuditEntry[], input: AuditEntryInput): AuditEntry {
   const prev = trail[trail.length - 1];
@@ -31,13 +30,6 @@ export function brokenAuditLink(trail: readonly AuditEntry[]): number {
     prev = hash;
   }
   return -1;
-}
-
-/** The stored shape may carry nulls for absent fields; hash the same either way. */
-function normalize<T extends AuditEntryInput>(e: T): T {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(e)) if (v !== null && v !== undefined) out[k] = v;
-  return out as T;
 }
 
 export interface CertificatePayload {

@@ -7,6 +7,7 @@ import { Types } from 'mongoose';
 import { z } from 'zod';
 import type { Principal } from '../../platform/security/principal';
 import { isDuplicateKey } from '../../platform/mongo';
+import { findOwned } from '../../platform/find-owned';
 import { Template, TemplateVersion, type TemplateDoc, type TemplateVersionDoc } from '../../models/template';
 import { libraryTypes } from '../clause-library/clause-library';
 import { checkTemplate, type TemplateFile, type VersionDefinition } from './read-template-file';
@@ -58,12 +59,16 @@ export async function createTemplate(
   return { template, version };
 }
 
+/** A template of the caller's organization, as its managers see it (any status). */
+const managedTemplate = (p: Principal, id: unknown) => findOwned(Template, p, id, 'Template');
+
 export async function addTemplateVersion(
   p: Principal,
-  template: TemplateDoc,
+  templateId: unknown,
   file: TemplateFile,
   def: VersionDefinition,
 ): Promise<{ template: TemplateDoc; version: TemplateVersionDoc }> {
+  const template = await managedTemplate(p, templateId);
   if (template.status === 'archived') throw templateErrors.template_archived('The template is archived');
   checkTemplate(file, def, await libraryTypes(p.organizationId));
   const version = await addVersion(p, template, file, def);
@@ -75,7 +80,8 @@ export async function addTemplateVersion(
 }
 
 /** Publishes a version (the latest by default): members draft from it from now on. */
-export async function publishTemplate(template: TemplateDoc, number?: number): Promise<TemplateDoc> {
+export async function publishTemplate(p: Principal, templateId: unknown, number?: number): Promise<TemplateDoc> {
+  const template = await managedTemplate(p, templateId);
   const n = number ?? template.latest_version;
   if (!(await TemplateVersion.exists({ template_id: template._id, number: n })))
     throw templateErrors.template_version_missing(`The template has no version ${n}`);
@@ -84,7 +90,8 @@ export async function publishTemplate(template: TemplateDoc, number?: number): P
   return template;
 }
 
-export async function archiveTemplate(template: TemplateDoc): Promise<TemplateDoc> {
+export async function archiveTemplate(p: Principal, templateId: unknown): Promise<TemplateDoc> {
+  const template = await managedTemplate(p, templateId);
   template.set({ status: 'archived' });
   await template.save();
   return template;

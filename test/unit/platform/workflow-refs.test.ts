@@ -10,6 +10,7 @@ import { bulkImport } from '../../../workflows/import.shared';
 import { integrationNotification } from '../../../workflows/integration-notification.shared';
 import { integrationSync } from '../../../workflows/integration-sync.shared';
 import { mailDelivery } from '../../../workflows/mail-delivery.shared';
+import { memberDeprovision } from '../../../workflows/member-deprovision.shared';
 import { reembed } from '../../../workflows/reembed.shared';
 import { contractTerms } from '../../../workflows/contract-terms.shared';
 import { renewalDeadline } from '../../../workflows/renewal-deadline.shared';
@@ -31,6 +32,7 @@ describe('workflow refs', () => {
     integrationNotification,
     integrationSync,
     mailDelivery,
+    memberDeprovision,
     reembed,
     signature,
     webhookBatch,
