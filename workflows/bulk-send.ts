@@ -32,7 +32,7 @@ const START: BulkSendProgress = { batch: 0, done: 0, failed: 0, sent: 0, awaitin
 export async function bulkSendWorkflow({ importId, progress }: BulkSendInput): Promise<BulkSendProgress> {
   const p: BulkSendProgress = { ...START, ...progress };
   try {
-    for (let more = true; more; ) {
+    for (let more = true; more;) {
       if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof bulkSendWorkflow>({ importId, progress: p });
       const { done, failed, sent, awaitingApproval } = p;
       const r = await bulkSendBatch({ importId, batch: p.batch, before: { done, failed, sent, awaitingApproval } });

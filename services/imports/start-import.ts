@@ -52,7 +52,10 @@ export async function planImport(
   s: Engines,
   path: string,
   format: ImportFormat,
-  columns: { known: readonly string[]; required: readonly string[]; batchRows?: number } = { known: IMPORT_COLUMNS, required: REQUIRED_COLUMNS },
+  columns: { known: readonly string[]; required: readonly string[]; batchRows?: number } = {
+    known: IMPORT_COLUMNS,
+    required: REQUIRED_COLUMNS,
+  },
 ): Promise<ImportPlan> {
   const input = {
     path,

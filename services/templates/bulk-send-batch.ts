@@ -67,7 +67,11 @@ async function sendRow(s: Engines, i: ImportDoc, p: Principal, defs: Parameters<
   if (!row.fields) return reject(row.error ?? 'the row could not be read');
   const read = readBulkSendRow(defs, row.fields);
   if ('error' in read) return reject(read.error);
-  const draft = draftFromTemplateBody.safeParse({ ...read.contract, template_id: i.bulk_send!.template_id.toHexString(), variables: read.variables });
+  const draft = draftFromTemplateBody.safeParse({
+    ...read.contract,
+    template_id: i.bulk_send!.template_id.toHexString(),
+    variables: read.variables,
+  });
   if (!draft.success) return reject(issueText(draft.error.issues[0]!));
   const signers = signatureRequestBody.safeParse({ contract_id: new Types.ObjectId().toHexString(), signers: read.signers });
   if (!signers.success) return reject(issueText(signers.error.issues[0]!));
@@ -86,12 +90,7 @@ async function sendRow(s: Engines, i: ImportDoc, p: Principal, defs: Parameters<
   try {
     const { contract } = await draftFromTemplate(s, p, draft.data);
     contractId = contract._id;
-    const { sig } = await sendSignatureRequest(
-      s,
-      p,
-      { ...signers.data, contract_id: contract.id },
-      s.config.SIGNATURE_REMINDER_INTERVAL,
-    );
+    const { sig } = await sendSignatureRequest(s, p, { ...signers.data, contract_id: contract.id }, s.config.SIGNATURE_REMINDER_INTERVAL);
     await BulkSendRow.updateOne(claim, { $set: { outcome: 'sent', contract_id: contract._id, signature_id: sig._id } });
     return { outcome: 'sent' as const, reason: null };
   } catch (err) {
@@ -102,7 +101,7 @@ async function sendRow(s: Engines, i: ImportDoc, p: Principal, defs: Parameters<
       throw err;
     }
     if (contractId && err instanceof AppError && err.code === 'approval_required') {
-      const started = await startApproval(s, p, contractId);
+      const started = await startApproval(s, p, contractId.toHexString());
       await BulkSendRow.updateOne(claim, { $set: { outcome: 'awaiting_approval', contract_id: contractId } });
       const which = started.required ? ` (approval ${started.approval.id})` : '';
       return { outcome: 'awaiting_approval' as const, reason: `contract ${contractId.toHexString()} awaits approval${which}; not sent` };
@@ -138,7 +137,9 @@ export async function bulkSendBatch(s: Engines, { importId, batch, before }: Sen
   for await (const row of batchRows(i, batch)) rows.push(row);
   const counts: Record<Outcome, number> = { sent: 0, awaiting_approval: 0, rejected: 0 };
   await eachAtMost(rows, s.config.PDF_RENDER_CONCURRENCY, async (row) => {
-    const r = v ? await sendRow(s, i, p, defs, row) : { outcome: 'rejected' as const, reason: 'the template has no published version any more' };
+    const r = v
+      ? await sendRow(s, i, p, defs, row)
+      : { outcome: 'rejected' as const, reason: 'the template has no published version any more' };
     // null: rejected by an earlier run of this batch, whose reason stands.
     counts[r?.outcome ?? 'rejected']++;
     if (r?.reason)
