@@ -127,6 +127,25 @@ describe('Bulk send from a template', function () {
     for (const email of sample) expect((await waitForMail(email, 1, 60_000))[0]!.subject).to.match(/sign/i);
   });
 
+  it('is cancelled like an import: its workflow stops and later batches never run', async () => {
+    const owner = await signUp();
+    const templateId = await publishedTemplate(owner);
+    // The first row renders a PDF (seconds); the other 50 are rejected at once, the last of them in a second batch.
+    const lines = [HEADER, `Kept,Acme,Acme,New York,10,no,Al,${uniqueAddress('cancel')}`];
+    for (let i = 0; i < 50; i++) lines.push(`Bad ${i},Acme,Acme,New York,lots,no,Al,al@example.test`);
+    const started = await bulkSend(owner, templateId, `${lines.join('\r\n')}\r\n`);
+    expect(started.status, started.text).to.equal(202);
+    const cancelled = await api<BulkSend>('POST', `/imports/${started.body.id}/cancel`, { token: owner.token });
+    expect(cancelled.status, cancelled.text).to.equal(200);
+    expect(cancelled.body.status).to.equal('cancelled');
+
+    const job = await ended(owner.token, started.body.id);
+    expect(job.status).to.equal('cancelled');
+    const run = await testEnv().services.temporal.workflow.getHandle(`bulk-send-${job.id}`).describe();
+    expect(run.status.name).to.equal('CANCELLED');
+    expect((await errorsOf(owner.token, job.id)).has(lines.length)).to.equal(false);
+  });
+
   it('refuses a header the template does not know, or a signer without an email, before anything runs', async () => {
     const owner = await signUp();
     const templateId = await publishedTemplate(owner);
