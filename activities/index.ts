@@ -11,6 +11,7 @@ import { createReembedActivities } from './reembed';
 import { createMailActivities } from './mail';
 import { createContractTermsActivities } from './contract-terms';
 import { createImportActivities } from './imports';
+import { createBulkSendActivities } from './bulk-send';
 import { createSearchIndexActivities } from './search-index';
 import { createApprovalActivities } from './approvals';
 import { createIdentityActivities } from './identity';
@@ -30,6 +31,7 @@ export function createActivities(s: Engines) {
     ...createMailActivities(s),
     ...createContractTermsActivities(s),
     ...createImportActivities(s),
+    ...createBulkSendActivities(s),
     ...createSearchIndexActivities(s),
     ...createApprovalActivities(s),
     ...createIdentityActivities(s),

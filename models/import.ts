@@ -8,11 +8,23 @@ export const IMPORT_FORMATS = ['csv', 'jsonl'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 /** What the import's workflow is doing: creating contracts, waiting for their files' ingestion, extracting key terms. */
 export const IMPORT_PHASES = ['rows', 'files', 'terms'] as const;
+/** What the job makes of its rows: contracts (`POST /imports`), or contracts drafted from a template and sent for signature (`POST /templates/:id/bulk-send`). */
+export const IMPORT_KINDS = ['contracts', 'bulk_send'] as const;
 
 const count = { type: Number, default: 0, required: true } as const;
 const subdocument = <T extends Schema>(schema: T) => ({ type: schema, default: () => ({}), required: true }) as const;
 const rowCounts = new Schema({ total: count, done: count, failed: count }, { _id: false });
 const fileCounts = new Schema({ total: count, ingested: count, failed: count }, { _id: false });
+/** A bulk send's template, the caller's role its rows are drafted and sent with, and how its contracts went. */
+const bulkSendSchema = new Schema(
+  {
+    template_id: { type: Schema.Types.ObjectId, required: true },
+    role: { type: String, required: true },
+    sent: count,
+    awaiting_approval: count,
+  },
+  { _id: false },
+);
 
 /**
  * One bulk import (`POST /imports`) and its progress, worked through by the workflow
@@ -23,6 +35,8 @@ const fileCounts = new Schema({ total: count, ingested: count, failed: count }, 
 const schema = new Schema(
   {
     ...tenantFields,
+    kind: { type: String, enum: IMPORT_KINDS, default: 'contracts' },
+    bulk_send: { type: bulkSendSchema, default: null },
     status: { type: String, enum: IMPORT_STATUSES, default: 'running' },
     phase: { type: String, enum: IMPORT_PHASES, default: 'rows' },
     phase_started_at: { type: Date, default: () => new Date() },
@@ -72,6 +86,23 @@ rowErrorSchema.plugin(basePlugin);
 rowErrorSchema.index({ import_id: 1, line: 1 }, { unique: true });
 
 export const ImportRowError = model('ImportRowError', rowErrorSchema, 'import_row_errors');
+
+/**
+ * A bulk-send row taken on: inserted (the unique index lets one insert win) before its contract
+ * is drafted, so a batch run again never drafts or sends a row twice; then its outcome.
+ */
+const sendRowSchema = new Schema({
+  ...tenantFields,
+  import_id: { type: Schema.Types.ObjectId, required: true },
+  line: { type: Number, required: true },
+  outcome: { type: String, enum: ['started', 'sent', 'awaiting_approval', 'rejected'], default: 'started' },
+  contract_id: { type: Schema.Types.ObjectId, default: null },
+  signature_id: { type: Schema.Types.ObjectId, default: null },
+});
+sendRowSchema.plugin(basePlugin);
+sendRowSchema.index({ import_id: 1, line: 1 }, { unique: true });
+
+export const BulkSendRow = model('BulkSendRow', sendRowSchema, 'bulk_send_rows');
 
 /**
  * Which line of an import takes each file of its ZIP: inserted by the first row naming it (the
@@ -126,6 +157,16 @@ function etaSeconds(i: ImportDoc, now: number): number | null {
 export function importView(i: ImportDoc, now = Date.now()) {
   return {
     id: i.id,
+    kind: i.kind,
+    ...(i.bulk_send
+      ? {
+          bulk_send: {
+            template_id: i.bulk_send.template_id.toHexString(),
+            sent: i.bulk_send.sent,
+            awaiting_approval: i.bulk_send.awaiting_approval,
+          },
+        }
+      : {}),
     status: i.status,
     phase: i.status === 'running' ? i.phase : null,
     format: i.format,

@@ -15,5 +15,6 @@ export { renewalDeadlineWorkflow } from './renewal-deadline';
 export { contractTermsWorkflow } from './contract-terms';
 // `importWorkflow` is the 0.6 type name, kept so that imports running across an upgrade finish.
 export { bulkImportWorkflow, bulkImportWorkflow as importWorkflow } from './import';
+export { bulkSendWorkflow } from './bulk-send';
 export { approvalWorkflow } from './approval';
 export { memberDeprovisionWorkflow } from './member-deprovision';

@@ -1,7 +1,7 @@
 /** The OpenAPI description of the import operations (api/routes/imports.ts serves them). */
 import { z } from 'zod';
 import { idSchema } from '../../platform/input';
-import { IMPORT_FORMATS, IMPORT_PHASES, IMPORT_STATUSES } from '../../models/import';
+import { IMPORT_FORMATS, IMPORT_KINDS, IMPORT_PHASES, IMPORT_STATUSES } from '../../models/import';
 import { importBody } from '../../services/imports/start-import';
 import { importListQuery } from '../../services/imports/list-imports';
 import { IMPORT_COLUMNS } from '../../services/imports/rows';
@@ -12,6 +12,15 @@ const importSchema = registry.register(
   'Import',
   z.object({
     id: idSchema,
+    kind: z.enum(IMPORT_KINDS).meta({ description: '`contracts` (POST /imports) or `bulk_send` (POST /templates/{id}/bulk-send)' }),
+    bulk_send: z
+      .object({
+        template_id: idSchema,
+        sent: z.int().meta({ description: 'Contracts drafted and sent for signature' }),
+        awaiting_approval: z.int().meta({ description: 'Contracts drafted and held for approval, not sent (each row in the errors CSV)' }),
+      })
+      .optional()
+      .meta({ description: 'Only for a bulk send' }),
     status: z.enum(IMPORT_STATUSES),
     phase: z
       .enum(IMPORT_PHASES)

@@ -103,3 +103,18 @@ operation({
   summary: 'Archive a template: no new drafts from it',
   responses: { 200: { description: 'The template', schema: item } },
 });
+operation({
+  path: '/templates/{id}/bulk-send',
+  method: 'post',
+  tag,
+  summary: 'Send contracts drafted from the published version, one per CSV row, for signature (a background job, like an import)',
+  description:
+    'Multipart `file`: a CSV whose header names the template variables (a party or money variable by field: `party.name`, `fee.amount`), `counterparty` (required), optional `title`, and the signers as `signer_<n>_name` and `signer_<n>_email` (n from 1, at most 20). Answers 202 with the job (an import of kind `bulk_send`: follow it at GET /imports/{id}, rejected rows at GET /imports/{id}/errors, cancel it at POST /imports/{id}/cancel). Each row is drafted as by POST /contracts with `template_id` and sent as by POST /signatures (approval gate, daily mail quota); a row whose contract needs approval gets its approval started and is reported as awaiting approval, not sent.',
+  multipart: z.object({ file: z.string().meta({ format: 'binary', description: 'CSV with a header row; UTF-8' }) }),
+  responses: {
+    202: { description: 'The job (an import of kind `bulk_send`)', schema: z.record(z.string(), z.unknown()) },
+    400: 'No file, an unknown, duplicated or missing header column, a signer without name or email column, or no rows',
+    409: '`template_not_published`, or the organization already runs IMPORT_MAX_RUNNING_PER_ORG imports',
+    413: 'The file is over IMPORT_RECORDS_MAX_BYTES or IMPORT_MAX_ROWS',
+  },
+});

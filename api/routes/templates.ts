@@ -16,6 +16,9 @@ import {
   versionView,
   visibleTemplate,
 } from '../../services/templates/template-view';
+import { startBulkSend } from '../../services/templates/start-bulk-send';
+import { importView } from '../../models/import';
+import { badRequest } from '../../platform/errors';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { receiveFiles } from '../http/middleware/receive-file';
 import '../operations/templates';
@@ -59,6 +62,18 @@ export function templatesRouter(s: Engines): Router {
   router.post('/:id/publish', authorize('templates:manage'), async (req, res) => {
     const { version } = publishBody.parse(req.body ?? {});
     res.json(templateListItem(await publishTemplate(principalOf(req), req.params.id, version)));
+  });
+
+  const csv = receiveFiles(s, [{ name: 'file', maxBytes: s.config.IMPORT_RECORDS_MAX_BYTES }], {
+    reserveBytes: s.config.IMPORT_DISK_RESERVE_BYTES,
+  });
+  router.post('/:id/bulk-send', authorize('signatures:send'), csv, async (req, res) => {
+    const file = (req.files as Record<string, Express.Multer.File[] | undefined> | undefined)?.file?.[0];
+    if (!file) throw badRequest('file: is required (multipart/form-data field "file", a CSV file)');
+    const job = await startBulkSend(s, principalOf(req), req.params.id, file);
+    // The workflow reads the CSV and removes it when the job ends.
+    res.locals.keepUpload = true;
+    res.status(202).location(`/api/v1/imports/${job.id}`).json(importView(job));
   });
 
   router.post('/:id/archive', authorize('templates:manage'), async (req, res) => {

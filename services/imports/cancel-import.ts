@@ -19,8 +19,8 @@ export async function cancelImport(s: Engines, p: Principal, id: unknown): Promi
   const imported = await getImport(p, id);
   if (imported.status !== 'running')
     throw importErrors.import_not_running(`Import is ${imported.status}; only a running import can be cancelled`);
-  // A workflow already gone (false) has nothing left to stop.
-  await cancelWorkflow(s, bulkImportWorkflowId(imported.id)).catch((err: unknown) => {
+  // A workflow already gone (false) has nothing left to stop. A bulk send's workflow is `bulk-send-<id>`: the record names it.
+  await cancelWorkflow(s, imported.workflow_id ?? bulkImportWorkflowId(imported.id)).catch((err: unknown) => {
     s.logger.error({ err, importId: imported.id }, 'could not cancel the import workflow');
     throw unavailable('The workflow engine is unavailable; the import was not cancelled, try again shortly');
   });

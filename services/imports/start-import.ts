@@ -47,14 +47,23 @@ async function sniffFormat(path: string): Promise<ImportFormat> {
   }
 }
 
-async function planImport(s: Engines, path: string, format: ImportFormat): Promise<ImportPlan> {
+/** The records file's plan (header, row count, batches), or its refusal as a 400 or 413; a bulk send names its own columns and batch size. */
+export async function planImport(
+  s: Engines,
+  path: string,
+  format: ImportFormat,
+  columns: { known: readonly string[]; required: readonly string[]; batchRows?: number } = {
+    known: IMPORT_COLUMNS,
+    required: REQUIRED_COLUMNS,
+  },
+): Promise<ImportPlan> {
   const input = {
     path,
     format,
     maxRows: s.config.IMPORT_MAX_ROWS,
-    batchRows: s.config.IMPORT_BATCH_ROWS,
-    known: IMPORT_COLUMNS,
-    required: REQUIRED_COLUMNS,
+    batchRows: columns.batchRows ?? s.config.IMPORT_BATCH_ROWS,
+    known: columns.known,
+    required: columns.required,
   };
   const plan = await s.offload.run(planRecordsTask, input, { timeoutMs: PLAN_BUDGET_MS }).catch((err: unknown) => {
     if (err instanceof OffloadTimeoutError)
