@@ -162,16 +162,18 @@ describe('API reference', () => {
 
     it('documents the request schemas the handlers validate with', async () => {
       const doc = await fetchDoc();
+      type BodySchema = { required?: string[]; properties: Record<string, { enum?: string[] }> };
       const create = doc.paths['/contracts']!.post as unknown as {
-        requestBody: {
-          content: { 'application/json': { schema: { required: string[]; properties: Record<string, { enum?: string[] }> } } };
-        };
+        requestBody: { content: { 'application/json': { schema: { anyOf: BodySchema[] } } } };
       };
-      const schema = create.requestBody.content['application/json'].schema;
-      expect(schema.required).to.have.members(['title', 'type', 'counterparty']);
-      expect(schema.properties.type!.enum).to.include('nda');
+      // Two bodies: a contract from its fields, or a draft from a template (`template_id`).
+      const [fields, fromTemplate] = create.requestBody.content['application/json'].schema.anyOf;
+      expect(fields!.required).to.have.members(['title', 'type', 'counterparty']);
+      expect(fields!.properties.type!.enum).to.include('nda');
+      expect(fromTemplate!.required).to.include('template_id');
       // Server-set fields are not part of the input.
-      expect(schema.properties).to.not.have.any.keys('organization_id', 'risk_score', 'created_by', 'signed_at');
+      for (const schema of [fields!, fromTemplate!])
+        expect(schema.properties).to.not.have.any.keys('organization_id', 'risk_score', 'created_by', 'signed_at');
     });
 
     it('describes the chat answer as an event stream of chunk, citations and done, or one JSON answer', async () => {
