@@ -3,6 +3,7 @@ import {
   announceMemberDeprovisioned,
   endMemberSessions,
   settleMemberApiKeys,
+  settleMemberApprovals,
   type DeprovisionOutcome,
 } from '../services/identity/deprovision-member';
 import type { Engines } from '../platform/engines';
@@ -12,6 +13,7 @@ export function createIdentityActivities(s: Engines) {
   return {
     endMemberSessions: (step: DeprovisionStep) => endMemberSessions(s, step),
     settleMemberApiKeys: (step: DeprovisionStep) => settleMemberApiKeys(step),
+    settleMemberApprovals: (step: DeprovisionStep) => settleMemberApprovals(s, step),
     announceMemberDeprovisioned: (outcome: DeprovisionOutcome) => announceMemberDeprovisioned(s, outcome),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * A member leaves (deactivated or removed, services/identity/start-deprovisioning.ts): every
- * session ends, their API keys are revoked or handed to an owner, and webhooks and the feed
+ * session ends, their API keys are revoked or handed to an owner, their pending approval
+ * decisions are marked removed (each affected step moves on), and webhooks and the feed
  * hear `team.member_deprovisioned`. Each step is an idempotent activity, retried until it holds.
  */
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
@@ -16,5 +17,6 @@ export async function memberDeprovisionWorkflow(input: MemberDeprovision): Promi
   const step = { input, runId: workflowInfo().runId };
   const sessions = await steps.endMemberSessions(step);
   const apiKeys = await steps.settleMemberApiKeys(step);
-  await steps.announceMemberDeprovisioned({ ...step, sessions, apiKeys });
+  const approvals = await steps.settleMemberApprovals(step);
+  await steps.announceMemberDeprovisioned({ ...step, sessions, apiKeys, approvals });
 }

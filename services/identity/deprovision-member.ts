@@ -15,6 +15,7 @@ import type { DeprovisionStep } from '../../workflows/member-deprovision.shared'
 import { dropRecoveryCodes } from './mfa';
 import { forgetUsers } from './auth-user';
 import { revokeRefreshTokens } from './session';
+import { removeLeaverFromApprovals } from '../approvals/remove-leaver';
 
 /** The member as they are now: null when removed; `returned` when they came back meanwhile. */
 async function leaver(step: DeprovisionStep) {
@@ -65,9 +66,23 @@ export async function settleMemberApiKeys(step: DeprovisionStep): Promise<{ poli
   return { policy: heir ? 'transfer' : 'revoke', count: 'modifiedCount' in result ? result.modifiedCount : result.deletedCount };
 }
 
+/**
+ * Marks the member's pending approval decisions `removed` and moves each affected step on
+ * (services/approvals/remove-leaver.ts). Compliance tasks have no assignee or owner field
+ * (models/compliance-task.ts), so there is nothing of theirs to reassign.
+ */
+export async function settleMemberApprovals(s: Engines, step: DeprovisionStep): Promise<number> {
+  const { returned } = await leaver(step);
+  if (returned) return 0;
+  const { organizationId, userId, fullName } = step.input;
+  return removeLeaverFromApprovals(s, { organizationId, userId, name: fullName });
+}
+
 export interface DeprovisionOutcome extends DeprovisionStep {
   sessions: number;
   apiKeys: { policy: 'revoke' | 'transfer'; count: number };
+  /** Pending approval decisions marked `removed`. */
+  approvals: number;
 }
 
 /** `team.member_deprovisioned` to webhooks and the feed, once per run. */
@@ -85,6 +100,7 @@ export async function announceMemberDeprovisioned(s: Engines, o: DeprovisionOutc
       reason: input.reason,
       sessions_ended: o.sessions,
       api_keys: o.apiKeys,
+      approvals_removed: o.approvals,
       run_id: o.runId,
     },
     actor: input.actor,
