@@ -14,6 +14,7 @@ import { createImportActivities } from './imports';
 import { createSearchIndexActivities } from './search-index';
 import { createApprovalActivities } from './approvals';
 import { createIdentityActivities } from './identity';
+import { createAuditActivities } from './audit';
 
 /** Every activity the worker registers, bound to the process's engines. */
 export function createActivities(s: Engines) {
@@ -33,5 +34,6 @@ export function createActivities(s: Engines) {
     ...createSearchIndexActivities(s),
     ...createApprovalActivities(s),
     ...createIdentityActivities(s),
+    ...createAuditActivities(s),
   };
 }

@@ -17,3 +17,4 @@ export { contractTermsWorkflow } from './contract-terms';
 export { bulkImportWorkflow, bulkImportWorkflow as importWorkflow } from './import';
 export { approvalWorkflow } from './approval';
 export { memberDeprovisionWorkflow } from './member-deprovision';
+export { auditExportWorkflow } from './audit-export';
