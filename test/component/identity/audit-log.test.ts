@@ -83,8 +83,12 @@ describe('identity audit log', () => {
     const b = await signUp();
     await api('POST', '/settings/api-keys', { token: a.token, body: { name: 'k1', role: 'viewer' } });
     await api('POST', '/settings/api-keys', { token: a.token, body: { name: 'k2', role: 'viewer' } });
-    const keyRows = (await rowsOf(a, 2)).filter((r) => r.category === 'api_keys');
-    expect(keyRows).to.have.length(2);
+    // Rows are written once each answer is sent: wait for both keys' rows.
+    let keyRows: Row[] = [];
+    while (keyRows.length < 2) {
+      keyRows = (await rowsOf(a, 2)).filter((r) => r.category === 'api_keys');
+      await new Promise((r) => setTimeout(r, 100));
+    }
 
     interface Export {
       id: string;
