@@ -1,11 +1,11 @@
-/** Activities of a member's leaving (services/identity/deprovision-member.ts). */
+/** Activities of a member's leaving (services/identity/deprovision-member.ts, and services/approvals/remove-leaver.ts for their approvals). */
 import {
   announceMemberDeprovisioned,
   endMemberSessions,
   settleMemberApiKeys,
-  settleMemberApprovals,
   type DeprovisionOutcome,
 } from '../services/identity/deprovision-member';
+import { settleMemberApprovals } from '../services/approvals/remove-leaver';
 import type { Engines } from '../platform/engines';
 import type { DeprovisionStep } from '../workflows/member-deprovision.shared';
 

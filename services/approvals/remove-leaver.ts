@@ -10,6 +10,8 @@ import { Types } from 'mongoose';
 import type { Engines } from '../../platform/engines';
 import type { Actor } from '../../platform/outbox/record-event';
 import { Approval, type ApprovalRecord } from '../../models/approval';
+import { User } from '../../models/user';
+import type { DeprovisionStep } from '../../workflows/member-deprovision.shared';
 import { changeApprovals } from './approval-claim';
 import { emitApprovalEvent, nudgeApprovalWorkflow } from './approval-events';
 import { escalateApproval } from './approval-reminders';
@@ -18,7 +20,7 @@ import type { Approvers } from './policy-rules';
 
 type Group = ApprovalRecord['groups'][number];
 
-export interface Leaver {
+interface Leaver {
   organizationId: string;
   userId: string;
   name: string;
@@ -85,8 +87,17 @@ async function removeFrom(s: Engines, leaver: Leaver, approvalId: Types.ObjectId
   return { removed, escalate, written };
 }
 
-/** Marks the leaver's pending decisions `removed` and moves each affected step on; answers how many entries were marked. */
-export async function removeLeaverFromApprovals(s: Engines, leaver: Leaver): Promise<number> {
+/**
+ * Step 3 of a member's leaving: marks their pending decisions `removed` and moves each affected
+ * step on; answers how many entries were marked. Skips a member reactivated meanwhile.
+ * Compliance tasks have no assignee or owner field (models/compliance-task.ts): nothing of
+ * theirs is left to reassign.
+ */
+export async function settleMemberApprovals(s: Engines, step: DeprovisionStep): Promise<number> {
+  const { organizationId, userId, fullName } = step.input;
+  const user = await User.findOne({ _id: userId, organization_id: organizationId }, { active: 1 }).lean();
+  if (user && user.active !== false) return 0;
+  const leaver: Leaver = { organizationId, userId, name: fullName };
   // Filtered here rather than by a path through two arrays of sub-documents, which FerretDB 1.24 does not match reliably.
   const pending = await Approval.find({ organization_id: leaver.organizationId, status: 'pending' }, { contract_id: 1, groups: 1 }).lean();
   let count = 0;

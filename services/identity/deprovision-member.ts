@@ -15,7 +15,6 @@ import type { DeprovisionStep } from '../../workflows/member-deprovision.shared'
 import { dropRecoveryCodes } from './mfa';
 import { forgetUsers } from './auth-user';
 import { revokeRefreshTokens } from './session';
-import { removeLeaverFromApprovals } from '../approvals/remove-leaver';
 
 /** The member as they are now: null when removed; `returned` when they came back meanwhile. */
 async function leaver(step: DeprovisionStep) {
@@ -66,22 +65,10 @@ export async function settleMemberApiKeys(step: DeprovisionStep): Promise<{ poli
   return { policy: heir ? 'transfer' : 'revoke', count: 'modifiedCount' in result ? result.modifiedCount : result.deletedCount };
 }
 
-/**
- * Marks the member's pending approval decisions `removed` and moves each affected step on
- * (services/approvals/remove-leaver.ts). Compliance tasks have no assignee or owner field
- * (models/compliance-task.ts), so there is nothing of theirs to reassign.
- */
-export async function settleMemberApprovals(s: Engines, step: DeprovisionStep): Promise<number> {
-  const { returned } = await leaver(step);
-  if (returned) return 0;
-  const { organizationId, userId, fullName } = step.input;
-  return removeLeaverFromApprovals(s, { organizationId, userId, name: fullName });
-}
-
 export interface DeprovisionOutcome extends DeprovisionStep {
   sessions: number;
   apiKeys: { policy: 'revoke' | 'transfer'; count: number };
-  /** Pending approval decisions marked `removed`. */
+  /** Pending approval decisions marked `removed` (services/approvals/remove-leaver.ts). */
   approvals: number;
 }
 
