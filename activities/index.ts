@@ -15,6 +15,7 @@ import { createBulkSendActivities } from './bulk-send';
 import { createSearchIndexActivities } from './search-index';
 import { createApprovalActivities } from './approvals';
 import { createIdentityActivities } from './identity';
+import { createAuditActivities } from './audit';
 
 /** Every activity the worker registers, bound to the process's engines. */
 export function createActivities(s: Engines) {
@@ -35,5 +36,6 @@ export function createActivities(s: Engines) {
     ...createSearchIndexActivities(s),
     ...createApprovalActivities(s),
     ...createIdentityActivities(s),
+    ...createAuditActivities(s),
   };
 }

@@ -28,7 +28,8 @@ const decisionSchema = new Schema(
   {
     user_id: { type: Schema.Types.ObjectId, required: true },
     name: { type: String, required: true },
-    decision: { type: String, enum: ['approved', 'rejected'], required: true },
+    /** `removed`: the approver left the organization before deciding (services/approvals/remove-leaver.ts). */
+    decision: { type: String, enum: ['approved', 'rejected', 'removed'], required: true },
     comment: { type: String, default: null },
     at: { type: Date, required: true },
     /** The indexes of the step's requirements this approver counted for. */

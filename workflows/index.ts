@@ -18,3 +18,4 @@ export { bulkImportWorkflow, bulkImportWorkflow as importWorkflow } from './impo
 export { bulkSendWorkflow } from './bulk-send';
 export { approvalWorkflow } from './approval';
 export { memberDeprovisionWorkflow } from './member-deprovision';
+export { auditExportWorkflow } from './audit-export';

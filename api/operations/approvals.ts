@@ -98,7 +98,7 @@ const approvalSchema = registry.register(
           z.object({
             user_id: idSchema,
             name: z.string(),
-            decision: z.enum(['approved', 'rejected']),
+            decision: z.enum(['approved', 'rejected', 'removed']),
             comment: z.string().nullable(),
             at: timestamp,
           }),

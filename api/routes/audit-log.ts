@@ -4,6 +4,8 @@ import { z } from 'zod';
 import type { Engines } from '../../platform/engines';
 import { AUDIT_CATEGORIES } from '../../models/identity-audit';
 import { auditCsv, auditJsonLines, auditQuery, listAudit, verifyAudit } from '../../services/audit/read-audit';
+import { AUDIT_EXPORT_FORMATS, AUDIT_EXPORT_STATUSES } from '../../models/audit-export';
+import { auditExportBody, getAuditExport, openAuditExport, startAuditExport } from '../../services/audit/export-audit';
 import { authorize, principalOf } from '../http/middleware/auth';
 import { operation, timestamp } from '../http/openapi';
 
@@ -53,13 +55,57 @@ operation({
   },
 });
 
+const exportSchema = z.object({
+  id: z.string(),
+  status: z.enum(AUDIT_EXPORT_STATUSES),
+  from: timestamp.nullable(),
+  to: timestamp.nullable(),
+  category: z.enum(AUDIT_CATEGORIES).nullable(),
+  format: z.enum(AUDIT_EXPORT_FORMATS),
+  rows: z.number().int().nullable(),
+  bytes: z.number().int().nullable(),
+  error: z.string().nullable(),
+  created_at: timestamp,
+  completed_at: timestamp.nullable(),
+});
+operation({
+  path: '/audit-log/exports',
+  method: 'post',
+  tag,
+  body: auditExportBody,
+  summary: 'Export the log (any number of rows) to a CSV or JSON Lines file, as a job',
+  description:
+    'Answers 202 at once; the workflow `audit-export-<id>` writes the file. Poll `GET /audit-log/exports/{id}` until `status` is `done`, then download it. Starting, polling and downloading are logged (category `exports`).',
+  responses: {
+    202: { description: 'The export, running', schema: exportSchema },
+    503: 'The workflow engine is unavailable; no export was started',
+  },
+});
+operation({
+  path: '/audit-log/exports/{id}',
+  method: 'get',
+  tag,
+  summary: 'The status of an export: running, done (with rows and bytes) or failed (with error)',
+  responses: { 200: { description: 'The export', schema: exportSchema } },
+});
+operation({
+  path: '/audit-log/exports/{id}/download',
+  method: 'get',
+  tag,
+  summary: "An export's file, once done",
+  responses: {
+    200: { description: 'CSV or JSON Lines', schema: z.string(), contentType: 'text/csv' },
+    409: 'The export is still running, or failed (`audit_export_not_ready`)',
+  },
+});
+
 function formatOf(req: Request, asked?: 'json' | 'csv' | 'jsonl'): 'json' | 'csv' | 'jsonl' {
   if (asked) return asked;
   const accepted = req.accepts(['application/json', 'text/csv', 'application/x-ndjson', 'application/jsonl']);
   return accepted === 'text/csv' ? 'csv' : accepted === 'application/x-ndjson' || accepted === 'application/jsonl' ? 'jsonl' : 'json';
 }
 
-export function auditLogRouter(_s: Engines): Router {
+export function auditLogRouter(s: Engines): Router {
   const router = Router();
   const admin = authorize('settings:manage');
   router.get('/', admin, async (req, res) => {
@@ -72,6 +118,17 @@ export function auditLogRouter(_s: Engines): Router {
   });
   router.get('/verify', admin, async (req, res) => {
     res.json(await verifyAudit(principalOf(req)));
+  });
+  router.post('/exports', admin, async (req, res) => {
+    const started = await startAuditExport(s, principalOf(req), auditExportBody.parse(req.body));
+    res.status(202).location(`${req.baseUrl}/exports/${started.id}`).json(started);
+  });
+  router.get('/exports/:id', authorize('settings:manage'), async (req, res) => {
+    res.json(await getAuditExport(principalOf(req), String(req.params.id)));
+  });
+  router.get('/exports/:id/download', authorize('settings:manage'), async (req, res) => {
+    const file = await openAuditExport(s, principalOf(req), String(req.params.id));
+    res.attachment(file.filename).type(file.type).set('Cache-Control', 'no-store').sendFile(file.path, { dotfiles: 'allow' });
   });
   return router;
 }

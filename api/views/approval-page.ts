@@ -162,8 +162,9 @@ function stateText(s: ApprovalLinkState): { title: string; html: string } {
       };
     case 'decided':
       return {
-        title: s.decision === 'approved' ? 'You approved' : 'You rejected',
-        html: `<p>You ${s.decision} step ${s.step} on ${e(formatTime(s.at))}.${s.outcome === 'pending' ? '' : ` The request is now ${e(s.outcome)}.`}</p>`,
+        title: s.decision === 'approved' ? 'You approved' : s.decision === 'rejected' ? 'You rejected' : 'You were removed',
+        // `removed`: they left the organization before deciding (services/approvals/remove-leaver.ts).
+        html: `<p>You ${s.decision === 'removed' ? 'were removed from' : s.decision} step ${s.step} on ${e(formatTime(s.at))}.${s.outcome === 'pending' ? '' : ` The request is now ${e(s.outcome)}.`}</p>`,
       };
     case 'waiting':
       return {

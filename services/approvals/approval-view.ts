@@ -30,6 +30,31 @@ export function requirementsFor(a: ApprovalRecord, g: Group, user: { id: string;
 export const approvalsOf = (g: Group, i: number) =>
   g.decisions.filter((d) => d.decision === 'approved' && d.requirements.includes(i)).length;
 
+/**
+ * Whether requirement `i` of the step holds. Named approvers who left (`removed`) no longer
+ * count: "every member" asks only those still there, "any N of" at most as many as are left;
+ * and a requirement whose named approvers all left still needs one approval (by escalation).
+ */
+export function requirementMet(g: Group, i: number): boolean {
+  const r = g.requirements[i]!;
+  const ap = r.approvers as Approvers;
+  const left = g.decisions.filter((d) => d.decision === 'removed' && d.requirements.includes(i)).length;
+  const needed = ap.kind === 'role' ? r.required : Math.min(r.required, ap.user_ids.length - left);
+  return approvalsOf(g, i) >= Math.max(1, needed);
+}
+
+/** Approves step `gi` and activates the next one; answers the request's status (`approved` after the last step). */
+export function completeStep(a: ApprovalRecord, gi: number, now: Date): 'pending' | 'approved' {
+  const group = a.groups[gi]!;
+  group.status = 'approved';
+  group.completed_at = now;
+  const next = a.groups[gi + 1];
+  if (!next) return 'approved';
+  next.status = 'active';
+  next.activated_at = now;
+  return 'pending';
+}
+
 export const userOf = (p: Principal) => ({ id: p.userId, role: p.role });
 
 export function approvalView(a: ApprovalRecord) {

@@ -15,7 +15,7 @@ import { Approval, type ApprovalRecord } from '../../models/approval';
 import { currentVersion } from '../contracts/contract-versions';
 import { approvalErrors } from './errors';
 import { emitApprovalEvent, nudgeApprovalWorkflow } from './approval-events';
-import { approvalsOf, requirementsFor, userOf } from './approval-view';
+import { completeStep, requirementMet, requirementsFor, userOf } from './approval-view';
 import { changeApprovals } from './approval-claim';
 
 export interface DecisionInput {
@@ -88,15 +88,7 @@ async function decideOnce(
       group.status = 'rejected';
       group.completed_at = now;
       status = 'rejected';
-    } else if (group.requirements.every((r, i) => approvalsOf(group, i) >= r.required)) {
-      group.status = 'approved';
-      group.completed_at = now;
-      const next = a.groups[gi + 1];
-      if (next) {
-        next.status = 'active';
-        next.activated_at = now;
-      } else status = 'approved';
-    }
+    } else if (group.requirements.every((_, i) => requirementMet(group, i))) status = completeStep(a, gi, now);
     const written = await Approval.findOneAndUpdate(
       { _id: a._id, organization_id: a.organization_id, rev: a.rev, status: 'pending', version_sha256: a.version_sha256 },
       { $set: { groups: a.groups.map((g) => g.toObject()), status, completed_at: status === 'pending' ? null : now }, $inc: { rev: 1 } },

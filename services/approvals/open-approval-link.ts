@@ -62,7 +62,7 @@ export async function resolveApprovalLink(s: Engines, approvalId: string, token:
 export type ApprovalLinkState =
   | { kind: 'superseded' }
   | { kind: 'closed'; status: 'approved' | 'rejected' | 'overridden' }
-  | { kind: 'decided'; decision: 'approved' | 'rejected'; at: Date; step: number; outcome: ApprovalRecord['status'] }
+  | { kind: 'decided'; decision: 'approved' | 'rejected' | 'removed'; at: Date; step: number; outcome: ApprovalRecord['status'] }
   | { kind: 'waiting'; step: number; active: number }
   | { kind: 'not_approver' };
 

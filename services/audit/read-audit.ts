@@ -5,7 +5,7 @@ import type { Principal } from '../../platform/security/principal';
 import { badRequest } from '../../platform/errors';
 import { chainedHash, GENESIS_HASH } from '../../platform/security/hash-chain';
 import { orgFilter } from '../../models/base';
-import { AUDIT_CATEGORIES, IdentityAudit } from '../../models/identity-audit';
+import { AUDIT_CATEGORIES, IdentityAudit, type AuditCategory } from '../../models/identity-audit';
 import { hashedFields } from './append-audit';
 
 /** At most this many rows answer at once; a wider range must be narrowed. */
@@ -18,7 +18,7 @@ export const auditQuery = z.object({
   format: z.enum(['json', 'csv', 'jsonl']).optional(),
 });
 
-const rowView = (r: InstanceType<typeof IdentityAudit>) => ({
+export const rowView = (r: InstanceType<typeof IdentityAudit>) => ({
   seq: r.seq,
   time: r.at.toISOString(),
   category: r.category,
@@ -33,17 +33,28 @@ const rowView = (r: InstanceType<typeof IdentityAudit>) => ({
 });
 export type AuditRowView = ReturnType<typeof rowView>;
 
-export async function listAudit(p: Principal, q: z.infer<typeof auditQuery>): Promise<AuditRowView[]> {
+/** The rows of an organization's log that a range and a category select. */
+export function auditFilter(organizationId: string, q: { from?: Date | null; to?: Date | null; category?: AuditCategory | null }) {
   const at: Record<string, Date> = {};
-  if (q.from) at.$gte = new Date(q.from);
-  if (q.to) at.$lte = new Date(q.to);
-  const filter = {
-    ...orgFilter(p.organizationId),
+  if (q.from) at.$gte = q.from;
+  if (q.to) at.$lte = q.to;
+  return {
+    ...orgFilter(organizationId),
     ...(q.category ? { category: q.category } : {}),
     ...(q.from || q.to ? { at: trusted(at) } : {}),
   };
+}
+
+export async function listAudit(p: Principal, q: z.infer<typeof auditQuery>): Promise<AuditRowView[]> {
+  const filter = auditFilter(p.organizationId, {
+    from: q.from ? new Date(q.from) : null,
+    to: q.to ? new Date(q.to) : null,
+    category: q.category ?? null,
+  });
   if ((await IdentityAudit.countDocuments(filter)) > AUDIT_EXPORT_MAX)
-    throw badRequest(`More than ${AUDIT_EXPORT_MAX} rows match: narrow from/to or the category`);
+    throw badRequest(
+      `More than ${AUDIT_EXPORT_MAX} rows match: narrow from/to or the category, or export them as a job (POST /audit-log/exports)`,
+    );
   return (await IdentityAudit.find(filter).sort({ seq: 1 })).map(rowView);
 }
 
@@ -69,16 +80,19 @@ const csvCell = (v: string | number | null | undefined) => {
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 };
 
-export function auditCsv(rows: AuditRowView[]): string {
-  const lines = rows.map((r) =>
-    [r.seq, r.time, r.category, r.actor.type, r.actor.id, r.actor.name, r.ip, r.user_agent, r.action, r.target, r.result, r.status, r.hash]
-      .map(csvCell)
-      .join(','),
-  );
-  return [CSV_COLUMNS.join(','), ...lines].join('\r\n') + '\r\n';
-}
+export const AUDIT_CSV_HEADER = CSV_COLUMNS.join(',') + '\r\n';
 
-export const auditJsonLines = (rows: AuditRowView[]) => rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : '');
+/** One row as a CSV line, with its line end. */
+export const auditCsvLine = (r: AuditRowView) =>
+  [r.seq, r.time, r.category, r.actor.type, r.actor.id, r.actor.name, r.ip, r.user_agent, r.action, r.target, r.result, r.status, r.hash]
+    .map(csvCell)
+    .join(',') + '\r\n';
+
+export const auditJsonLine = (r: AuditRowView) => JSON.stringify(r) + '\n';
+
+export const auditCsv = (rows: AuditRowView[]) => AUDIT_CSV_HEADER + rows.map(auditCsvLine).join('');
+
+export const auditJsonLines = (rows: AuditRowView[]) => rows.map(auditJsonLine).join('');
 
 /** Walks the whole chain: the first row whose hash or link does not hold, or none. */
 export async function verifyAudit(p: Principal): Promise<{ ok: boolean; rows: number; broken_at_seq: number | null }> {

@@ -68,6 +68,8 @@ export async function settleMemberApiKeys(step: DeprovisionStep): Promise<{ poli
 export interface DeprovisionOutcome extends DeprovisionStep {
   sessions: number;
   apiKeys: { policy: 'revoke' | 'transfer'; count: number };
+  /** Pending approval decisions marked `removed` (services/approvals/remove-leaver.ts). */
+  approvals: number;
 }
 
 /** `team.member_deprovisioned` to webhooks and the feed, once per run. */
@@ -85,6 +87,7 @@ export async function announceMemberDeprovisioned(s: Engines, o: DeprovisionOutc
       reason: input.reason,
       sessions_ended: o.sessions,
       api_keys: o.apiKeys,
+      approvals_removed: o.approvals,
       run_id: o.runId,
     },
     actor: input.actor,

@@ -12,7 +12,8 @@ import { appendAudit } from '../../../services/audit/append-audit';
 /** The category of a path under /api/v1, or null when the request is not an identity matter. */
 function categoryOf(method: string, path: string): AuditCategory | null {
   const read = method === 'GET' || method === 'HEAD';
-  if (path.startsWith('/audit-log')) return read ? 'exports' : null;
+  // Reading the log, and starting an export of it.
+  if (path.startsWith('/audit-log')) return read || path === '/audit-log/exports' ? 'exports' : null;
   if (read) return null;
   if (path.startsWith('/auth/')) return 'auth';
   if (path.startsWith('/team/')) return 'membership';

@@ -77,4 +77,64 @@ describe('identity audit log', () => {
     const broken = await api<{ ok: boolean; broken_at_seq: number }>('GET', '/audit-log/verify', { token: a.token });
     expect(broken.body).to.include({ ok: false, broken_at_seq: 1 });
   });
+
+  it('exports the log as a job to CSV or JSON Lines, for its organization only, and logs the export', async () => {
+    const a = await signUp();
+    const b = await signUp();
+    await api('POST', '/settings/api-keys', { token: a.token, body: { name: 'k1', role: 'viewer' } });
+    await api('POST', '/settings/api-keys', { token: a.token, body: { name: 'k2', role: 'viewer' } });
+    // Rows are written once each answer is sent: wait for both keys' rows.
+    let keyRows: Row[] = [];
+    while (keyRows.length < 2) {
+      keyRows = (await rowsOf(a, 2)).filter((r) => r.category === 'api_keys');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+
+    interface Export {
+      id: string;
+      status: string;
+      rows: number | null;
+    }
+    const exported = async (body: Record<string, unknown>) => {
+      const started = await api<Export>('POST', '/audit-log/exports', { token: a.token, body });
+      expect(started.status, started.text).to.equal(202);
+      expect(started.body.status).to.equal('running');
+      for (;;) {
+        const st = await api<Export>('GET', `/audit-log/exports/${started.body.id}`, { token: a.token });
+        expect(st.status, st.text).to.equal(200);
+        if (st.body.status !== 'running') return st.body;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    const csv = await exported({ format: 'csv', category: 'api_keys' });
+    expect(csv).to.include({ status: 'done', rows: 2 });
+    const file = await api('GET', `/audit-log/exports/${csv.id}/download`, { token: a.token });
+    expect(file.status, file.text).to.equal(200);
+    expect(file.headers.get('content-type')).to.match(/^text\/csv/);
+    const lines = file.text.trim().split('\r\n');
+    expect(lines[0]).to.equal('seq,time,category,actor_type,actor_id,actor_name,ip,user_agent,action,target,result,status,hash');
+    expect(lines.slice(1).map((l) => Number(l.split(',')[0]))).to.deep.equal(keyRows.map((r) => r.seq));
+
+    const all = await exported({ format: 'jsonl' });
+    const jsonl = await api('GET', `/audit-log/exports/${all.id}/download`, { token: a.token });
+    const parsed = jsonl.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Row);
+    expect(parsed).to.have.length(all.rows!);
+    expect(parsed.every((r) => r.actor.id !== b.user.id)).to.equal(true);
+    expect(parsed.map((r) => r.seq)).to.deep.equal(parsed.map((_, i) => i));
+
+    // Another organization's admin finds neither the export nor its file.
+    expect((await api('GET', `/audit-log/exports/${all.id}`, { token: b.token })).status).to.equal(404);
+    expect((await api('GET', `/audit-log/exports/${all.id}/download`, { token: b.token })).status).to.equal(404);
+
+    // Each request is logged once its answer is sent: wait for the download's row.
+    const wanted = ['POST /audit-log/exports', 'GET /audit-log/exports/{id}', 'GET /audit-log/exports/{id}/download'];
+    for (;;) {
+      const logged = (await rowsOf(a, 1)).filter((r) => r.category === 'exports').map((r) => r.action);
+      if (wanted.every((w) => logged.includes(w))) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
 });
