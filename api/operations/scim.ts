@@ -15,6 +15,19 @@ const scim = (description: string) => ({
 const nameParam = z.object({
   name: z.string().min(1).max(200).meta({ description: 'The name of the resource type or the URN of the schema' }),
 });
+/**
+ * SCIM routes are public to the API's bearer check: their own token check answers 401, and
+ * every refusal comes in the SCIM error schema as `application/scim+json` (api/routes/scim.ts).
+ */
+const noToken = {
+  400: scim('Invalid (scimType invalidFilter, invalidPath, invalidValue, invalidSyntax)'),
+  401: scim('No valid SCIM token'),
+  404: scim("Not found in the token's organization"),
+  413: scim('The body is too large'),
+  415: scim('The body is not JSON'),
+  429: scim('Too many requests'),
+  503: scim('A store is unavailable; retry shortly'),
+};
 const scimAuth =
   'With the SCIM token of POST /settings/scim/token (not a session or API key). Errors carry the SCIM error schema: `schemas`, `status`, `scimType`, `detail`.';
 
@@ -26,7 +39,7 @@ for (const path of ['/scim/v2/ServiceProviderConfig', '/scim/v2/ResourceTypes', 
     public: true,
     summary: `SCIM ${path.split('/').pop()}`,
     description: scimAuth,
-    responses: { 200: scim('The document') },
+    responses: { ...noToken, 200: scim('The document') },
   });
 for (const path of ['/scim/v2/ResourceTypes/{name}', '/scim/v2/Schemas/{name}'])
   operation({
@@ -37,7 +50,7 @@ for (const path of ['/scim/v2/ResourceTypes/{name}', '/scim/v2/Schemas/{name}'])
     params: nameParam,
     summary: `SCIM ${path.split('/')[3]} by name`,
     description: scimAuth,
-    responses: { 200: scim('The document') },
+    responses: { ...noToken, 200: scim('The document') },
   });
 
 for (const [name, body] of [
@@ -52,7 +65,7 @@ for (const [name, body] of [
     method: 'get',
     query: listQuery.extend(projectionQuery.shape),
     summary: `List ${name} (filter, startIndex, count)`,
-    responses: { 200: scim('A ListResponse') },
+    responses: { ...noToken, 200: scim('A ListResponse') },
   });
   operation({
     ...common,
@@ -60,7 +73,7 @@ for (const [name, body] of [
     method: 'post',
     body,
     summary: `Create a ${one}`,
-    responses: { 201: scim(`The ${one}`), 409: 'Taken (scimType uniqueness)' },
+    responses: { ...noToken, 201: scim(`The ${one}`), 409: scim('Taken (scimType uniqueness)') },
   });
   operation({
     ...common,
@@ -68,7 +81,7 @@ for (const [name, body] of [
     method: 'get',
     query: projectionQuery,
     summary: `Read a ${one}`,
-    responses: { 200: scim(`The ${one}`) },
+    responses: { ...noToken, 200: scim(`The ${one}`) },
   });
   operation({
     ...common,
@@ -76,7 +89,7 @@ for (const [name, body] of [
     method: 'put',
     body,
     summary: `Replace a ${one}`,
-    responses: { 200: scim(`The ${one}`), 409: 'Taken, or the last owner (scimType uniqueness, mutability)' },
+    responses: { ...noToken, 200: scim(`The ${one}`), 409: scim('Taken, or the last owner (scimType uniqueness, mutability)') },
   });
   operation({
     ...common,
@@ -84,14 +97,14 @@ for (const [name, body] of [
     method: 'patch',
     body: patchBody,
     summary: `Change a ${one} (PatchOp)`,
-    responses: { 200: scim(`The ${one}`), 409: 'Taken, or the last owner (scimType uniqueness, mutability)' },
+    responses: { ...noToken, 200: scim(`The ${one}`), 409: scim('Taken, or the last owner (scimType uniqueness, mutability)') },
   });
   operation({
     ...common,
     path: `/scim/v2/${name}/{id}`,
     method: 'delete',
     summary: `Delete a ${one}`,
-    responses: { 204: 'Deleted', 409: 'The last owner (scimType mutability)' },
+    responses: { ...noToken, 204: 'Deleted', 409: scim('The last owner (scimType mutability)') },
   });
 }
 

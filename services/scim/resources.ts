@@ -7,9 +7,13 @@ export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 export const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 export const SCIM_MAX_PAGE = 200;
 
-/** `startIndex` is 1-based (below 1 means 1); `count` 0 asks only for the total (RFC 7644 §3.4.2.4). */
+/**
+ * `startIndex` is 1-based (below 1 means 1); `count` 0 asks only for the total (RFC 7644 §3.4.2.4).
+ * Texts are bounded so that a query of multibyte characters, percent-encoded, stays inside
+ * Node's 16 KB header limit (past it Node answers 431 before the route).
+ */
 export const listQuery = z.object({
-  filter: z.string().max(2000).optional(),
+  filter: z.string().max(512).optional(),
   startIndex: z.coerce.number().int().optional(),
   count: z.coerce.number().int().optional(),
 });
@@ -40,8 +44,8 @@ export const scimBoolean = z.union([
 
 /** `attributes` and `excludedAttributes` (RFC 7644 §3.4.2.5) on top-level attributes; id and schemas always stay. */
 export const projectionQuery = z.object({
-  attributes: z.string().max(2000).optional(),
-  excludedAttributes: z.string().max(2000).optional(),
+  attributes: z.string().max(256).optional(),
+  excludedAttributes: z.string().max(256).optional(),
 });
 
 export function project(r: JsonObject, q: z.infer<typeof projectionQuery>): JsonObject {

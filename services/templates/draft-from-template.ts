@@ -176,7 +176,7 @@ export async function draftFromTemplate(
     );
     written.length = 0;
     await recordTemplateTerms(s, contract, { ...termsOfClauses(chosen), ...termsOfValues(defs, values) });
-    const approval = chosen.some((c) => c.position.needs_approval) ? await startApproval(s, p, contract) : null;
+    const approval = chosen.some((c) => c.position.needs_approval) ? await startApproval(s, p, contract.id) : null;
     return { contract, approval };
   } finally {
     for (const d of written) {
