@@ -25,7 +25,6 @@ const noToken = {
   404: scim("Not found in the token's organization"),
   413: scim('The body is too large'),
   415: scim('The body is not JSON'),
-  429: scim('Too many requests'),
   503: scim('A store is unavailable; retry shortly'),
 };
 const scimAuth =

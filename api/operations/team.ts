@@ -81,3 +81,16 @@ operation({
     "For a member who lost their authenticator and recovery codes, or whose MFA someone else enrolled. Removes the TOTP secret and the recovery codes and ends the member's sessions; their next login enrolls again when the organization requires MFA. Recorded as `team.mfa_reset`. Your own MFA is replaced with POST /auth/mfa/setup and a current code or your password.",
   responses: { 204: 'Reset', 403: 'Not an owner, an API key, or your own account' },
 });
+
+// Deactivating and reactivating a member (api/routes/team-lifecycle.ts).
+for (const [action, summary] of [
+  ['deactivate', 'Deactivate a member: no sign-in, every session ends, their leaving runs as `member-deprovision-<id>`'],
+  ['reactivate', 'Reactivate a member: they sign in again to get a session'],
+] as const)
+  operation({
+    path: `/team/members/{id}/${action}`,
+    method: 'post',
+    tag,
+    summary,
+    responses: { 200: 'The member', 409: 'Deactivating the last active owner (`last_owner`)' },
+  });

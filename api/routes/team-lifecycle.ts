@@ -7,20 +7,7 @@ import type { Engines } from '../../platform/engines';
 import { teamMember } from '../../models/user';
 import { setMemberActive } from '../../services/identity/set-member-active';
 import { authorize, principalOf } from '../http/middleware/auth';
-import { operation } from '../http/openapi';
-
-const tag = 'Team';
-for (const [action, summary] of [
-  ['deactivate', 'Deactivate a member: no sign-in, every session ends, their leaving runs as `member-deprovision-<id>`'],
-  ['reactivate', 'Reactivate a member: they sign in again to get a session'],
-] as const)
-  operation({
-    path: `/team/members/{id}/${action}`,
-    method: 'post',
-    tag,
-    summary,
-    responses: { 200: 'The member', 409: 'Deactivating the last active owner (`last_owner`)' },
-  });
+import '../operations/team';
 
 export function teamLifecycleRouter(s: Engines): Router {
   const router = Router();
