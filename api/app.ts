@@ -57,7 +57,7 @@ export function createApp(s: Engines): express.Express {
   app.use(allowedMethods('/api/v1'));
   app.use(checkQuery);
 
-  app.use(healthRouter(s));
+  app.use('/health', healthRouter(s));
   // API answers carry tokens (sessions, API keys, signing links, invitations) and tenant data:
   // no browser or proxy may keep a copy. A route may still say otherwise (chat's event stream).
   app.use('/api/v1', (_req, res, next) => {

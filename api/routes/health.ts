@@ -19,7 +19,7 @@ const state = (ok: boolean) => (ok ? 'connected' : 'disconnected');
  */
 export function healthRouter(s: Engines): Router {
   const router = Router();
-  router.get('/health', async (_req, res) => {
+  router.get('/', async (_req, res) => {
     const pollersOf = (workClass: WorkClass) =>
       workerPollers(s.temporalConnection, s.config.TEMPORAL_NAMESPACE, taskQueueOf(s.config, workClass), CHECK_TIMEOUT_MS);
     const [database, cache, vectorStore, workflowEngine, workers, bulkWorkers] = await Promise.all([
