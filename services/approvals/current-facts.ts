@@ -3,6 +3,7 @@
  * When the stored terms were extracted from another version (an edit the worker has not read
  * yet), they are extracted now, with the provider at hand, before anything is judged.
  */
+import { Types } from 'mongoose';
 import type { Engines } from '../../platform/engines';
 import type { Principal } from '../../platform/security/principal';
 import type { ContractDoc } from '../../models/contract';
@@ -28,4 +29,20 @@ export async function currentFacts(
       `contract_id: the key terms of version ${version.number} (sha256 ${version.sha256}) are not extracted yet: the contract changed while they were read. Try again.`,
     );
   return { version, read };
+}
+
+/** What every approval request records of the contract, the version and facts it judged, and who asked (started or overridden). */
+export function requestBasis(p: Principal, contract: ContractDoc, { version, read }: { version: ContractVersionDoc; read: FactsRead }) {
+  return {
+    organization_id: contract.organization_id,
+    contract_id: contract._id,
+    contract_title: contract.title,
+    version_number: version.number,
+    version_sha256: version.sha256,
+    version_author_id: version.author_id ?? null,
+    facts: read.facts,
+    facts_sha256: read.sha256,
+    requested_by: new Types.ObjectId(p.userId),
+    requested_by_name: p.name,
+  };
 }

@@ -17,7 +17,7 @@ import { changeApprovals } from './approval-claim';
 import { emitApprovalEvent, nudgeApprovalWorkflow } from './approval-events';
 import { describeApprovers } from './policy-rules';
 import { requiredSteps } from './required-approvals';
-import { currentFacts } from './current-facts';
+import { currentFacts, requestBasis } from './current-facts';
 
 export async function overrideApproval(s: Engines, p: Principal, contractId: unknown, reason: string): Promise<ApprovalRecord> {
   const contract = await findOwned(Contract, p, contractId, 'Contract');
@@ -46,19 +46,10 @@ export async function overrideApproval(s: Engines, p: Principal, contractId: unk
           { returnDocument: 'after' },
         )
       : await Approval.create({
-          organization_id: contract.organization_id,
-          contract_id: contract._id,
-          contract_title: contract.title,
-          version_number: version.number,
-          version_sha256: version.sha256,
-          version_author_id: version.author_id ?? null,
-          facts: read.facts,
-          facts_sha256: read.sha256,
+          ...requestBasis(p, contract, { version, read }),
           status: 'overridden',
           // The steps it lets out, never decided: the gate reads what an override covers from them.
           groups: steps.map((g) => ({ step: g.step, status: 'pending', requirements: g.requirements })),
-          requested_by: new Types.ObjectId(p.userId),
-          requested_by_name: p.name,
           override,
           completed_at: now,
         });

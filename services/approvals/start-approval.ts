@@ -15,7 +15,7 @@ import { approval, approvalWorkflowId } from '../../workflows/approval.shared';
 import { describeApprovers } from './policy-rules';
 import { requiredSteps, uncovered } from './required-approvals';
 import { emitApprovalEvent } from './approval-events';
-import { currentFacts } from './current-facts';
+import { currentFacts, requestBasis } from './current-facts';
 
 export type StartResult = { required: false } | { required: true; created: boolean; approval: ApprovalRecord };
 
@@ -41,22 +41,13 @@ export async function startApproval(s: Engines, p: Principal, contractId: unknow
   const id = new Types.ObjectId();
   const requested = await Approval.create({
     _id: id,
-    organization_id: contract.organization_id,
-    contract_id: contract._id,
-    contract_title: contract.title,
-    version_number: version.number,
-    version_sha256: version.sha256,
-    version_author_id: version.author_id ?? null,
-    facts: read.facts,
-    facts_sha256: read.sha256,
+    ...requestBasis(p, contract, { version, read }),
     groups: steps.map((g, i) => ({
       step: g.step,
       status: i === 0 ? 'active' : 'pending',
       activated_at: i === 0 ? now : null,
       requirements: g.requirements,
     })),
-    requested_by: new Types.ObjectId(p.userId),
-    requested_by_name: p.name,
     workflow_id: approvalWorkflowId(id.toHexString()),
   });
   await startWorkflowOrDiscard(
